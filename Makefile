@@ -1,0 +1,111 @@
+# ptkit: in-kernel clock instrumentation for CUDA.
+#
+#   make            static and shared libptkit, ptgen   (build/lib, build/bin)
+#   make demo       the flagship sample: a multi-phase transport step
+#   make test       the Criterion suite (no GPU needed)
+#   make test-gpu   the GPU suite (skips without a device)
+#   make bench-host / bench-gpu
+#   make install prefix=DIR [DESTDIR=...] / uninstall
+#
+# CUDA is looked for at CUDA_HOME (/usr/local/cuda); CUDA=0 builds without
+# it: the library never links CUDA (it loads libcudart at run time), only
+# the device-side tests, samples and the calibration kernel need nvcc.
+
+prefix      ?= /usr/local
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libdir      ?= $(exec_prefix)/lib
+includedir  ?= $(prefix)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+DESTDIR     ?=
+BUILD       ?= build
+CUDA_HOME   ?= /usr/local/cuda
+NVCC        ?= $(CUDA_HOME)/bin/nvcc
+CUDA        ?= $(if $(wildcard $(NVCC)),1,0)
+# Architectures the device code is built for; sm_80 (A100) and sm_90 (H100/H200).
+CUDA_ARCHS  ?= 80 90
+
+VERSION := $(shell sed -n 's/^\#define PT_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' include/pt/pt_version.h | paste -sd. -)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+
+WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wundef -Wpointer-arith -Wformat=2 -Wvla
+# Ours first, the user's CPPFLAGS/CFLAGS/LDFLAGS appended so they win.
+PT_CPPFLAGS := -Iinclude -I$(BUILD)/gen -D_POSIX_C_SOURCE=200809L -DPT_CUDA_HOME='"$(CUDA_HOME)"' \
+               -DPT_BUILD_CUDA=$(CUDA)
+PT_CFLAGS   := -O2 -g -fPIC -fvisibility=hidden $(WARN)
+PT_LDLIBS   := -lm -lpthread -ldl
+DEPFLAGS     = -MMD -MP
+
+LIB_SRCS := $(wildcard host/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+# Generated sources compiled into the library (embedded headers, kernels).
+LIB_GEN_OBJS :=
+
+LIB_A  := $(BUILD)/lib/libptkit.a
+LIB_SO := $(BUILD)/lib/libptkit.so
+LIB_SO_V := $(LIB_SO).$(VERSION)
+
+PKGCONFIG_IN := ptkit.pc.in
+
+.PHONY: all lib clean test test-gpu bench-host bench-gpu demo samples list-samples \
+        install uninstall test-deps check-cuda
+
+all: lib
+
+# Sub-makefiles add generated sources, tools and their rules.
+-include gen/gen.mk
+-include device/device.mk
+-include tests/tests.mk
+-include samples/samples.mk
+
+lib: $(LIB_A) $(LIB_SO)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS) $(LIB_GEN_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO_V): $(LIB_OBJS) $(LIB_GEN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libptkit.so.$(SOMAJOR) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $^ $(PT_LDLIBS)
+
+$(LIB_SO): $(LIB_SO_V)
+	ln -sf $(notdir $(LIB_SO_V)) $(BUILD)/lib/libptkit.so.$(SOMAJOR)
+	ln -sf $(notdir $(LIB_SO_V)) $@
+
+$(BUILD)/ptkit.pc: $(PKGCONFIG_IN) Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' \
+	    -e 's|@includedir@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: lib $(BUILD)/ptkit.pc $(INSTALL_BINS)
+	install -d $(DESTDIR)$(includedir)/pt $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
+	    $(DESTDIR)$(bindir)
+	install -m 644 include/pt/*.h $(DESTDIR)$(includedir)/pt/
+	if [ -d include/pt/detail ] && ls include/pt/detail/*.h >/dev/null 2>&1; then \
+	    install -d $(DESTDIR)$(includedir)/pt/detail; \
+	    install -m 644 include/pt/detail/*.h $(DESTDIR)$(includedir)/pt/detail/; fi
+	install -m 644 $(LIB_A) $(DESTDIR)$(libdir)/
+	install -m 755 $(LIB_SO_V) $(DESTDIR)$(libdir)/
+	ln -sf $(notdir $(LIB_SO_V)) $(DESTDIR)$(libdir)/libptkit.so.$(SOMAJOR)
+	ln -sf $(notdir $(LIB_SO_V)) $(DESTDIR)$(libdir)/libptkit.so
+	install -m 644 $(BUILD)/ptkit.pc $(DESTDIR)$(pkgconfigdir)/
+	$(if $(INSTALL_BINS),install -m 755 $(INSTALL_BINS) $(DESTDIR)$(bindir)/)
+
+uninstall:
+	rm -rf $(DESTDIR)$(includedir)/pt
+	rm -f $(DESTDIR)$(libdir)/libptkit.a $(DESTDIR)$(libdir)/libptkit.so \
+	    $(DESTDIR)$(libdir)/libptkit.so.$(SOMAJOR) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO_V)) \
+	    $(DESTDIR)$(pkgconfigdir)/ptkit.pc
+	$(foreach b,$(notdir $(INSTALL_BINS)),rm -f $(DESTDIR)$(bindir)/$(b);)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

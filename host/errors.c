@@ -1,0 +1,93 @@
+/* Error codes (one table in pt.h) and errors counted on a timing. */
+#include "pt_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *pt_strerror(int code)
+{
+    switch (code) {
+    case 0: return "success";
+#define PT__ERR_MSG(name, value, msg) case PT_##name: return msg;
+    PT_ERRNO_MAP(PT__ERR_MSG)
+#undef PT__ERR_MSG
+    }
+    return "unknown error";
+}
+
+const char *pt_err_name(int code)
+{
+    switch (code) {
+    case 0: return "PT_OK";
+#define PT__ERR_NAME(name, value, msg) case PT_##name: return "PT_" #name;
+    PT_ERRNO_MAP(PT__ERR_NAME)
+#undef PT__ERR_NAME
+    }
+    return "PT_UNKNOWN";
+}
+
+void pt__stack_str(const pt_timing *t, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    if (t->depth == 0) {
+        snprintf(buf, n, "(none)");
+        return;
+    }
+    for (size_t i = 0; i < t->depth && used < n; i++) {
+        const pt_section *s = t->stack[i].node;
+        int w = snprintf(buf + used, n - used, "%s%s", i ? " > " : "",
+                         s ? s->name : "(disabled)");
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+int pt__fail(pt_timing *t, int code, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[sizeof t->last_error - 16];
+
+    if (!t)
+        return code;
+    t->errors++;
+    if (code < 0 && code > PT__ERR_LAST)
+        t->errors_of[-code]++;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(t->last_error, sizeof t->last_error, "%s: %s", pt_err_name(code), msg);
+    if (t->error_fn)
+        t->error_fn(t->error_ctx, t->last_error);
+    if (t->flags & PT_VERBOSE)
+        fprintf(stderr, "ptkit [%s]: %s\n", t->name, t->last_error);
+    return code;
+}
+
+uint64_t pt_error_count(const pt_timing *t)
+{
+    return t ? t->errors : 0;
+}
+
+uint64_t pt_error_count_of(const pt_timing *t, int code)
+{
+    if (!t || code >= 0 || code <= PT__ERR_LAST)
+        return 0;
+    return t->errors_of[-code];
+}
+
+const char *pt_last_error(const pt_timing *t)
+{
+    return t ? t->last_error : "";
+}
+
+void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx)
+{
+    if (!t)
+        return;
+    t->error_fn = fn;
+    t->error_ctx = ctx;
+}

@@ -1,0 +1,146 @@
+/* ptkit's internal model, shared by the files of host/. Not installed. */
+#ifndef PT_INTERNAL_H
+#define PT_INTERNAL_H
+
+#include <pt/pt.h>
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PT__HIDDEN __attribute__((visibility("hidden")))
+
+/* What kind of section a node is; decides how the report reads it. */
+enum pt__kind {
+    PT__K_CPU = 0,    /* timed by the host clock */
+    PT__K_GPU,        /* timed by CUDA events (or their CPU fallback) */
+    PT__K_PHASE,      /* a phase folded from device records */
+    PT__K_UNATTR      /* the "(unattributed)" rest of a folded launch */
+};
+
+/* Per-block figures of a folded phase, pooled over every fold. */
+typedef struct pt__phase_ext {
+    uint64_t blocks;          /* block records folded */
+    double hits;              /* marks */
+    double block_sum_ns;      /* sum of per-block times */
+    double block_min_ns, block_max_ns;
+    double *sm_ns;            /* per-SM totals, indexed by %smid; nsm long */
+    int nsm;
+} pt__phase_ext;
+
+struct pt_section {
+    struct pt_section *parent;
+    struct pt_section *child, *last_child, *next; /* in order of first start */
+    const char *key;          /* the caller's pointer last seen for this title */
+    char *name;               /* owned copy of the title */
+    size_t name_len;
+    uint64_t hash;
+    int depth;                /* 0 for the root */
+    int kind;                 /* enum pt__kind */
+    uint64_t order;           /* creation order, for PT_SORT_ORDER */
+
+    /* Children lookup: the last child found, then a scan, then a hash
+     * table once there are many. */
+    struct pt_section *hot;
+    struct pt_section **tab;  /* open addressing, tab_cap a power of two */
+    size_t tab_cap, nchildren;
+
+    /* Occurrences, in nanoseconds. Welford over the ones after the first. */
+    uint64_t count;
+    double total_ns;
+    double first_ns;
+    double mean_ns, m2_ns;    /* of occurrences 2..count */
+    double min_ns, max_ns;
+    double read, written, flops;
+    double xfer[3];           /* H2D, D2H, D2D bytes */
+    int open;                 /* frames on the stack that are this node */
+
+    pt__phase_ext *phase;     /* PT__K_PHASE only */
+};
+
+/* One open section. A ghost frame stands for a start made while disabled,
+ * so its stop pairs with it and does nothing. */
+typedef struct pt__frame {
+    pt_section *node;         /* NULL for a ghost */
+    int64_t t0;               /* clock value at start (ticks) */
+    int gpu;                  /* opened by pt_start_gpu */
+    int pending;              /* index of its GPU event pair, or -1 */
+} pt__frame;
+
+/* The GPU side keeps its state behind this pointer (host/events.c). */
+typedef struct pt__gpu pt__gpu;
+
+struct pt_timing {
+    char *name;
+    unsigned flags;
+    int enabled;
+
+    pt_section root;
+    uint64_t next_order;
+    size_t nsections;
+
+    pt__frame *stack;
+    size_t depth, stack_cap;
+
+    /* The clock: a user function, the TSC, or clock_gettime. */
+    pt_clock_fn clock_fn;
+    void *clock_ctx;
+    int clock_kind;           /* PT__CLOCK_* */
+    double ns_per_tick;       /* 1 except for the TSC */
+
+    /* Errors: counted, the last one described. */
+    uint64_t errors;
+    uint64_t errors_of[-PT__ERR_LAST];
+    char last_error[512];
+    pt_line_fn error_fn;
+    void *error_ctx;
+
+    pt__gpu *gpu;             /* NULL until the first GPU call */
+    int gpu_fallback;         /* GPU sections timed by the CPU clock */
+    uint64_t dropped;         /* device trace events dropped */
+    pt_dev_clock dev_clock;
+};
+
+enum { PT__CLOCK_USER = 0, PT__CLOCK_TSC, PT__CLOCK_MONO };
+
+/* clock.c */
+PT__HIDDEN void pt__clock_init(pt_timing *t);
+PT__HIDDEN int64_t pt__now(const pt_timing *t);      /* ticks */
+PT__HIDDEN int64_t pt__mono_ns(void);                /* CLOCK_MONOTONIC */
+PT__HIDDEN const char *pt__clock_name(const pt_timing *t);
+
+/* errors.c: count and describe an error on t; returns code. */
+PT__HIDDEN int pt__fail(pt_timing *t, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Writes "a > b > c" (the open stack) into buf. */
+PT__HIDDEN void pt__stack_str(const pt_timing *t, char *buf, size_t n);
+
+/* tree.c */
+PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);
+PT__HIDDEN pt_section *pt__top(const pt_timing *t);  /* open section or root */
+PT__HIDDEN void pt__record(pt_section *s, double ns); /* add one occurrence */
+PT__HIDDEN int pt__check_metrics(pt_timing *t, const pt_metrics *m, const char *where);
+PT__HIDDEN void pt__add_metrics(pt_section *s, const pt_metrics *m);
+PT__HIDDEN void pt__section_free_children(pt_section *s);
+
+/* stats.c: fill figures (pending GPU work must be resolved first). */
+PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);
+/* Siblings of parent's children in the order asked; returns count, *out malloc'ed. */
+PT__HIDDEN size_t pt__sorted_children(const pt_section *parent, int sort,
+                                      const pt_section ***out);
+
+/* events.c: the GPU side. All safe to call with t->gpu == NULL. */
+PT__HIDDEN int pt__gpu_resolve(pt_timing *t);  /* resolve all pending work */
+PT__HIDDEN void pt__gpu_free(pt_timing *t);
+PT__HIDDEN void pt__gpu_reset(pt_timing *t);
+
+/* atomic_file.c: write through a temporary file and rename. */
+typedef struct pt__afile {
+    FILE *f;
+    char *tmp, *path;
+} pt__afile;
+PT__HIDDEN int pt__afile_open(pt_timing *t, pt__afile *a, const char *path);
+PT__HIDDEN int pt__afile_commit(pt_timing *t, pt__afile *a); /* closes; renames or removes */
+PT__HIDDEN void pt__afile_abort(pt__afile *a);
+
+#endif

@@ -1,0 +1,198 @@
+/* Figures of sections and of the whole run, as the reports show them. */
+#include "pt_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double root_total_ns(const pt_section *root)
+{
+    double ns = 0;
+    for (const pt_section *c = root->child; c; c = c->next)
+        ns += c->total_ns;
+    return ns;
+}
+
+static double total_of(const pt_section *s)
+{
+    return s->parent ? s->total_ns : root_total_ns(s);
+}
+
+void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
+{
+    double total = total_of(s), children = 0, whole = root_total_ns(&t->root);
+    uint64_t rest;
+
+    memset(o, 0, sizeof *o);
+    o->name = s->name;
+    o->depth = s->depth;
+    o->open = s->open > 0;
+    o->gpu = s->kind == PT__K_GPU;
+    o->phase = s->kind == PT__K_PHASE || s->kind == PT__K_UNATTR;
+    o->count = s->parent ? s->count : (s->child != NULL);
+    for (const pt_section *c = s->child; c; c = c->next)
+        children += c->total_ns;
+    o->total_ms = total / 1e6;
+    o->self_ms = total > children ? (total - children) / 1e6 : 0;
+    o->first_ms = s->parent ? s->first_ns / 1e6 : total / 1e6;
+    rest = s->count > 1 ? s->count - 1 : 0;
+    if (rest > 0) {
+        o->mean_ms = s->mean_ns / 1e6;
+        o->min_ms = s->min_ns / 1e6;
+        o->max_ms = s->max_ns / 1e6;
+    }
+    if (rest > 1)
+        o->stddev_ms = sqrt(s->m2_ns / (double)(rest - 1)) / 1e6;
+    if (s->parent) {
+        double pt = total_of(s->parent);
+        o->pct_parent = pt > 0 ? 100.0 * total / pt : 0;
+    } else {
+        o->pct_parent = total > 0 ? 100.0 : 0;
+    }
+    o->pct_total = whole > 0 ? 100.0 * total / whole : 0;
+    o->read_bytes = s->read;
+    o->written_bytes = s->written;
+    o->flops = s->flops;
+    /* bytes per ns is GB/s; flops per ns is GFLOP/s. */
+    if (total > 0) {
+        o->read_gbs = s->read / total;
+        o->write_gbs = s->written / total;
+        o->gflops = s->flops / total;
+    }
+    for (int i = 0; i < 3; i++) {
+        o->xfer_bytes[i] = s->xfer[i];
+        o->xfer_gbs[i] = total > 0 ? s->xfer[i] / total : 0;
+    }
+    if (s->phase) {
+        const pt__phase_ext *p = s->phase;
+        o->blocks = p->blocks;
+        o->hits = p->hits;
+        if (p->blocks) {
+            o->block_mean_ms = p->block_sum_ns / (double)p->blocks / 1e6;
+            o->block_min_ms = p->block_min_ns / 1e6;
+            o->block_max_ms = p->block_max_ns / 1e6;
+            o->imbalance = o->block_mean_ms > 0 ? o->block_max_ms / o->block_mean_ms : 0;
+        }
+    }
+}
+
+int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
+{
+    if (!t || !s || !out)
+        return PT_EINVAL;
+    pt__gpu_resolve(t);
+    pt__stats_of(t, s, out);
+    return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const pt_section *x = *(const pt_section *const *)a, *y = *(const pt_section *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_flops(const void *a, const void *b)
+{
+    const pt_section *x = *(const pt_section *const *)a, *y = *(const pt_section *const *)b;
+    if (x->flops != y->flops)
+        return x->flops < y->flops ? 1 : -1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const pt_section *x = *(const pt_section *const *)a, *y = *(const pt_section *const *)b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+size_t pt__sorted_children(const pt_section *parent, int sort, const pt_section ***out)
+{
+    size_t n = 0;
+    const pt_section **v;
+
+    *out = NULL;
+    if (!parent->nchildren)
+        return 0;
+    v = malloc(parent->nchildren * sizeof *v);
+    if (!v)
+        return 0;
+    for (const pt_section *c = parent->child; c; c = c->next)
+        v[n++] = c;
+    switch (sort) {
+    case PT_SORT_TIME: qsort(v, n, sizeof *v, by_time); break;
+    case PT_SORT_FLOPS: qsort(v, n, sizeof *v, by_flops); break;
+    case PT_SORT_NAME: qsort(v, n, sizeof *v, by_name); break;
+    default: break; /* the list is already in order of first start */
+    }
+    *out = v;
+    return n;
+}
+
+static double self_ns(const pt_section *s)
+{
+    double c = 0;
+    for (const pt_section *k = s->child; k; k = k->next)
+        c += k->total_ns;
+    return s->total_ns > c ? s->total_ns - c : 0;
+}
+
+size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
+{
+    size_t k = 0;
+    const pt_section *s;
+
+    if (!t || !out || n == 0)
+        return 0;
+    pt__gpu_resolve(t);
+    /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
+    s = t->root.child;
+    while (s) {
+        double v = self_ns(s);
+        size_t i = k < n ? k++ : n;
+        if (i == n && self_ns(out[n - 1]) >= v)
+            goto next;
+        if (i == n)
+            i = n - 1;
+        while (i > 0 && self_ns(out[i - 1]) < v) {
+            out[i] = out[i - 1];
+            i--;
+        }
+        out[i] = s;
+next:
+        if (s->child) {
+            s = s->child;
+        } else {
+            while (s && !s->next)
+                s = s->parent == &t->root ? NULL : s->parent;
+            if (s)
+                s = s->next;
+        }
+    }
+    return k;
+}
+
+pt_run_stats pt_stats(pt_timing *t)
+{
+    pt_run_stats r;
+    memset(&r, 0, sizeof r);
+    r.clock = "";
+    if (!t)
+        return r;
+    pt__gpu_resolve(t);
+    r.section_count = t->nsections;
+    r.total_ms = root_total_ns(&t->root) / 1e6;
+    r.error_count = t->errors;
+    r.gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
+    r.gpu_fallback = t->gpu_fallback;
+    for (size_t i = 0; i < t->depth; i++)
+        r.open_count += t->stack[i].node != NULL;
+    r.dropped = t->dropped;
+    r.clock = pt__clock_name(t);
+    r.clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
+    return r;
+}

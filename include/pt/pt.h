@@ -1,0 +1,453 @@
+/** \file pt.h
+ *  \brief ptkit's host API: a tree of named, nested, timed sections with the
+ *  bytes and FLOPS the user declares, CUDA-event-timed launches, in-kernel
+ *  phases folded under them, and the reports.
+ *
+ *  Every function accepts a NULL `pt_timing *` and then does nothing and
+ *  returns 0, so `pt_timing *t = profiling ? pt_create(...) : NULL;` costs
+ *  a branch per call when profiling is off. Compiling with `-DPT_DISABLE`
+ *  removes the calls altogether.
+ *
+ *  Calls that can fail return 0 or a negative PT_E... code; the failure is
+ *  also counted and described on the `pt_timing` (pt_error_count(),
+ *  pt_last_error()). Nothing aborts and nothing is printed unless asked
+ *  (PT_VERBOSE, pt_set_error_fn()). */
+#ifndef PT_PT_H
+#define PT_PT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pt/pt_version.h>
+#include <pt/pt_dev_buf.h>
+
+#ifndef PT_EXTERN
+#  define PT_EXTERN __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                             */
+/* ------------------------------------------------------------------ */
+
+/** The one table of error codes: name, value, message. */
+#define PT_ERRNO_MAP(X)                                                     \
+    X(EINVAL,    -1, "invalid argument")                                    \
+    X(ENOMEM,    -2, "out of memory")                                       \
+    X(ENOSTART,  -3, "stop without a start")                                \
+    X(EMISMATCH, -4, "stop does not match the open section")                \
+    X(EOPEN,     -5, "sections still open")                                 \
+    X(EIO,       -6, "I/O error")                                           \
+    X(ECUDA,     -7, "CUDA call failed")                                    \
+    X(ENODEV,    -8, "no CUDA device or driver")                            \
+    X(EFULL,     -9, "buffer full: events dropped")                         \
+    X(ENOTFOUND, -10, "no such section")                                    \
+    X(ERANGE,    -11, "value out of range")                                 \
+    X(ESTATE,    -12, "not allowed in the current state")                   \
+    X(EPARSE,    -13, "malformed input")                                    \
+    X(ETHREAD,   -14, "section stopped on another thread than its start")
+
+/** Error codes: 0 is success, every error is negative. */
+typedef enum pt_errno {
+    PT_OK = 0,
+#define PT__ERR_ENUM(name, value, msg) PT_##name = (value),
+    PT_ERRNO_MAP(PT__ERR_ENUM)
+#undef PT__ERR_ENUM
+    PT__ERR_LAST = -15
+} pt_errno;
+
+/** \brief A sentence for an error code.
+ *  \return a static string; "unknown error" for a code not in the table. */
+PT_EXTERN const char *pt_strerror(int code);
+/** \brief The symbolic name of an error code ("PT_EINVAL").
+ *  \return a static string; "PT_UNKNOWN" for a code not in the table. */
+PT_EXTERN const char *pt_err_name(int code);
+
+/* ------------------------------------------------------------------ */
+/* Types                                                              */
+/* ------------------------------------------------------------------ */
+
+/** A timing: the tree of sections and everything measured into it. */
+typedef struct pt_timing pt_timing;
+/** One node of the tree: a title under a parent, aggregated over its occurrences. */
+typedef struct pt_section pt_section;
+/** A device record buffer on the host side (see pt_dev_buffer_create()). */
+typedef struct pt_dev_buffer pt_dev_buffer;
+/** A CUDA stream; the same type as `cudaStream_t`, without CUDA's headers. */
+typedef struct CUstream_st *pt_stream;
+
+/** Flags for pt_create(). */
+enum pt_flags {
+    PT_CPU        = 0,       /**< CPU clock only (the default) */
+    PT_GPU_EVENTS = 1u << 0, /**< pt_start_gpu()/pt_stop_gpu() record CUDA events */
+    PT_SYNC       = 1u << 1, /**< pt_stop_gpu() synchronizes the stream and resolves at once */
+    PT_NVTX       = 1u << 2, /**< every section is also an NVTX range */
+    PT_VERBOSE    = 1u << 3, /**< describe each error on stderr as it happens */
+    PT_NO_TSC     = 1u << 4  /**< use clock_gettime even where an invariant TSC is available */
+};
+
+/** Directions for pt_transfer(). Exactly one per call. */
+enum pt_direction {
+    PT_H2D = 1u << 0, /**< host to device (PCIe / NVLink-C2C) */
+    PT_D2H = 1u << 1, /**< device to host */
+    PT_D2D = 1u << 2  /**< device to device */
+};
+
+/** The figures a section carries, given on start, on stop or while inside.
+ *  Written as designated initializers in the calls:
+ *  `pt_stop(t, "x", .read = 1024, .flops = 4556334)`. In C++ keep the
+ *  order read, written, flops. Negative or non-finite values are rejected
+ *  with PT_ERANGE and nothing of that call's metrics is added. */
+typedef struct pt_metrics {
+    int pt__tag;     /**< internal: always 0, lets a call give no metric */
+    double read;     /**< bytes read */
+    double written;  /**< bytes written */
+    double flops;    /**< floating-point operations */
+} pt_metrics;
+
+/** A clock for pt_set_clock(): nanoseconds from any fixed origin, never decreasing. */
+typedef int64_t (*pt_clock_fn)(void *ctx);
+/** A line sink for pt_log_fn() and pt_set_error_fn(); `line` has no newline. */
+typedef void (*pt_line_fn)(void *ctx, const char *line);
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                         */
+/* ------------------------------------------------------------------ */
+
+/** \brief Create a timing.
+ *  \param name  the title of the whole run ("LED Optimization Module"); copied
+ *  \param flags PT_CPU, or PT_GPU_EVENTS and others from enum pt_flags, or'ed
+ *  \return the timing, or NULL when memory is short (and every call on NULL is a no-op). */
+PT_EXTERN pt_timing *pt_create(const char *name, unsigned flags);
+/** \brief Free a timing and all it holds; NULL is a no-op. Pending GPU
+ *  events are released without being waited for. */
+PT_EXTERN void pt_destroy(pt_timing *t);
+/** \brief The process-wide timing, created on first use ("ptkit", PT_CPU).
+ *  Thread-safe. pt_destroy(pt_default()) frees it; the next call makes a new one.
+ *  \return the default timing, or NULL when memory is short. */
+PT_EXTERN pt_timing *pt_default(void);
+/** \brief Stop recording: starts and stops become no-ops (pairs stay matched). */
+PT_EXTERN void pt_disable(pt_timing *t);
+/** \brief Record again after pt_disable(). */
+PT_EXTERN void pt_enable(pt_timing *t);
+/** \brief 1 when recording, 0 when disabled or t is NULL. */
+PT_EXTERN int pt_enabled(const pt_timing *t);
+/** \brief Forget every section, figure and error; open sections are closed
+ *  and dropped. The name, flags and clock stay. */
+PT_EXTERN void pt_reset(pt_timing *t);
+/** \brief Replace the clock (tests, simulations). Only while no section is open.
+ *  \param fn nanoseconds; NULL restores the built-in clock
+ *  \return 0, or PT_ESTATE if a section is open. */
+PT_EXTERN int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx);
+/** \brief The name given to pt_create(), or "" for NULL. */
+PT_EXTERN const char *pt_name(const pt_timing *t);
+
+/* ------------------------------------------------------------------ */
+/* Sections                                                           */
+/* ------------------------------------------------------------------ */
+
+PT_EXTERN int pt__start(pt_timing *t, const char *title, const pt_metrics *m);
+PT_EXTERN int pt__stop(pt_timing *t, const char *title, const pt_metrics *m);
+PT_EXTERN int pt__add(pt_timing *t, const pt_metrics *m);
+
+#define PT__M(...) ((pt_metrics){ .pt__tag = 0, __VA_ARGS__ })
+
+#ifndef PT_DISABLE
+static inline int pt__start_i(pt_timing *t, const char *title, pt_metrics m)
+{
+    return t ? pt__start(t, title, &m) : 0;
+}
+static inline int pt__stop_i(pt_timing *t, const char *title, pt_metrics m)
+{
+    return t ? pt__stop(t, title, &m) : 0;
+}
+/** \brief Open the section `title` under the open one (or at the top).
+ *  The title is copied the first time it is seen under that parent.
+ *  Metrics may follow: `pt_start(t, "x", .read = 1024)`.
+ *  \return 0, PT_EINVAL for a NULL title, PT_ERANGE for a bad metric, PT_ENOMEM. */
+#  define pt_start(t, title, ...) pt__start_i((t), (title), PT__M(__VA_ARGS__))
+/** \brief Close the open section, which must be `title`; metrics may follow.
+ *  \return 0; PT_ENOSTART when nothing is open; PT_EMISMATCH when the open
+ *  section is another one (nothing is closed; the message names the stack). */
+#  define pt_stop(t, title, ...) pt__stop_i((t), (title), PT__M(__VA_ARGS__))
+/** \brief Add metrics to the open section: `pt_add(t, .written = 234544)`.
+ *  \return 0, PT_ENOSTART when no section is open, PT_ERANGE. */
+#  define pt_add(t, ...) pt__add((t), &PT__M(__VA_ARGS__))
+#else
+#  define pt_start(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
+#  define pt_stop(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
+#  define pt_add(t, ...) ((void)sizeof(t), 0)
+#endif
+
+/** \brief Record a transfer of `bytes` in one direction inside the open section.
+ *  \param dir exactly one of PT_H2D, PT_D2H, PT_D2D
+ *  \return 0, PT_EINVAL for a bad direction, PT_ENOSTART, PT_ERANGE. */
+PT_EXTERN int pt_transfer(pt_timing *t, double bytes, unsigned dir);
+
+/* Scoped sections. With GCC and Clang (and nvcc, which uses them) the
+ * section ends however control leaves the block: falling off its end,
+ * return, goto, or break/continue. Note that break and continue inside the
+ * block leave the section itself, not a loop around it. Compilers without
+ * the cleanup attribute only end it when control falls off the end. */
+typedef struct pt__scope {
+    pt_timing *t;
+    const char *title;
+    int once;
+} pt__scope;
+
+static inline pt__scope pt__scope_begin(pt_timing *t, const char *title, pt_metrics m)
+{
+    pt__scope s = { t, title, 1 };
+    if (t)
+        pt__start(t, title, &m);
+    return s;
+}
+static inline void pt__scope_end(pt__scope *s)
+{
+    if (s->t)
+        pt__stop(s->t, s->title, NULL);
+    s->t = NULL;
+}
+
+#define PT__CAT2(a, b) a##b
+#define PT__CAT(a, b) PT__CAT2(a, b)
+#if defined(__GNUC__) || defined(__clang__)
+#  define PT__CLEANUP __attribute__((cleanup(pt__scope_end)))
+#  define PT__SCOPE_STEP(s) ((s).once = 0)
+#else
+#  define PT__CLEANUP
+#  define PT__SCOPE_STEP(s) ((s).once = 0, pt__scope_end(&(s)))
+#endif
+
+#ifndef PT_DISABLE
+/** \brief A scoped section: `PT_SECTION(t, "name", .flops = n) { ... }`. */
+#  define PT_SECTION(t, title, ...)                                              \
+    for (pt__scope PT__CAT(pt__s_, __LINE__) PT__CLEANUP =                       \
+             pt__scope_begin((t), (title), PT__M(__VA_ARGS__));                  \
+         PT__CAT(pt__s_, __LINE__).once; PT__SCOPE_STEP(PT__CAT(pt__s_, __LINE__)))
+/** \brief At the top of a function: time the rest of it under the function's name. */
+#  define PT_FUNC(t)                                                             \
+    pt__scope PT__CAT(pt__f_, __LINE__) PT__CLEANUP =                           \
+        pt__scope_begin((t), __func__, PT__M())
+#else
+#  define PT_SECTION(t, title, ...) if ((void)sizeof(t), 1)
+#  define PT_FUNC(t) ((void)sizeof(t))
+#endif
+
+/* ------------------------------------------------------------------ */
+/* GPU sections and in-kernel phases                                  */
+/* ------------------------------------------------------------------ */
+
+PT_EXTERN int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m);
+PT_EXTERN int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m);
+
+#ifndef PT_DISABLE
+/** \brief Open a section timed by CUDA events on `stream` (0: the default
+ *  stream). No host synchronization. Without PT_GPU_EVENTS, a GPU or a
+ *  driver it is timed by the CPU clock, and the report says so once.
+ *  \return as pt_start(); a CUDA failure is PT_ECUDA and falls back to the CPU clock. */
+#  define pt_start_gpu(t, title, stream, ...) \
+    pt__start_gpu((t), (title), (pt_stream)(stream), &PT__M(__VA_ARGS__))
+/** \brief Close a section opened by pt_start_gpu(). Its time is resolved
+ *  lazily (report, export, fold, pt_sync(), or when the event pool runs
+ *  low), or at once with PT_SYNC. */
+#  define pt_stop_gpu(t, title, stream, ...) \
+    pt__stop_gpu((t), (title), (pt_stream)(stream), &PT__M(__VA_ARGS__))
+#else
+#  define pt_start_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
+#  define pt_stop_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
+#endif
+
+/** \brief Wait for every pending CUDA event and fold, and put their times in the tree.
+ *  \return 0, or the first error met (each is also counted). */
+PT_EXTERN int pt_sync(pt_timing *t);
+
+/** Flags for pt_dev_buffer_create(). */
+enum pt_dev_flags {
+    PT_DEV_AGGREGATE = 0,       /**< per slot, per phase: cycles and hits (default) */
+    PT_DEV_TRACE     = 1u << 0, /**< also a bounded list of (phase, clock64) events per slot */
+    PT_DEV_HOST      = 1u << 1  /**< records in host memory: pt_dev.h's host mode, CPU loops */
+};
+
+/** \brief Allocate a record buffer for a grid and zero it.
+ *  \param nslots    blocks in the grid (blocks x warps with PT_DEV_PER_WARP)
+ *  \param nphases   phases per record (the `_COUNT` of a ptgen header)
+ *  \param names     nphases phase names, copied; NULL names them "phase N"
+ *  \param flags     PT_DEV_AGGREGATE or PT_DEV_TRACE, plus PT_DEV_HOST
+ *  \param trace_cap events per slot in trace mode (ignored otherwise)
+ *  \return the buffer, or NULL on failure (counted on t as PT_ENOMEM,
+ *  PT_ECUDA or PT_ENODEV). Without a device, it is made in host memory. */
+PT_EXTERN pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
+                                              const char *const *names, unsigned flags,
+                                              int trace_cap);
+/** \brief The kernel argument: `k<<<g, b>>>(x, pt_dev_arg(buf))`. A NULL
+ *  buffer gives a buffer with no slots, which the macros skip. */
+PT_EXTERN pt_dev_buf pt_dev_arg(const pt_dev_buffer *b);
+/** \brief Zero the records on `stream` (asynchronously) for the next launch.
+ *  \return 0, PT_ECUDA. */
+PT_EXTERN int pt_dev_reset(pt_dev_buffer *b, pt_stream stream);
+/** \brief Free a buffer (after pending folds that use it are resolved). NULL is a no-op. */
+PT_EXTERN void pt_dev_buffer_free(pt_dev_buffer *b);
+/** \brief Fold the buffer's records into the section `title` under the
+ *  open section: one child per phase and an "(unattributed)" child, so
+ *  the children add up to the launch's time. Copies asynchronously on the
+ *  stream of the launch's pt_stop_gpu() and resolves lazily.
+ *  \return 0, PT_ENOTFOUND when no such section was stopped, PT_ECUDA, PT_EINVAL. */
+PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title);
+
+/** How the device's cycles became time, as the report states it. */
+typedef struct pt_dev_clock {
+    int calibrated;         /**< 1 when the calibration ran (GPU or host mode) */
+    double cycles_per_ns;   /**< calibrated SM clock (GHz) */
+    double tick_ns;         /**< measured %globaltimer resolution */
+    long long blocks_own;   /**< slots converted by their own measured rate */
+    long long blocks_cal;   /**< slots converted by the calibrated rate */
+    int device;             /**< CUDA device ordinal, -1 for host mode */
+    char device_name[96];   /**< "NVIDIA H100 80GB HBM3", or "host" */
+} pt_dev_clock;
+/** \brief The clock conversion used so far by pt_dev_fold() on t.
+ *  \return 0, or PT_EINVAL for a NULL out. */
+PT_EXTERN int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out);
+
+/* ------------------------------------------------------------------ */
+/* Figures                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Everything the report shows for one section. Times in milliseconds. */
+typedef struct pt_section_stats {
+    const char *name;        /**< the title (owned by the timing) */
+    int depth;               /**< 1 for a top-level section */
+    int open;                /**< 1 when still open (the report marks it) */
+    int gpu;                 /**< 1 when timed by CUDA events */
+    int phase;               /**< 1 for a phase folded from device records */
+    uint64_t count;          /**< occurrences */
+    double total_ms;         /**< inclusive time over all occurrences */
+    double self_ms;          /**< total minus the children's totals */
+    double first_ms;         /**< the first occurrence */
+    double mean_ms;          /**< mean of the later occurrences (count-1 of them); 0 if none */
+    double stddev_ms;        /**< their sample standard deviation; 0 if fewer than two */
+    double min_ms, max_ms;   /**< their extremes; 0 if none */
+    double pct_parent;       /**< total as % of the parent's total */
+    double pct_total;        /**< total as % of the whole run */
+    double read_bytes, written_bytes, flops;
+    double read_gbs, write_gbs, gflops; /**< over total_ms; 0 when no time */
+    double xfer_bytes[3];    /**< transfers: H2D, D2H, D2D */
+    double xfer_gbs[3];      /**< their rates over total_ms */
+    /* Folded phases only (phase == 1): per-block figures over all folds. */
+    uint64_t blocks;         /**< block records folded */
+    double hits;             /**< marks counted */
+    double block_mean_ms, block_min_ms, block_max_ms;
+    double imbalance;        /**< block_max / block_mean; 0 if no blocks */
+} pt_section_stats;
+
+/** Sort orders for reports. */
+enum pt_sort {
+    PT_SORT_ORDER = 0, /**< order of first start (the default) */
+    PT_SORT_TIME,      /**< total time, largest first */
+    PT_SORT_FLOPS,     /**< FLOPS, largest first */
+    PT_SORT_NAME       /**< by title */
+};
+
+/** The root: the whole run. Its children are the top-level sections. */
+PT_EXTERN const pt_section *pt_root(const pt_timing *t);
+/** First child in order of first start, or NULL. */
+PT_EXTERN const pt_section *pt_section_child(const pt_section *s);
+/** Next sibling in order of first start, or NULL. */
+PT_EXTERN const pt_section *pt_section_next(const pt_section *s);
+/** Parent, or NULL for the root. */
+PT_EXTERN const pt_section *pt_section_parent(const pt_section *s);
+/** The title ("" for NULL). */
+PT_EXTERN const char *pt_section_name(const pt_section *s);
+/** \brief Look a section up by its path of titles, "optimize_frame/atb_calculation".
+ *  A title containing '/' is written with "\/". \return the section or NULL. */
+PT_EXTERN const pt_section *pt_find(const pt_timing *t, const char *path);
+/** \brief Write a section's path ("a/b/c", '/' in titles escaped) into buf.
+ *  \return the length it needs (without the NUL), as snprintf, or PT_EINVAL. */
+PT_EXTERN int pt_section_path(const pt_section *s, char *buf, size_t n);
+/** \brief Compute a section's figures, resolving pending GPU work first.
+ *  \return 0, or PT_EINVAL for NULL arguments. */
+PT_EXTERN int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out);
+
+/** Figures about the whole timing. */
+typedef struct pt_run_stats {
+    size_t section_count;    /**< sections in the tree, the root not counted */
+    double total_ms;         /**< sum of the top-level sections' totals */
+    uint64_t error_count;    /**< every error counted on the timing */
+    int gpu_timing;          /**< 1 when CUDA events are in use */
+    int gpu_fallback;        /**< 1 when GPU sections fell back to the CPU clock */
+    size_t open_count;       /**< sections open now */
+    uint64_t dropped;        /**< device trace events dropped, summed over folds */
+    const char *clock;       /**< "tsc", "clock_gettime" or "user" */
+    double clock_ghz;        /**< the TSC rate when "tsc" */
+} pt_run_stats;
+/** \brief The timing's summary (resolves pending GPU work). Zeros for NULL. */
+PT_EXTERN pt_run_stats pt_stats(pt_timing *t);
+/** \brief The n sections with the most self time, largest first.
+ *  \return how many were written to out (<= n). */
+PT_EXTERN size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out);
+
+/* ------------------------------------------------------------------ */
+/* Errors on a timing                                                 */
+/* ------------------------------------------------------------------ */
+
+/** Errors counted on t (0 for NULL). */
+PT_EXTERN uint64_t pt_error_count(const pt_timing *t);
+/** Errors of one code counted on t. */
+PT_EXTERN uint64_t pt_error_count_of(const pt_timing *t, int code);
+/** The description of the last error on t ("" if none), valid until the next error or pt_reset(). */
+PT_EXTERN const char *pt_last_error(const pt_timing *t);
+/** \brief Hand each error's description to fn as it happens (NULL: stop). */
+PT_EXTERN void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Reports                                                            */
+/* ------------------------------------------------------------------ */
+
+/** What to show. */
+enum pt_view {
+    PT_VIEW_TREE = 0,   /**< the indented tree with every figure */
+    PT_VIEW_TABLE,      /**< flat: calls, total, mean, min, max per section */
+    PT_VIEW_BOTTLENECKS /**< the `top` sections by self time */
+};
+
+/** Report options, given as designated initializers:
+ *  `pt_log(t, stdout, .percentages = 1, .sort = PT_SORT_TIME)`. */
+typedef struct pt_log_opts {
+    int pt__tag;       /**< internal, always 0 */
+    int percentages;   /**< show % of parent and of the whole */
+    int sort;          /**< enum pt_sort, applied among siblings */
+    int view;          /**< enum pt_view */
+    int max_depth;     /**< 0: all */
+    int top;           /**< rows for PT_VIEW_BOTTLENECKS; 0: 10 */
+} pt_log_opts;
+
+PT_EXTERN int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o);
+PT_EXTERN int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o);
+#define PT__LOGOPTS(...) ((pt_log_opts){ .pt__tag = 0, __VA_ARGS__ })
+/** \brief Print the report to f. \return 0, PT_EINVAL for a NULL f, PT_EIO. */
+#define pt_log(t, f, ...) pt__log((t), (f), &PT__LOGOPTS(__VA_ARGS__))
+/** \brief Hand the report to fn(ctx, line) line by line. \return 0, PT_EINVAL. */
+#define pt_log_fn(t, fn, ctx, ...) pt__log_fn((t), (fn), (ctx), &PT__LOGOPTS(__VA_ARGS__))
+
+/** \brief One CSV row per section: path and every figure. Written to a
+ *  temporary file and renamed. \return 0, PT_EINVAL, PT_EIO (nothing left behind). */
+PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
+/** \brief The tree as JSON with a "schema" version. As pt_export_csv(). */
+PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
+/** The JSON schema version pt_export_json() writes. */
+#define PT_JSON_SCHEMA 1
+
+/* With -DPT_DISABLE a timing is never made, so every remaining call is
+ * on NULL and does nothing; the calls above compile to nothing at all. */
+#ifdef PT_DISABLE
+#  define pt_create(name, flags) ((void)sizeof(name), (void)sizeof(flags), (pt_timing *)0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

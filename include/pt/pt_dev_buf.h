@@ -1,0 +1,68 @@
+/** \file pt_dev_buf.h
+ *  \brief The device record format, shared by kernels (pt_dev.h), NVRTC
+ *  programs and the host library. Everything is 64-bit: no timer wraps at
+ *  32 bits, no phase id is narrower than an int64 slot.
+ *
+ *  The buffer is one array of int64 (`long long`):
+ *
+ *      [ buffer header: PT_DEV_HDR slots ]
+ *      [ slot 0 record ][ slot 1 record ] ... [ slot nslots-1 record ]
+ *
+ *  A slot is one thread block (or one warp with PT_DEV_PER_WARP). A slot
+ *  record is
+ *
+ *      [ slot header: PT_DEV_SLOT_HDR slots ]
+ *      [ cycles[0], hits[0], cycles[1], hits[1], ... ]   nphases pairs
+ *      [ trace events: (phase, clock64) pairs ]          trace_cap pairs (trace mode only)
+ *
+ *  so a record is PT_DEV_SLOT_WORDS(nphases, trace_cap) int64 long.
+ *  No system header is included: this file is read by NVRTC as it is. */
+#ifndef PT_DEV_BUF_H
+#define PT_DEV_BUF_H
+
+/* Buffer header, at data[0 .. PT_DEV_HDR-1]. */
+#define PT_DEV_MAGIC        0x7074646576627566LL /* "ptdevbuf" */
+#define PT_DEV_LAYOUT       1      /* bumped when this format changes */
+#define PT_DEV_HDR          8
+#define PT_DEV_H_MAGIC      0      /* PT_DEV_MAGIC, written by the host */
+#define PT_DEV_H_LAYOUT     1      /* PT_DEV_LAYOUT */
+#define PT_DEV_H_NSLOTS     2
+#define PT_DEV_H_NPHASES    3
+#define PT_DEV_H_TRACE_CAP  4
+#define PT_DEV_H_BAD_SLOT   5      /* BEGINs whose slot index was out of range (atomic add) */
+#define PT_DEV_H_MODE       6      /* PT_DEV_MODE_* the host created it for */
+
+/* Slot header, at the start of each slot record. */
+#define PT_DEV_SLOT_HDR     10
+#define PT_DEV_S_DONE       0      /* 1 once END has flushed this record */
+#define PT_DEV_S_SMID       1      /* %smid at BEGIN (host mode: the CPU, or -1) */
+#define PT_DEV_S_CLK0       2      /* clock64 at BEGIN */
+#define PT_DEV_S_CLK1       3      /* clock64 at END */
+#define PT_DEV_S_GT0        4      /* %globaltimer (ns) at BEGIN */
+#define PT_DEV_S_GT1        5      /* %globaltimer (ns) at END */
+#define PT_DEV_S_BAD_PHASE  6      /* marks whose phase index was out of range */
+#define PT_DEV_S_NEVENTS    7      /* trace events written (<= trace_cap) */
+#define PT_DEV_S_DROPPED    8      /* trace events past capacity, counted not stored */
+#define PT_DEV_S_SMID1      9      /* %smid at END (a block never migrates; a check) */
+
+#define PT_DEV_MODE_AGGREGATE 0
+#define PT_DEV_MODE_TRACE     1
+
+/** Words (int64) in one slot record. */
+#define PT_DEV_SLOT_WORDS(nphases, trace_cap) \
+    ((long long)PT_DEV_SLOT_HDR + 2LL * (nphases) + 2LL * (trace_cap))
+/** Words in a whole buffer. */
+#define PT_DEV_BUF_WORDS(nslots, nphases, trace_cap) \
+    ((long long)PT_DEV_HDR + (long long)(nslots) * PT_DEV_SLOT_WORDS(nphases, trace_cap))
+
+/** \brief What a kernel receives, by value: where the records go and their
+ *  shape. Made by pt_dev_arg() on the host. */
+typedef struct pt_dev_buf {
+    long long *data;      /**< device (or host-mode) memory, PT_DEV_BUF_WORDS long */
+    int nslots;           /**< records in the buffer */
+    int nphases;          /**< phases per record */
+    int trace_cap;        /**< events per record in trace mode, else 0 */
+    int mode;             /**< PT_DEV_MODE_* */
+} pt_dev_buf;
+
+#endif
