@@ -77,6 +77,12 @@ static void tsc_calibrate(void)
 static void tsc_calibrate(void) {}
 #endif
 
+double pt__tsc_ns_per_tick(void)
+{
+    pthread_once(&tsc_once, tsc_calibrate);
+    return tsc_ns_per_tick;
+}
+
 void pt__clock_init(pt_timing *t)
 {
     t->clock_fn = NULL;

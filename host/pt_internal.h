@@ -49,6 +49,7 @@ struct pt_section {
     uint64_t count;
     double total_ns;
     double first_ns;
+    double last_ns;           /* the latest occurrence (a fold's launch time) */
     double mean_ns, m2_ns;    /* of occurrences 2..count */
     double min_ns, max_ns;
     double read, written, flops;
@@ -108,6 +109,8 @@ PT__HIDDEN void pt__clock_init(pt_timing *t);
 PT__HIDDEN int64_t pt__now(const pt_timing *t);      /* ticks */
 PT__HIDDEN int64_t pt__mono_ns(void);                /* CLOCK_MONOTONIC */
 PT__HIDDEN const char *pt__clock_name(const pt_timing *t);
+/* ns per TSC tick as calibrated for this process; 0 without a usable TSC. */
+PT__HIDDEN double pt__tsc_ns_per_tick(void);
 
 /* errors.c: count and describe an error on t; returns code. */
 PT__HIDDEN int pt__fail(pt_timing *t, int code, const char *fmt, ...)

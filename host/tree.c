@@ -299,6 +299,7 @@ void pt__record(pt_section *s, double ns)
 
     s->count++;
     s->total_ns += ns;
+    s->last_ns = ns;
     if (s->count == 1) {
         s->first_ns = ns;
         return;
