@@ -10,12 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if PT__HAVE_TSC
 #  include <cpuid.h>
-#  include <x86intrin.h>
-#  define PT__HAVE_TSC 1
-#else
-#  define PT__HAVE_TSC 0
 #endif
 
 int64_t pt__mono_ns(void)
@@ -96,17 +92,6 @@ void pt__clock_init(pt_timing *t)
         t->clock_kind = PT__CLOCK_TSC;
         t->ns_per_tick = tsc_ns_per_tick;
     }
-}
-
-int64_t pt__now(const pt_timing *t)
-{
-#if PT__HAVE_TSC
-    if (t->clock_kind == PT__CLOCK_TSC)
-        return (int64_t)__rdtsc();
-#endif
-    if (t->clock_kind == PT__CLOCK_USER)
-        return t->clock_fn(t->clock_ctx);
-    return pt__mono_ns();
 }
 
 const char *pt__clock_name(const pt_timing *t)

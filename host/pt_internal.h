@@ -8,6 +8,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#  include <x86intrin.h>
+#  define PT__HAVE_TSC 1
+#else
+#  define PT__HAVE_TSC 0
+#endif
+
 #define PT__HIDDEN __attribute__((visibility("hidden")))
 
 /* What kind of section a node is; decides how the report reads it. */
@@ -102,11 +109,11 @@ struct pt_timing {
     pt_dev_clock dev_clock;
 };
 
+
 enum { PT__CLOCK_USER = 0, PT__CLOCK_TSC, PT__CLOCK_MONO };
 
 /* clock.c */
 PT__HIDDEN void pt__clock_init(pt_timing *t);
-PT__HIDDEN int64_t pt__now(const pt_timing *t);      /* ticks */
 PT__HIDDEN int64_t pt__mono_ns(void);                /* CLOCK_MONOTONIC */
 PT__HIDDEN const char *pt__clock_name(const pt_timing *t);
 /* ns per TSC tick as calibrated for this process; 0 without a usable TSC. */
@@ -121,10 +128,50 @@ PT__HIDDEN void pt__stack_str(const pt_timing *t, char *buf, size_t n);
 /* tree.c */
 PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);
 PT__HIDDEN pt_section *pt__top(const pt_timing *t);  /* open section or root */
-PT__HIDDEN void pt__record(pt_section *s, double ns); /* add one occurrence */
 PT__HIDDEN int pt__check_metrics(pt_timing *t, const pt_metrics *m, const char *where);
 PT__HIDDEN void pt__add_metrics(pt_section *s, const pt_metrics *m);
 PT__HIDDEN void pt__section_free_children(pt_section *s);
+
+/* The clock in ticks: inline, since every start and stop reads it. */
+static inline int64_t pt__now(const pt_timing *t)
+{
+#if PT__HAVE_TSC
+    if (t->clock_kind == PT__CLOCK_TSC)
+        return (int64_t)__rdtsc();
+#endif
+    if (t->clock_kind == PT__CLOCK_USER)
+        return t->clock_fn(t->clock_ctx);
+    return pt__mono_ns();
+}
+
+/* Add one occurrence of ns to s: the first is kept apart, the rest go
+ * through Welford's update (mean and sum of squared deviations). */
+static inline void pt__record(pt_section *s, double ns)
+{
+    uint64_t n;
+    double d;
+
+    s->count++;
+    s->total_ns += ns;
+    s->last_ns = ns;
+    if (s->count == 1) {
+        s->first_ns = ns;
+        return;
+    }
+    n = s->count - 1;
+    if (n == 1) {
+        s->mean_ns = s->min_ns = s->max_ns = ns;
+        s->m2_ns = 0;
+        return;
+    }
+    d = ns - s->mean_ns;
+    s->mean_ns += d / (double)n;
+    s->m2_ns += d * (ns - s->mean_ns);
+    if (ns < s->min_ns)
+        s->min_ns = ns;
+    if (ns > s->max_ns)
+        s->max_ns = ns;
+}
 
 /* stats.c: fill figures (pending GPU work must be resolved first). */
 PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);

@@ -227,9 +227,18 @@ static pt_section *find_by_content(const pt_section *p, const char *title,
     return NULL;
 }
 
+/* The caller's pointer matches and so does the text. The text is still
+ * compared, inline, because a reused buffer may hold a new title. */
 static inline int same_title(const pt_section *c, const char *title)
 {
-    return c->key == title && c->name[0] == title[0] && strcmp(c->name, title) == 0;
+    const char *a = c->name, *b = title;
+    if (c->key != title)
+        return 0;
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
 }
 
 pt_section *pt__child(pt_timing *t, pt_section *p, const char *title)
@@ -292,33 +301,6 @@ pt_section *pt__top(const pt_timing *t)
 
 /* ---- occurrences and metrics ------------------------------------- */
 
-void pt__record(pt_section *s, double ns)
-{
-    uint64_t n;
-    double d;
-
-    s->count++;
-    s->total_ns += ns;
-    s->last_ns = ns;
-    if (s->count == 1) {
-        s->first_ns = ns;
-        return;
-    }
-    n = s->count - 1;
-    if (n == 1) {
-        s->mean_ns = s->min_ns = s->max_ns = ns;
-        s->m2_ns = 0;
-        return;
-    }
-    d = ns - s->mean_ns;
-    s->mean_ns += d / (double)n;
-    s->m2_ns += d * (ns - s->mean_ns);
-    if (ns < s->min_ns)
-        s->min_ns = ns;
-    if (ns > s->max_ns)
-        s->max_ns = ns;
-}
-
 static inline int metrics_empty(const pt_metrics *m)
 {
     return !m || (m->read == 0 && m->written == 0 && m->flops == 0);
@@ -351,7 +333,7 @@ void pt__add_metrics(pt_section *s, const pt_metrics *m)
 
 /* ---- start / stop ------------------------------------------------ */
 
-static int push(pt_timing *t, pt_section *node)
+static inline int push(pt_timing *t, pt_section *node)
 {
     if (t->depth == t->stack_cap) {
         size_t cap = t->stack_cap ? t->stack_cap * 2 : 16;
@@ -438,9 +420,14 @@ int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
     if (!t)
         return 0;
     now = pt__now(t);
-    rc = pt__stop_check(t, title, "pt_stop", &f);
-    if (rc)
-        return rc > 0 ? 0 : rc;
+    /* The common case first: the open section, stopped by the same
+     * pointer that started it. Everything else goes through the checks. */
+    f = t->depth ? &t->stack[t->depth - 1] : NULL;
+    if (!f || !f->node || f->node->key != title) {
+        rc = pt__stop_check(t, title, "pt_stop", &f);
+        if (rc)
+            return rc > 0 ? 0 : rc;
+    }
     node = f->node;
     if (f->gpu)
         return pt__fail(t, PT_EMISMATCH,
