@@ -2,7 +2,7 @@
 # With CUDA they are built by nvcc for CUDA_ARCHS and run on a GPU when the
 # machine has one, else on the CPU path; with CUDA=0 the C++ compiler builds
 # the CPU path alone.
-SAMPLE_NAMES := transport_step
+SAMPLE_NAMES := transport_step led_optimizer
 SAMPLE_BINS  := $(SAMPLE_NAMES:%=$(BUILD)/samples/%)
 SAMPLE_OUT   := $(BUILD)/samples/out
 
@@ -11,17 +11,29 @@ NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a
 SAMPLE_NVCCFLAGS ?= -O2 -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra
 SAMPLE_CXXFLAGS  ?= -O2 -std=c++17 -Wall -Wextra
 
+# Plain C samples: the host API only.
+$(BUILD)/samples/led_optimizer: samples/led_optimizer/led_optimizer.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) -O2 $(WARN) $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS) $(PT_LDLIBS)
+
+# CUDA samples: samples/NAME/NAME.cu.
+CUDA_SAMPLES := transport_step
 ifeq ($(CUDA),1)
-$(BUILD)/samples/%: samples/%/*.cu $(LIB_A) $(wildcard include/pt/*.h include/pt/detail/*.h)
-	@mkdir -p $(@D)
-	$(NVCC) $(SAMPLE_NVCCFLAGS) -Iinclude -I$(BUILD)/gen -o $@ $(filter %.cu,$^) $(LIB_A) \
-	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -ldl -lpthread -lm
+define cuda_sample
+$$(BUILD)/samples/$(1): samples/$(1)/$(1).cu $$(LIB_A) $$(wildcard include/pt/*.h include/pt/detail/*.h)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(SAMPLE_NVCCFLAGS) -Iinclude -I$$(BUILD)/gen -o $$@ $$< $$(LIB_A) \
+	    -Xlinker -rpath,$$(CUDA_HOME)/lib64 -ldl -lpthread -lm
+endef
 else
-$(BUILD)/samples/%: samples/%/*.cu $(LIB_A) $(wildcard include/pt/*.h include/pt/detail/*.h)
-	@mkdir -p $(@D)
-	$(CXX) $(SAMPLE_CXXFLAGS) $(CPPFLAGS) $(CXXFLAGS) -Iinclude -I$(BUILD)/gen -x c++ \
-	    -o $@ $(filter %.cu,$^) -x none $(LIB_A) $(LDFLAGS) -ldl -lpthread -lm
+define cuda_sample
+$$(BUILD)/samples/$(1): samples/$(1)/$(1).cu $$(LIB_A) $$(wildcard include/pt/*.h include/pt/detail/*.h)
+	@mkdir -p $$(@D)
+	$$(CXX) $$(SAMPLE_CXXFLAGS) $$(CPPFLAGS) $$(CXXFLAGS) -Iinclude -I$$(BUILD)/gen -x c++ \
+	    -o $$@ $$< -x none $$(LIB_A) $$(LDFLAGS) -ldl -lpthread -lm
+endef
 endif
+$(foreach s,$(CUDA_SAMPLES),$(eval $(call cuda_sample,$(s))))
 
 samples: $(SAMPLE_BINS)
 
