@@ -1,0 +1,415 @@
+/* The JSON export: the whole timing as one self-describing document that
+ * tools read back (show, diff, merge), so its layout is a format of its
+ * own, versioned by "schema" (PT_JSON_SCHEMA):
+ *
+ *   { "schema": 1, "tool": "ptkit", "version": "0.1.0", "name": "...",
+ *     "created": "2025-01-31T12:00:00Z",
+ *     "units": { "time": "ms", ... },
+ *     "clock": { "kind": "tsc", "ghz": 2.995 },          ghz null unless tsc
+ *     "stats": { "section_count", "total_ms", "error_count", "gpu_timing",
+ *                "gpu_fallback", "open_count", "dropped" },
+ *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
+ *                "blocks_own", "blocks_cal", "device", "device_name" },
+ *     "errors": { "count", "last", "by_code": { "PT_EMISMATCH": 2, ... } },
+ *     "sections": [ { "name", "path", "depth", "kind", "open", "count",
+ *                     every figure of the CSV export by the same name,
+ *                     "children": [ ... ] } ] }
+ *
+ * Sections are in order of first start. Members are never left out: a
+ * figure a section does not have is 0, so readers need no defaults.
+ * Numbers are written with "%.17g" and read back as the same double; a
+ * non-finite number, which the statistics never produce, would be
+ * written as null, since JSON has no token for it. Strings are valid
+ * UTF-8 whatever the titles hold: bytes that are not UTF-8 become
+ * U+FFFD, so every JSON parser accepts the file. */
+#include "pt_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The writer: indentation, the comma between members, and the first
+ * failed write, after which nothing more is written. The stream keeps
+ * its error flag and errno for pt__afile_commit() to report. */
+typedef struct jw {
+    FILE *f;
+    int level;
+    int first;   /* nothing written yet in the current object or array */
+    int err;
+} jw;
+
+static void out(jw *w, const char *s, size_t n)
+{
+    if (!w->err && n && fwrite(s, 1, n, w->f) != n)
+        w->err = 1;
+}
+
+static void outs(jw *w, const char *s)
+{
+    out(w, s, strlen(s));
+}
+
+static void outf(jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(jw *w, const char *fmt, ...)
+{
+    va_list ap;
+    if (w->err)
+        return;
+    va_start(ap, fmt);
+    if (vfprintf(w->f, fmt, ap) < 0)
+        w->err = 1;
+    va_end(ap);
+}
+
+static void newline(jw *w)
+{
+    static const char spaces[] = "                                ";
+    int n = 2 * w->level;
+    outs(w, "\n");
+    for (; n > 0; n -= (int)(sizeof spaces - 1))
+        out(w, spaces, n < (int)(sizeof spaces - 1) ? (size_t)n : sizeof spaces - 1);
+}
+
+/* Bytes of the well-formed UTF-8 sequence at p, or, negated, the length
+ * of the longest start of one (so a broken sequence becomes one U+FFFD,
+ * as Unicode recommends). Overlong forms, surrogates and code points
+ * past U+10FFFF are not well formed. */
+static int utf8_scan(const unsigned char *p)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+    int need;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return -1;
+    }
+    for (int i = 1; i <= need; i++) {
+        if (p[i] < lo || p[i] > hi)
+            return -i;
+        lo = 0x80;
+        hi = 0xBF;
+    }
+    return need + 1;
+}
+
+static void str(jw *w, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    outs(w, "\"");
+    while (*p) {
+        const unsigned char *q = p;
+        /* Copy the longest run that needs no escaping in one write. */
+        while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+            q++;
+        out(w, (const char *)p, (size_t)(q - p));
+        p = q;
+        if (!*p)
+            break;
+        int n = utf8_scan(p);
+        if (n > 1) {
+            out(w, (const char *)p, (size_t)n);
+            p += n;
+            continue;
+        }
+        if (n < 0) {
+            outs(w, "\xEF\xBF\xBD"); /* U+FFFD REPLACEMENT CHARACTER */
+            p += -n;
+            continue;
+        }
+        switch (*p) {
+        case '"': outs(w, "\\\""); break;
+        case '\\': outs(w, "\\\\"); break;
+        case '\n': outs(w, "\\n"); break;
+        case '\r': outs(w, "\\r"); break;
+        case '\t': outs(w, "\\t"); break;
+        case '\b': outs(w, "\\b"); break;
+        case '\f': outs(w, "\\f"); break;
+        default: outf(w, "\\u%04X", *p); break;
+        }
+        p++;
+    }
+    outs(w, "\"");
+}
+
+static void key(jw *w, const char *k)
+{
+    if (!w->first)
+        outs(w, ",");
+    newline(w);
+    str(w, k);
+    outs(w, ": ");
+    w->first = 0;
+}
+
+static void open_(jw *w, const char *brace)
+{
+    outs(w, brace);
+    w->level++;
+    w->first = 1;
+}
+
+static void close_(jw *w, const char *brace)
+{
+    w->level--;
+    if (!w->first)
+        newline(w);
+    outs(w, brace);
+    w->first = 0;
+}
+
+static void num(jw *w, double v)
+{
+    if (isfinite(v))
+        outf(w, "%.17g", v);
+    else
+        outs(w, "null");
+}
+
+static void k_num(jw *w, const char *k, double v)
+{
+    key(w, k);
+    num(w, v);
+}
+
+static void k_u64(jw *w, const char *k, uint64_t v)
+{
+    key(w, k);
+    outf(w, "%" PRIu64, v);
+}
+
+static void k_str(jw *w, const char *k, const char *v)
+{
+    key(w, k);
+    str(w, v);
+}
+
+static void k_bool(jw *w, const char *k, int v)
+{
+    key(w, k);
+    outs(w, v ? "true" : "false");
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case PT__K_GPU: return "gpu";
+    case PT__K_PHASE: return "phase";
+    case PT__K_UNATTR: return "unattributed";
+    default: return "cpu";
+    }
+}
+
+/* ---- sections ---------------------------------------------------- */
+
+static int section(pt_timing *t, jw *w, const pt_section *s)
+{
+    static const char *const xname[3][2] = {
+        { "h2d_bytes", "h2d_gbs" }, { "d2h_bytes", "d2h_gbs" }, { "d2d_bytes", "d2d_gbs" }
+    };
+    pt_section_stats st;
+    int n = pt_section_path(s, NULL, 0), rc = 0;
+    char *path;
+
+    if (n < 0)
+        return n;
+    path = malloc((size_t)n + 1);
+    if (!path)
+        return PT_ENOMEM;
+    pt_section_path(s, path, (size_t)n + 1);
+    pt__stats_of(t, s, &st);
+
+    open_(w, "{");
+    k_str(w, "name", s->name);
+    k_str(w, "path", path);
+    free(path);
+    k_u64(w, "depth", (uint64_t)st.depth);
+    k_str(w, "kind", kind_name(s->kind));
+    k_bool(w, "open", st.open);
+    k_u64(w, "count", st.count);
+    k_num(w, "total_ms", st.total_ms);
+    k_num(w, "self_ms", st.self_ms);
+    k_num(w, "first_ms", st.first_ms);
+    k_num(w, "mean_ms", st.mean_ms);
+    k_num(w, "stddev_ms", st.stddev_ms);
+    k_num(w, "min_ms", st.min_ms);
+    k_num(w, "max_ms", st.max_ms);
+    k_num(w, "pct_parent", st.pct_parent);
+    k_num(w, "pct_total", st.pct_total);
+    k_num(w, "read_bytes", st.read_bytes);
+    k_num(w, "written_bytes", st.written_bytes);
+    k_num(w, "flops", st.flops);
+    k_num(w, "read_gbs", st.read_gbs);
+    k_num(w, "write_gbs", st.write_gbs);
+    k_num(w, "gflops", st.gflops);
+    for (int i = 0; i < 3; i++)
+        k_num(w, xname[i][0], st.xfer_bytes[i]);
+    for (int i = 0; i < 3; i++)
+        k_num(w, xname[i][1], st.xfer_gbs[i]);
+    k_u64(w, "blocks", st.blocks);
+    k_num(w, "hits", st.hits);
+    k_num(w, "block_mean_ms", st.block_mean_ms);
+    k_num(w, "block_min_ms", st.block_min_ms);
+    k_num(w, "block_max_ms", st.block_max_ms);
+    k_num(w, "imbalance", st.imbalance);
+    key(w, "children");
+    open_(w, "[");
+    for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
+        if (!w->first)
+            outs(w, ",");
+        newline(w);
+        w->first = 0;
+        rc = section(t, w, c);
+    }
+    close_(w, "]");
+    close_(w, "}");
+    return rc;
+}
+
+/* ---- the document ------------------------------------------------ */
+
+static int document(pt_timing *t, jw *w)
+{
+    pt_run_stats rs = pt_stats(t);
+    const pt_dev_clock *dc = &t->dev_clock;
+    char created[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc = 0;
+
+    if (gmtime_r(&now, &tm))
+        strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    open_(w, "{");
+    k_u64(w, "schema", PT_JSON_SCHEMA);
+    k_str(w, "tool", "ptkit");
+    k_str(w, "version", pt_version());
+    k_str(w, "name", t->name);
+    k_str(w, "created", created);
+
+    key(w, "units");
+    open_(w, "{");
+    k_str(w, "time", "ms");
+    k_str(w, "bytes", "B");
+    k_str(w, "bandwidth", "GB/s (1e9 B/s)");
+    k_str(w, "compute", "GFLOP/s (1e9 FLOP/s)");
+    k_str(w, "percent", "%");
+    close_(w, "}");
+
+    key(w, "clock");
+    open_(w, "{");
+    k_str(w, "kind", rs.clock);
+    key(w, "ghz");
+    if (strcmp(rs.clock, "tsc") == 0)
+        num(w, rs.clock_ghz);
+    else
+        outs(w, "null");
+    close_(w, "}");
+
+    key(w, "stats");
+    open_(w, "{");
+    k_u64(w, "section_count", rs.section_count);
+    k_num(w, "total_ms", rs.total_ms);
+    k_u64(w, "error_count", rs.error_count);
+    k_bool(w, "gpu_timing", rs.gpu_timing);
+    k_bool(w, "gpu_fallback", rs.gpu_fallback);
+    k_u64(w, "open_count", rs.open_count);
+    k_u64(w, "dropped", rs.dropped);
+    close_(w, "}");
+
+    /* Read from the timing itself: pt_dev_clock_info() gives the same
+     * struct, and the writer needs no more than that. */
+    key(w, "device_clock");
+    if (dc->calibrated) {
+        open_(w, "{");
+        k_bool(w, "calibrated", 1);
+        k_num(w, "cycles_per_ns", dc->cycles_per_ns);
+        k_num(w, "tick_ns", dc->tick_ns);
+        key(w, "blocks_own");
+        outf(w, "%lld", dc->blocks_own);
+        key(w, "blocks_cal");
+        outf(w, "%lld", dc->blocks_cal);
+        key(w, "device");
+        outf(w, "%d", dc->device);
+        k_str(w, "device_name", dc->device_name);
+        close_(w, "}");
+    } else {
+        outs(w, "null");
+    }
+
+    key(w, "errors");
+    open_(w, "{");
+    k_u64(w, "count", pt_error_count(t));
+    k_str(w, "last", pt_last_error(t));
+    key(w, "by_code");
+    open_(w, "{");
+    for (int code = -1; code > PT__ERR_LAST; code--)
+        if (pt_error_count_of(t, code))
+            k_u64(w, pt_err_name(code), pt_error_count_of(t, code));
+    close_(w, "}");
+    close_(w, "}");
+
+    key(w, "sections");
+    open_(w, "[");
+    for (const pt_section *c = t->root.child; c && rc == 0 && !w->err; c = c->next) {
+        if (!w->first)
+            outs(w, ",");
+        newline(w);
+        w->first = 0;
+        rc = section(t, w, c);
+    }
+    close_(w, "]");
+    close_(w, "}");
+    outs(w, "\n");
+    return rc;
+}
+
+int pt_export_json(pt_timing *t, const char *path)
+{
+    pt__afile a;
+    jw w;
+    size_t open;
+    char stack[256];
+    int rc;
+
+    if (!t)
+        return 0;
+    rc = pt__afile_open(t, &a, path);
+    if (rc)
+        return rc;
+    pt__gpu_resolve(t);
+    w.f = a.f;
+    w.level = 0;
+    w.first = 1;
+    w.err = 0;
+    rc = document(t, &w);
+    if (rc < 0) {
+        pt__afile_abort(&a);
+        return pt__fail(t, rc, "pt_export_json(\"%s\"): %s", path, pt_strerror(rc));
+    }
+    rc = pt__afile_commit(t, &a);
+    if (rc)
+        return rc;
+    open = pt_stats(t).open_count;
+    if (open) {
+        pt__stack_str(t, stack, sizeof stack);
+        return pt__fail(t, PT_EOPEN,
+                        "pt_export_json(\"%s\"): written with %zu section%s open (open: %s)", path,
+                        open, open == 1 ? "" : "s", stack);
+    }
+    return 0;
+}

@@ -1,0 +1,795 @@
+/* The text report: the indented tree, the flat table and the bottlenecks.
+ *
+ * Every view builds its lines in one place and hands them, one at a time
+ * and without the newline, to a line sink. pt_log_fn() gives the user's
+ * function as the sink; pt_log() gives one that writes to a FILE, so both
+ * print exactly the same lines.
+ *
+ * Columns are sized to their widest cell and separated by two spaces, so
+ * they stay aligned whatever the numbers are. Widths count code points,
+ * not bytes, so "±" and UTF-8 titles do not shift the columns. Titles are
+ * cleaned before they are measured: control characters become visible
+ * escapes ("\n") and bytes that are not UTF-8 become "\xHH", so a title
+ * can never split a line or upset a terminal. */
+#include "pt_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Beyond this the tree's name column is cut with an ellipsis; the flat
+ * table shows whole paths, since a path is the row's identity there. */
+#define NAME_MAX_W 50
+#define GAP "  "
+#define CELL 96
+
+/* ---- the line sink ----------------------------------------------- */
+
+typedef struct sink {
+    pt_line_fn fn;
+    void *ctx;
+    char *buf;
+    size_t len, cap;
+    int oom;
+} sink;
+
+static int reserve(sink *k, size_t more)
+{
+    size_t need = k->len + more + 1, cap;
+    char *b;
+
+    if (k->oom)
+        return -1;
+    if (need <= k->cap)
+        return 0;
+    cap = k->cap ? k->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    b = realloc(k->buf, cap);
+    if (!b) {
+        k->oom = 1;
+        return -1;
+    }
+    k->buf = b;
+    k->cap = cap;
+    return 0;
+}
+
+static void put_n(sink *k, const char *s, size_t n)
+{
+    if (reserve(k, n) < 0)
+        return;
+    memcpy(k->buf + k->len, s, n);
+    k->len += n;
+    k->buf[k->len] = '\0';
+}
+
+static void put_str(sink *k, const char *s)
+{
+    put_n(k, s, strlen(s));
+}
+
+static void put_spaces(sink *k, size_t n)
+{
+    if (reserve(k, n) < 0)
+        return;
+    memset(k->buf + k->len, ' ', n);
+    k->len += n;
+    k->buf[k->len] = '\0';
+}
+
+static void put(sink *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sink *k, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || reserve(k, (size_t)n) < 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(k->buf + k->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    k->len += (size_t)n;
+}
+
+/* Hands the line built so far to the sink, without trailing blanks. */
+static void emit(sink *k)
+{
+    if (k->oom)
+        return;
+    if (reserve(k, 0) < 0)
+        return;
+    while (k->len && k->buf[k->len - 1] == ' ')
+        k->len--;
+    k->buf[k->len] = '\0';
+    k->fn(k->ctx, k->buf);
+    k->len = 0;
+}
+
+/* ---- cleaning and measuring text --------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at p, or 0 if there is none
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        unsigned char lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        unsigned char lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80
+                   ? 4 : 0;
+    }
+    return 0;
+}
+
+/* Appends s with control characters and invalid bytes made visible. */
+static void put_clean(sink *k, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n = utf8_len(p);
+        if (n == 1 && *p >= 0x20 && *p != 0x7F) {
+            const unsigned char *q = p;
+            while (*q >= 0x20 && *q < 0x7F)
+                q++;
+            put_n(k, (const char *)p, (size_t)(q - p));
+            p = q;
+            continue;
+        }
+        if (n > 1) {
+            put_n(k, (const char *)p, n);
+            p += n;
+            continue;
+        }
+        switch (*p) {
+        case '\n': put_str(k, "\\n"); break;
+        case '\r': put_str(k, "\\r"); break;
+        case '\t': put_str(k, "\\t"); break;
+        default: put(k, "\\x%02X", *p); break;
+        }
+        p++;
+    }
+}
+
+static char *clean_dup(const char *s)
+{
+    sink k = { 0 };
+    put_clean(&k, s);
+    if (!k.oom && reserve(&k, 0) == 0)
+        return k.buf;
+    free(k.buf);
+    return NULL;
+}
+
+/* Display width of clean UTF-8 text: one column per code point. */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* The first `cols` code points of s, as a byte count. */
+static size_t prefix_bytes(const char *s, size_t cols)
+{
+    size_t i = 0;
+    while (s[i] && cols) {
+        i++;
+        while (((unsigned char)s[i] & 0xC0) == 0x80)
+            i++;
+        cols--;
+    }
+    return i;
+}
+
+static void put_cell(sink *k, const char *s, size_t w, int right)
+{
+    size_t sw = width(s), pad = sw < w ? w - sw : 0;
+    if (right)
+        put_spaces(k, pad);
+    put_str(k, s);
+    if (!right)
+        put_spaces(k, pad);
+}
+
+/* ---- numbers ----------------------------------------------------- */
+
+/* Milliseconds to the microsecond; shorter times keep three digits
+ * rather than reading as a misleading 0.000. */
+static void fmt_ms(char *b, double v)
+{
+    if (v == 0 || fabs(v) >= 0.0005)
+        snprintf(b, CELL, "%.3f", v);
+    else
+        snprintf(b, CELL, "%.3g", v);
+}
+
+/* A rate (GB/s, GFLOP/s); blank when zero, as nothing was declared. */
+static void fmt_rate(char *b, double v)
+{
+    if (v == 0)
+        b[0] = '\0';
+    else if (v >= 100)
+        snprintf(b, CELL, "%.1f", v);
+    else if (v >= 0.01)
+        snprintf(b, CELL, "%.2f", v);
+    else
+        snprintf(b, CELL, "%.3g", v);
+}
+
+/* Bytes in decimal units, to match GB/s being 1e9 bytes per second. */
+static void fmt_bytes(char *b, double v)
+{
+    static const char *const unit[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+    int u = 0;
+    while (v >= 1000 && u < 5) {
+        v /= 1000;
+        u++;
+    }
+    if (u == 0)
+        snprintf(b, CELL, "%.0f B", v);
+    else
+        snprintf(b, CELL, "%.1f %s", v, unit[u]);
+}
+
+static void fmt_pct(char *b, double v)
+{
+    snprintf(b, CELL, "%.1f%%", v);
+}
+
+/* ---- rows -------------------------------------------------------- */
+
+enum { C_CALLS, C_TOTAL, C_PPARENT, C_PTOTAL, C_FIRST, C_LATER, C_READ, C_WRITE, C_GFLOPS,
+       NCOL };
+
+typedef struct row {
+    const pt_section *s;
+    pt_section_stats st;
+    char *label;              /* the clean title (tree) or path (table) */
+    char cell[NCOL][CELL];
+} row;
+
+typedef struct rows {
+    row *v;
+    size_t n, cap;
+} rows;
+
+static void rows_free(rows *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i].label);
+    free(r->v);
+}
+
+static char *path_dup(const pt_section *s)
+{
+    int n = pt_section_path(s, NULL, 0);
+    char *raw, *clean;
+
+    if (n < 0)
+        return NULL;
+    raw = malloc((size_t)n + 1);
+    if (!raw)
+        return NULL;
+    pt_section_path(s, raw, (size_t)n + 1);
+    clean = clean_dup(raw);
+    free(raw);
+    return clean;
+}
+
+static int rows_add(const pt_timing *t, rows *r, const pt_section *s, int paths)
+{
+    row *w;
+
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 32;
+        row *v = realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        r->v = v;
+        r->cap = cap;
+    }
+    w = &r->v[r->n];
+    memset(w->cell, 0, sizeof w->cell);
+    w->s = s;
+    pt__stats_of(t, s, &w->st);
+    w->label = paths ? path_dup(s) : clean_dup(s->name);
+    if (!w->label)
+        return PT_ENOMEM;
+    r->n++;
+    return 0;
+}
+
+/* The sections to show, depth first, siblings in the order asked. When
+ * the sorted copy cannot be allocated the siblings are taken in order of
+ * first start: a report in the wrong order beats no report. */
+static int collect(const pt_timing *t, const pt_section *parent, const pt_log_opts *o,
+                   int paths, rows *r)
+{
+    const pt_section **kids = NULL;
+    const pt_section *c;
+    size_t n, i = 0;
+    int rc = 0;
+
+    if (o->max_depth > 0 && parent->depth + 1 > o->max_depth)
+        return 0;
+    n = pt__sorted_children(parent, o->sort, &kids);
+    c = kids ? (n ? kids[0] : NULL) : parent->child;
+    while (c && rc == 0) {
+        rc = rows_add(t, r, c, paths);
+        if (rc == 0)
+            rc = collect(t, c, o, paths, r);
+        c = kids ? (++i < n ? kids[i] : NULL) : c->next;
+    }
+    free(kids);
+    return rc;
+}
+
+/* ---- header and footer ------------------------------------------- */
+
+static void header(pt_timing *t, sink *k, const pt_run_stats *rs)
+{
+    char ms[CELL];
+
+    fmt_ms(ms, rs->total_ms);
+    put_str(k, "ptkit report \"");
+    put_clean(k, t->name);
+    put(k, "\": %zu section%s, %s ms total, clock %s", rs->section_count,
+        rs->section_count == 1 ? "" : "s", ms, rs->clock);
+    if (strcmp(rs->clock, "tsc") == 0)
+        put(k, " at %.3f GHz", rs->clock_ghz);
+    emit(k);
+
+    if (t->gpu_fallback) {
+        put_str(k, "  note: GPU sections timed by the CPU clock (no CUDA device/driver)");
+        emit(k);
+    }
+    /* The conversion of device cycles is stated whenever a fold used it,
+     * with how many blocks went each way, so a reader can judge the
+     * per-block times below. */
+    if (t->dev_clock.calibrated) {
+        const pt_dev_clock *c = &t->dev_clock;
+        put_str(k, "  device clock: ");
+        put_clean(k, c->device_name[0] ? c->device_name : "unknown device");
+        if (c->device >= 0)
+            put(k, " (device %d)", c->device);
+        put(k, ", SM clock %.3f GHz calibrated, globaltimer tick %.0f ns; "
+               "%lld block%s timed by their own measured rate, %lld by the calibrated rate",
+            c->cycles_per_ns, c->tick_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s",
+            c->blocks_cal);
+        emit(k);
+    }
+    if (rs->dropped > 0) {
+        put(k, "  note: %" PRIu64 " device trace event%s dropped (trace buffers full)",
+            rs->dropped, rs->dropped == 1 ? "" : "s");
+        emit(k);
+    }
+}
+
+static void footer(pt_timing *t, sink *k, const pt_run_stats *rs, const char *stack)
+{
+    if (rs->open_count > 0) {
+        put(k, "%zu section%s open at report time: ", rs->open_count,
+            rs->open_count == 1 ? "" : "s");
+        put_clean(k, stack);
+        emit(k);
+    }
+    if (rs->error_count > 0) {
+        put(k, "%" PRIu64 " error%s; last: ", rs->error_count, rs->error_count == 1 ? "" : "s");
+        put_clean(k, pt_last_error(t));
+        emit(k);
+    }
+}
+
+static void rule(sink *k, char c, size_t n)
+{
+    if (reserve(k, n) < 0)
+        return;
+    memset(k->buf + k->len, c, n);
+    k->len += n;
+    k->buf[k->len] = '\0';
+    emit(k);
+}
+
+/* ---- the tree ---------------------------------------------------- */
+
+static const char *marks_of(const pt_section_stats *st)
+{
+    if (st->gpu && st->open)
+        return " [gpu] [open]";
+    if (st->gpu)
+        return " [gpu]";
+    if (st->open)
+        return " [open]";
+    return "";
+}
+
+static void put_name(sink *k, size_t indent, const char *label, const char *marks, size_t w)
+{
+    size_t lw = width(label), mw = width(marks), used;
+    size_t avail = w > indent + mw ? w - indent - mw : 0;
+
+    put_spaces(k, indent);
+    if (lw <= avail) {
+        put_str(k, label);
+        used = indent + lw;
+    } else {
+        /* Keep a few characters of a very deep title rather than none. */
+        if (avail < 4)
+            avail = 4;
+        put_n(k, label, prefix_bytes(label, avail - 1));
+        put_str(k, "\xE2\x80\xA6"); /* U+2026 HORIZONTAL ELLIPSIS */
+        used = indent + avail;
+    }
+    put_str(k, marks);
+    used += mw;
+    if (used < w)
+        put_spaces(k, w - used);
+}
+
+static void tree_cells(row *w)
+{
+    const pt_section_stats *st = &w->st;
+
+    snprintf(w->cell[C_CALLS], CELL, "%" PRIu64, st->count);
+    fmt_ms(w->cell[C_TOTAL], st->total_ms);
+    fmt_pct(w->cell[C_PPARENT], st->pct_parent);
+    fmt_pct(w->cell[C_PTOTAL], st->pct_total);
+    fmt_ms(w->cell[C_FIRST], st->first_ms);
+    if (st->count > 1) {
+        char m[CELL], sd[CELL], lo[CELL], hi[CELL];
+        fmt_ms(m, st->mean_ms);
+        fmt_ms(sd, st->stddev_ms);
+        fmt_ms(lo, st->min_ms);
+        fmt_ms(hi, st->max_ms);
+        snprintf(w->cell[C_LATER], CELL, "%.20s \xC2\xB1 %.20s (%.20s, %.20s)", m, sd, lo, hi);
+    }
+    fmt_rate(w->cell[C_READ], st->read_gbs);
+    fmt_rate(w->cell[C_WRITE], st->write_gbs);
+    fmt_rate(w->cell[C_GFLOPS], st->gflops);
+}
+
+/* The lines under a row: transfers per direction, and for a folded
+ * phase the per-block figures that show how evenly the grid worked. */
+static void tree_extra(sink *k, const row *w, size_t indent)
+{
+    static const char *const dir[3] = { "H2D", "D2H", "D2D" };
+    const pt_section_stats *st = &w->st;
+    char a[CELL], b[CELL], c[CELL];
+
+    for (int i = 0; i < 3; i++) {
+        if (st->xfer_bytes[i] <= 0)
+            continue;
+        fmt_bytes(b, st->xfer_bytes[i]);
+        put_spaces(k, indent + 4);
+        if (st->xfer_gbs[i] > 0) {
+            fmt_rate(a, st->xfer_gbs[i]);
+            put(k, "%s %s GB/s (%s)", dir[i], a, b);
+        } else {
+            put(k, "%s (%s, no time)", dir[i], b);
+        }
+        emit(k);
+    }
+    if (st->phase && st->blocks > 0) {
+        fmt_ms(a, st->block_mean_ms);
+        fmt_ms(b, st->block_min_ms);
+        fmt_ms(c, st->block_max_ms);
+        put_spaces(k, indent + 4);
+        put(k, "per block: mean %s ms, min %s ms, max %s ms, imbalance %.2f (max/mean); "
+               "%" PRIu64 " block%s, %.17g hits",
+            a, b, c, st->imbalance, st->blocks, st->blocks == 1 ? "" : "s", st->hits);
+        emit(k);
+    }
+}
+
+static void view_tree(sink *k, rows *r, const pt_log_opts *o)
+{
+    static const char *const head[NCOL] = { "Calls", "Total ms", "% parent", "% total",
+                                            "First ms", "Later: mean \xC2\xB1 sd (min, max)",
+                                            "Read GB/s", "Write GB/s", "GFLOP/s" };
+    size_t w[NCOL], name_w = strlen("Section"), total_w;
+    int show[NCOL];
+
+    for (int c = 0; c < NCOL; c++) {
+        show[c] = o->percentages || (c != C_PPARENT && c != C_PTOTAL);
+        w[c] = width(head[c]);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        row *x = &r->v[i];
+        size_t nw = (size_t)(x->st.depth - 1) * 2 + width(x->label) + width(marks_of(&x->st));
+        tree_cells(x);
+        if (nw > name_w)
+            name_w = nw;
+        for (int c = 0; c < NCOL; c++)
+            if (width(x->cell[c]) > w[c])
+                w[c] = width(x->cell[c]);
+    }
+    if (name_w > NAME_MAX_W)
+        name_w = NAME_MAX_W;
+
+    total_w = name_w;
+    put_cell(k, "Section", name_w, 0);
+    for (int c = 0; c < NCOL; c++) {
+        if (!show[c])
+            continue;
+        put_str(k, GAP);
+        put_cell(k, head[c], w[c], c != C_LATER);
+        total_w += strlen(GAP) + w[c];
+    }
+    emit(k);
+    rule(k, '-', total_w);
+
+    for (size_t i = 0; i < r->n; i++) {
+        row *x = &r->v[i];
+        size_t indent = (size_t)(x->st.depth - 1) * 2;
+        put_name(k, indent, x->label, marks_of(&x->st), name_w);
+        for (int c = 0; c < NCOL; c++) {
+            if (!show[c])
+                continue;
+            put_str(k, GAP);
+            put_cell(k, x->cell[c], w[c], c != C_LATER);
+        }
+        emit(k);
+        tree_extra(k, x, indent);
+    }
+}
+
+/* ---- the flat table ---------------------------------------------- */
+
+enum { T_CALLS, T_TOTAL, T_MEAN, T_MIN, T_MAX, TCOL };
+
+/* The table's figures are over all occurrences, the first included,
+ * where pt_section_stats keeps the first apart from the rest. */
+static void table_cells(row *w)
+{
+    const pt_section_stats *st = &w->st;
+    double lo = st->first_ms, hi = st->first_ms;
+
+    if (st->count > 1) {
+        lo = st->min_ms < lo ? st->min_ms : lo;
+        hi = st->max_ms > hi ? st->max_ms : hi;
+    }
+    snprintf(w->cell[T_CALLS], CELL, "%" PRIu64, st->count);
+    snprintf(w->cell[T_TOTAL], CELL, "%.3f", st->total_ms);
+    snprintf(w->cell[T_MEAN], CELL, "%.3f", st->count ? st->total_ms / (double)st->count : 0);
+    snprintf(w->cell[T_MIN], CELL, "%.3f", lo);
+    snprintf(w->cell[T_MAX], CELL, "%.3f", hi);
+}
+
+static void view_table(sink *k, rows *r, const pt_run_stats *rs)
+{
+    static const char *const head[TCOL] = { "Calls", "Total (ms)", "Mean (ms)", "Min (ms)",
+                                            "Max (ms)" };
+    size_t w[TCOL], name_w = strlen("Section"), total_w;
+    char total[CELL];
+
+    snprintf(total, CELL, "%.3f", rs->total_ms);
+    for (int c = 0; c < TCOL; c++)
+        w[c] = strlen(head[c]);
+    if (strlen(total) > w[T_TOTAL])
+        w[T_TOTAL] = strlen(total);
+    for (size_t i = 0; i < r->n; i++) {
+        row *x = &r->v[i];
+        table_cells(x);
+        if (width(x->label) > name_w)
+            name_w = width(x->label);
+        for (int c = 0; c < TCOL; c++)
+            if (strlen(x->cell[c]) > w[c])
+                w[c] = strlen(x->cell[c]);
+    }
+    total_w = name_w;
+    for (int c = 0; c < TCOL; c++)
+        total_w += strlen(GAP) + w[c];
+
+    rule(k, '=', total_w);
+    put_cell(k, "Section", name_w, 0);
+    for (int c = 0; c < TCOL; c++) {
+        put_str(k, GAP);
+        put_cell(k, head[c], w[c], 1);
+    }
+    emit(k);
+    rule(k, '-', total_w);
+    for (size_t i = 0; i < r->n; i++) {
+        row *x = &r->v[i];
+        put_cell(k, x->label, name_w, 0);
+        for (int c = 0; c < TCOL; c++) {
+            put_str(k, GAP);
+            put_cell(k, x->cell[c], w[c], 1);
+        }
+        if (x->st.open)
+            put_str(k, GAP "[open]");
+        emit(k);
+    }
+    rule(k, '-', total_w);
+    put_cell(k, "TOTAL", name_w, 0);
+    put_str(k, GAP);
+    put_spaces(k, w[T_CALLS]);
+    put_str(k, GAP);
+    put_cell(k, total, w[T_TOTAL], 1);
+    emit(k);
+    rule(k, '=', total_w);
+}
+
+/* ---- bottlenecks ------------------------------------------------- */
+
+static int view_bottlenecks(pt_timing *t, sink *k, const pt_log_opts *o, const pt_run_stats *rs)
+{
+    size_t top = o->top > 0 ? (size_t)o->top : 10, n;
+    const pt_section **v = malloc(top * sizeof *v);
+    rows r = { 0 };
+    int rc = 0;
+
+    if (!v)
+        return PT_ENOMEM;
+    n = pt_bottlenecks(t, top, v);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = rows_add(t, &r, v[i], 1);
+    free(v);
+    if (rc == 0) {
+        static const char *const head[] = { "Rank", "Section", "Self ms", "% of whole",
+                                            "Calls" };
+        size_t w[5], total_w = 0;
+        for (int c = 0; c < 5; c++)
+            w[c] = strlen(head[c]);
+        for (size_t i = 0; i < r.n; i++) {
+            row *x = &r.v[i];
+            double pct = rs->total_ms > 0 ? 100.0 * x->st.self_ms / rs->total_ms : 0;
+            snprintf(x->cell[0], CELL, "%zu", i + 1);
+            fmt_ms(x->cell[2], x->st.self_ms);
+            fmt_pct(x->cell[3], pct);
+            snprintf(x->cell[4], CELL, "%" PRIu64, x->st.count);
+            for (int c = 0; c < 5; c++) {
+                size_t cw = c == 1 ? width(x->label) : strlen(x->cell[c]);
+                if (cw > w[c])
+                    w[c] = cw;
+            }
+        }
+        for (int c = 0; c < 5; c++) {
+            if (c)
+                put_str(k, GAP);
+            put_cell(k, head[c], w[c], c != 1);
+        }
+        emit(k);
+        for (int c = 0; c < 5; c++)
+            total_w += w[c] + (c ? strlen(GAP) : 0);
+        rule(k, '-', total_w);
+        for (size_t i = 0; i < r.n; i++) {
+            row *x = &r.v[i];
+            for (int c = 0; c < 5; c++) {
+                if (c)
+                    put_str(k, GAP);
+                put_cell(k, c == 1 ? x->label : x->cell[c], w[c], c != 1);
+            }
+            emit(k);
+        }
+    }
+    rows_free(&r);
+    return rc;
+}
+
+/* ---- the report -------------------------------------------------- */
+
+static int check_opts(pt_timing *t, const pt_log_opts *o, const char *fn)
+{
+    if (o->view < PT_VIEW_TREE || o->view > PT_VIEW_BOTTLENECKS)
+        return pt__fail(t, PT_EINVAL, "%s: unknown view %d", fn, o->view);
+    if (o->sort < PT_SORT_ORDER || o->sort > PT_SORT_NAME)
+        return pt__fail(t, PT_EINVAL, "%s: unknown sort %d", fn, o->sort);
+    if (o->max_depth < 0 || o->top < 0)
+        return pt__fail(t, PT_EINVAL, "%s: max_depth (%d) and top (%d) must be >= 0", fn,
+                        o->max_depth, o->top);
+    return 0;
+}
+
+static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, const char *name)
+{
+    sink k = { .fn = fn, .ctx = ctx };
+    rows r = { 0 };
+    pt_run_stats rs;
+    char stack[256];
+    int rc = 0;
+
+    pt__gpu_resolve(t);
+    rs = pt_stats(t);
+    pt__stack_str(t, stack, sizeof stack);
+
+    header(t, &k, &rs);
+    if (o->view == PT_VIEW_BOTTLENECKS) {
+        rc = view_bottlenecks(t, &k, o, &rs);
+    } else {
+        rc = collect(t, &t->root, o, o->view == PT_VIEW_TABLE, &r);
+        if (rc == 0 && o->view == PT_VIEW_TABLE)
+            view_table(&k, &r, &rs);
+        else if (rc == 0 && r.n == 0) {
+            put_str(&k, "(no sections)");
+            emit(&k);
+        } else if (rc == 0) {
+            view_tree(&k, &r, o);
+        }
+    }
+    rows_free(&r);
+    if (rc == 0)
+        footer(t, &k, &rs, stack);
+    free(k.buf);
+
+    if (rc < 0 || k.oom)
+        return pt__fail(t, PT_ENOMEM, "%s: out of memory while building the report", name);
+    if (rs.open_count > 0)
+        return pt__fail(t, PT_EOPEN, "%s: report made with %zu section%s open (open: %s)", name,
+                        rs.open_count, rs.open_count == 1 ? "" : "s", stack);
+    return 0;
+}
+
+static const pt_log_opts default_opts;
+
+int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o)
+{
+    int rc;
+
+    if (!t)
+        return 0;
+    if (!fn)
+        return pt__fail(t, PT_EINVAL, "pt_log_fn: NULL line function");
+    if (!o)
+        o = &default_opts;
+    rc = check_opts(t, o, "pt_log_fn");
+    if (rc)
+        return rc;
+    return report(t, fn, ctx, o, "pt_log_fn");
+}
+
+typedef struct file_sink {
+    FILE *f;
+    int err;
+} file_sink;
+
+/* After the first failed write the rest of the report is dropped: the
+ * stream is broken and retrying would only repeat the error. */
+static void file_line(void *ctx, const char *line)
+{
+    file_sink *fs = ctx;
+    if (fs->err)
+        return;
+    if (fputs(line, fs->f) == EOF || putc('\n', fs->f) == EOF)
+        fs->err = errno ? errno : EIO;
+}
+
+int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o)
+{
+    file_sink fs;
+    int rc;
+
+    if (!t)
+        return 0;
+    if (!f)
+        return pt__fail(t, PT_EINVAL, "pt_log: NULL FILE");
+    if (!o)
+        o = &default_opts;
+    rc = check_opts(t, o, "pt_log");
+    if (rc)
+        return rc;
+    fs.f = f;
+    fs.err = 0;
+    rc = report(t, file_line, &fs, o, "pt_log");
+    /* A buffered stream reports a full disk or a closed pipe only when
+     * flushed, so flush here to return the error to the caller. */
+    if (!fs.err && fflush(f) != 0)
+        fs.err = errno ? errno : EIO;
+    if (fs.err)
+        return pt__fail(t, PT_EIO, "pt_log: writing the report failed: %s", strerror(fs.err));
+    return rc;
+}

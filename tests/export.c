@@ -1,0 +1,649 @@
+/* The CSV and JSON exports: read back field by field against
+ * pt_section_get(), on a manual clock; and the atomic write: failures leave
+ * nothing behind, an existing file is replaced whole. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "../host/pt_internal.h"
+
+static test_clock clk;
+static pt_timing *t;
+static char dir[64];
+
+static void setup(void)
+{
+    t = test_timing(&clk, "export", PT_CPU);
+    cr_assert_not_null(t, "pt_create failed");
+    snprintf(dir, sizeof dir, "/tmp/ptkit-export-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char sub[512];
+
+    if (d) {
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            remove_tree(sub);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void teardown(void)
+{
+    pt_destroy(t);
+    remove_tree(dir);
+}
+
+TestSuite(export, .init = setup, .fini = teardown);
+
+#define MS 1000000 /* ns */
+
+static char *in_dir(const char *name)
+{
+    static char buf[4][256];
+    static int next;
+    char *b = buf[next++ % 4];
+    snprintf(b, 256, "%s/%s", dir, name);
+    return b;
+}
+
+/* Entries in d, "." and ".." not counted; names whose start is `prefix`. */
+static int entries(const char *d, const char *prefix)
+{
+    DIR *dp = opendir(d);
+    struct dirent *e;
+    int n = 0;
+
+    cr_assert_not_null(dp, "opendir(%s): %s", d, strerror(errno));
+    while ((e = readdir(dp)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            n++;
+    closedir(dp);
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    cr_assert_not_null(f, "fopen(%s): %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n, "read %s", path);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* A frame with nesting, repeats, every metric and a transfer:
+ * frame (2x) > solve (3x per frame) ; frame > upload ; then "post". */
+static void workload(void)
+{
+    for (int i = 0; i < 2; i++) {
+        pt_start(t, "frame", .flops = 7);
+        for (int j = 0; j < 3; j++)
+            TEST_SPAN(t, &clk, "solve", (1 + i + j) * MS, .read = 1e6, .written = 5e5,
+                      .flops = 3e8);
+        pt_start(t, "upload");
+        pt_transfer(t, 4e6, PT_H2D);
+        pt_transfer(t, 1e6, PT_D2H);
+        clk.now += 2 * MS;
+        pt_stop(t, "upload");
+        clk.now += MS / 3;
+        pt_stop(t, "frame");
+    }
+    TEST_SPAN(t, &clk, "post", 7 * MS);
+}
+
+/* ---- a tiny CSV reader (RFC 4180) -------------------------------- */
+
+typedef struct csv {
+    char ***rows;   /* rows[r][c] */
+    int *ncols;
+    int nrows;
+} csv;
+
+static void csv_free(csv *c)
+{
+    for (int r = 0; r < c->nrows; r++) {
+        for (int k = 0; k < c->ncols[r]; k++)
+            free(c->rows[r][k]);
+        free(c->rows[r]);
+    }
+    free(c->rows);
+    free(c->ncols);
+}
+
+static csv csv_parse(const char *s)
+{
+    csv c = { 0 };
+    char field[4096];
+    size_t fl = 0;
+    int quoted = 0, at_start = 1;
+
+    c.rows = calloc(1, sizeof *c.rows);
+    c.ncols = calloc(1, sizeof *c.ncols);
+    while (*s) {
+        int r = c.nrows;
+        if (at_start) {
+            c.rows = realloc(c.rows, (size_t)(r + 1) * sizeof *c.rows);
+            c.ncols = realloc(c.ncols, (size_t)(r + 1) * sizeof *c.ncols);
+            c.rows[r] = NULL;
+            c.ncols[r] = 0;
+            at_start = 0;
+        }
+        char ch = *s++;
+        if (quoted) {
+            if (ch == '"' && *s == '"') {
+                field[fl++] = '"';
+                s++;
+            } else if (ch == '"') {
+                quoted = 0;
+            } else {
+                field[fl++] = ch;
+            }
+            continue;
+        }
+        if (ch == '"') {
+            quoted = 1;
+        } else if (ch == ',' || ch == '\n') {
+            c.rows[r] = realloc(c.rows[r], (size_t)(c.ncols[r] + 1) * sizeof **c.rows);
+            c.rows[r][c.ncols[r]++] = strndup(field, fl);
+            fl = 0;
+            if (ch == '\n') {
+                c.nrows++;
+                at_start = 1;
+            }
+        } else {
+            field[fl++] = ch;
+        }
+        cr_assert_lt(fl, sizeof field, "field too long");
+    }
+    cr_assert(at_start, "the file ends with a complete record");
+    return c;
+}
+
+static const char *const csv_columns[] = {
+    "path", "name", "depth", "kind", "open", "count", "total_ms", "self_ms", "first_ms",
+    "mean_ms", "stddev_ms", "min_ms", "max_ms", "pct_parent", "pct_total", "read_bytes",
+    "written_bytes", "flops", "read_gbs", "write_gbs", "gflops", "h2d_bytes", "d2h_bytes",
+    "d2d_bytes", "h2d_gbs", "d2h_gbs", "d2d_gbs", "blocks", "hits", "block_mean_ms",
+    "block_min_ms", "block_max_ms", "imbalance"
+};
+#define NCSV ((int)(sizeof csv_columns / sizeof csv_columns[0]))
+
+/* The figures of a section by the export's column names. */
+static double figure(const pt_section_stats *s, const char *name)
+{
+    static const struct { const char *name; size_t off; } map[] = {
+#define F(x) { #x, offsetof(pt_section_stats, x) }
+        F(total_ms), F(self_ms), F(first_ms), F(mean_ms), F(stddev_ms), F(min_ms), F(max_ms),
+        F(pct_parent), F(pct_total), F(read_bytes), F(written_bytes), F(flops), F(read_gbs),
+        F(write_gbs), F(gflops), F(hits), F(block_mean_ms), F(block_min_ms), F(block_max_ms),
+        F(imbalance),
+#undef F
+        { "h2d_bytes", offsetof(pt_section_stats, xfer_bytes[0]) },
+        { "d2h_bytes", offsetof(pt_section_stats, xfer_bytes[1]) },
+        { "d2d_bytes", offsetof(pt_section_stats, xfer_bytes[2]) },
+        { "h2d_gbs", offsetof(pt_section_stats, xfer_gbs[0]) },
+        { "d2h_gbs", offsetof(pt_section_stats, xfer_gbs[1]) },
+        { "d2d_gbs", offsetof(pt_section_stats, xfer_gbs[2]) },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i].name, name) == 0)
+            return *(const double *)((const char *)s + map[i].off);
+    cr_assert_fail("no figure \"%s\"", name);
+    return 0;
+}
+
+static int is_double_column(const char *name)
+{
+    return strcmp(name, "path") && strcmp(name, "name") && strcmp(name, "depth") &&
+           strcmp(name, "kind") && strcmp(name, "open") && strcmp(name, "count") &&
+           strcmp(name, "blocks");
+}
+
+static pt_section_stats stats_of(const char *path)
+{
+    pt_section_stats s;
+    const pt_section *sec = pt_find(t, path);
+    cr_assert_not_null(sec, "pt_find(\"%s\")", path);
+    cr_assert_eq(pt_section_get(t, sec, &s), 0, "pt_section_get");
+    return s;
+}
+
+/* ---- CSV --------------------------------------------------------- */
+
+Test(export, csv_header_names_every_column)
+{
+    workload();
+    int rc = pt_export_csv(t, in_dir("perf.csv"));
+    cr_assert_eq(rc, 0, "pt_export_csv: %s (%s)", pt_strerror(rc), pt_last_error(t));
+    char *text = slurp(in_dir("perf.csv"));
+    csv c = csv_parse(text);
+    cr_assert_eq(c.ncols[0], NCSV, "%d columns", c.ncols[0]);
+    for (int k = 0; k < NCSV; k++)
+        cr_assert_str_eq(c.rows[0][k], csv_columns[k], "column %d", k);
+    cr_assert_eq(c.nrows, 1 + 4, "a header and a row per section");
+    for (int r = 1; r < c.nrows; r++)
+        cr_assert_eq(c.ncols[r], NCSV, "row %d has every column", r);
+    csv_free(&c);
+    free(text);
+}
+
+Test(export, csv_rows_hold_the_exact_figures)
+{
+    static const char *const order[] = { "frame", "frame/solve", "frame/upload", "post" };
+    workload();
+    cr_assert_eq(pt_export_csv(t, in_dir("perf.csv")), 0, "pt_export_csv: %s", pt_last_error(t));
+    char *text = slurp(in_dir("perf.csv"));
+    csv c = csv_parse(text);
+
+    for (int r = 1; r < c.nrows; r++) {
+        char **row = c.rows[r];
+        cr_assert_str_eq(row[0], order[r - 1], "depth first, order of first start");
+        pt_section_stats s = stats_of(row[0]);
+        cr_assert_str_eq(row[1], s.name, "name");
+        cr_assert_eq(atoi(row[2]), s.depth, "%s: depth", row[0]);
+        cr_assert_str_eq(row[3], "cpu", "%s: kind", row[0]);
+        cr_assert_str_eq(row[4], "0", "%s: not open", row[0]);
+        cr_assert_eq(strtoull(row[5], NULL, 10), s.count, "%s: count", row[0]);
+        cr_assert_eq(strtoull(row[27], NULL, 10), s.blocks, "%s: blocks", row[0]);
+        for (int k = 0; k < NCSV; k++) {
+            if (!is_double_column(csv_columns[k]))
+                continue;
+            double want = figure(&s, csv_columns[k]), got = strtod(row[k], NULL);
+            cr_assert(got == want, "%s: %s is %.17g, written \"%s\"", row[0], csv_columns[k],
+                      want, row[k]);
+        }
+    }
+    /* Spot checks against hand arithmetic, so the comparison above is not
+     * only of the library with itself. */
+    pt_section_stats s = stats_of("frame/solve");
+    cr_assert_eq(s.count, 6, "3 solves in each of 2 frames");
+    cr_assert_eq(s.total_ms, 15.0, "1+2+3 + 2+3+4 ms");
+    cr_assert_eq(strtod(c.rows[2][17], NULL), 1.8e9, "flops column: 6 x 3e8");
+    cr_assert_eq(strtod(c.rows[3][21], NULL), 8e6, "h2d_bytes column: 2 x 4 MB");
+    cr_assert_eq(strtod(c.rows[3][24], NULL), 2.0, "h2d_gbs column: 8 MB in 4 ms");
+    csv_free(&c);
+    free(text);
+}
+
+Test(export, csv_quotes_fields_and_escapes_slashes_in_paths)
+{
+    const char *title = "a,\"b\"\nc/d";
+    TEST_SPAN(t, &clk, title, MS);
+    cr_assert_eq(pt_export_csv(t, in_dir("q.csv")), 0, "pt_export_csv: %s", pt_last_error(t));
+    char *text = slurp(in_dir("q.csv"));
+    cr_assert_not_null(strstr(text, "\n\"a,\"\"b\"\"\nc\\/d\",\"a,\"\"b\"\"\nc/d\","),
+                       "RFC 4180 quoting, quotes doubled: %s", text);
+    csv c = csv_parse(text);
+    cr_assert_eq(c.nrows, 2, "the newline inside quotes does not split the record");
+    cr_assert_str_eq(c.rows[1][1], title, "the name reads back byte for byte");
+    cr_assert_str_eq(c.rows[1][0], "a,\"b\"\nc\\/d", "the path as pt_section_path gives it");
+    cr_assert_not_null(pt_find(t, c.rows[1][0]), "and pt_find takes it back");
+    csv_free(&c);
+    free(text);
+}
+
+Test(export, csv_with_open_sections_is_complete_and_eopen)
+{
+    workload();
+    pt_start(t, "outer");
+    TEST_SPAN(t, &clk, "inner done", MS);
+    int rc = pt_export_csv(t, in_dir("open.csv"));
+    cr_assert_eq(rc, PT_EOPEN, "open sections: %s", pt_strerror(rc));
+    cr_assert_eq(pt_error_count_of(t, PT_EOPEN), 1, "counted once");
+    cr_assert_not_null(strstr(pt_last_error(t), "(open: outer)"), "%s", pt_last_error(t));
+    char *text = slurp(in_dir("open.csv"));
+    csv c = csv_parse(text);
+    cr_assert_eq(c.nrows, 1 + 6, "every section, the open one included");
+    cr_assert_str_eq(c.rows[5][0], "outer", "the open section's row");
+    cr_assert_str_eq(c.rows[5][4], "1", "marked open");
+    cr_assert_str_eq(c.rows[6][0], "outer/inner done", "its finished child");
+    csv_free(&c);
+    free(text);
+    cr_assert_eq(entries(dir, "open.csv."), 0, "no temporary file left");
+}
+
+/* ---- JSON -------------------------------------------------------- */
+
+static json_t *load(const char *path)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    cr_assert_not_null(j, "json_load_file(%s): %s at line %d", path, err.text, err.line);
+    return j;
+}
+
+static json_t *member(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    cr_assert_not_null(v, "member \"%s\" is present", k);
+    return v;
+}
+
+Test(export, json_top_level_describes_the_run)
+{
+    workload();
+    pt_stop(t, "nothing open");
+    int rc = pt_export_json(t, in_dir("perf.json"));
+    cr_assert_eq(rc, 0, "pt_export_json: %s (%s)", pt_strerror(rc), pt_last_error(t));
+    json_t *j = load(in_dir("perf.json"));
+    pt_run_stats rs = pt_stats(t);
+
+    cr_assert_eq(json_integer_value(member(j, "schema")), PT_JSON_SCHEMA, "schema");
+    cr_assert_str_eq(json_string_value(member(j, "tool")), "ptkit", "tool");
+    cr_assert_str_eq(json_string_value(member(j, "version")), pt_version(), "version");
+    cr_assert_str_eq(json_string_value(member(j, "name")), "export", "name");
+    cr_assert(json_is_string(member(j, "created")), "created");
+    cr_assert_str_eq(json_string_value(member(member(j, "units"), "time")), "ms", "units");
+    json_t *clock = member(j, "clock");
+    cr_assert_str_eq(json_string_value(member(clock, "kind")), "user", "clock kind");
+    cr_assert(json_is_null(member(clock, "ghz")), "no rate for a user clock");
+    json_t *st = member(j, "stats");
+    cr_assert_eq(json_integer_value(member(st, "section_count")), 4, "section_count");
+    cr_assert(json_number_value(member(st, "total_ms")) == rs.total_ms, "total_ms exactly");
+    cr_assert_eq(json_integer_value(member(st, "error_count")), 1, "error_count");
+    cr_assert(json_is_false(member(st, "gpu_timing")), "gpu_timing");
+    cr_assert(json_is_false(member(st, "gpu_fallback")), "gpu_fallback");
+    cr_assert_eq(json_integer_value(member(st, "open_count")), 0, "open_count");
+    cr_assert_eq(json_integer_value(member(st, "dropped")), 0, "dropped");
+    cr_assert(json_is_null(member(j, "device_clock")), "no device clock before a fold");
+    json_t *errs = member(j, "errors");
+    cr_assert_eq(json_integer_value(member(errs, "count")), 1, "errors.count");
+    cr_assert_str_eq(json_string_value(member(errs, "last")), pt_last_error(t), "errors.last");
+    cr_assert_eq(json_integer_value(member(member(errs, "by_code"), "PT_ENOSTART")), 1,
+                 "errors.by_code names the code");
+    cr_assert_eq(json_object_size(member(errs, "by_code")), 1, "only codes that happened");
+    cr_assert_eq(json_array_size(member(j, "sections")), 2, "two top-level sections");
+    json_decref(j);
+}
+
+static const char *const json_ints[] = { "depth", "count", "blocks" };
+
+/* Checks one section object and its children against the timing. */
+static void check_section(json_t *o, int depth)
+{
+    const char *path = json_string_value(member(o, "path"));
+    pt_section_stats s = stats_of(path);
+
+    cr_assert_str_eq(json_string_value(member(o, "name")), s.name, "%s: name", path);
+    cr_assert_eq(json_integer_value(member(o, "depth")), depth, "%s: depth", path);
+    cr_assert_str_eq(json_string_value(member(o, "kind")), s.gpu ? "gpu" : "cpu", "%s: kind", path);
+    cr_assert(json_is_boolean(member(o, "open")) && json_is_true(member(o, "open")) == s.open,
+              "%s: open", path);
+    cr_assert_eq((uint64_t)json_integer_value(member(o, "count")), s.count, "%s: count", path);
+    cr_assert_eq((uint64_t)json_integer_value(member(o, "blocks")), s.blocks, "%s: blocks", path);
+    for (size_t i = 0; i < sizeof json_ints / sizeof json_ints[0]; i++)
+        cr_assert(json_is_integer(member(o, json_ints[i])), "%s: %s is an integer", path,
+                  json_ints[i]);
+    for (int k = 0; k < NCSV; k++) {
+        if (!is_double_column(csv_columns[k]))
+            continue;
+        double want = figure(&s, csv_columns[k]);
+        double got = json_number_value(member(o, csv_columns[k]));
+        cr_assert(got == want, "%s: %s is %.17g, read %.17g", path, csv_columns[k], want, got);
+    }
+    json_t *kids = member(o, "children");
+    cr_assert(json_is_array(kids), "%s: children is an array", path);
+    const pt_section *c = pt_section_child(pt_find(t, path));
+    for (size_t i = 0; i < json_array_size(kids); i++, c = pt_section_next(c)) {
+        cr_assert_not_null(c, "%s: no more children than the tree has", path);
+        json_t *k = json_array_get(kids, i);
+        cr_assert_str_eq(json_string_value(member(k, "name")), pt_section_name(c),
+                         "%s: children in order of first start", path);
+        check_section(k, depth + 1);
+    }
+    cr_assert_null(c, "%s: every child is exported", path);
+}
+
+Test(export, json_sections_nest_with_every_figure)
+{
+    workload();
+    cr_assert_eq(pt_export_json(t, in_dir("perf.json")), 0, "%s", pt_last_error(t));
+    json_t *j = load(in_dir("perf.json"));
+    json_t *secs = member(j, "sections");
+    cr_assert_str_eq(json_string_value(member(json_array_get(secs, 0), "name")), "frame",
+                     "first top-level section");
+    for (size_t i = 0; i < json_array_size(secs); i++)
+        check_section(json_array_get(secs, i), 1);
+    json_t *solve = json_array_get(member(json_array_get(secs, 0), "children"), 0);
+    cr_assert_eq(json_number_value(member(solve, "total_ms")), 15.0, "1+2+3 + 2+3+4 ms");
+    cr_assert_eq(json_number_value(member(solve, "first_ms")), 1.0, "the first solve");
+    cr_assert_eq(json_number_value(member(solve, "gflops")), 120.0, "1.8 GFLOP in 15 ms");
+    json_decref(j);
+}
+
+Test(export, json_strings_are_escaped_and_valid_utf8)
+{
+    const char *title = "say \"hi\"\\\n\tend \x01 caf\xC3\xA9 bad\xFF byte \xE2\x82 cut";
+    pt_timing *u = pt_create("run \"7\"\n", PT_CPU);
+    cr_assert_not_null(u, "pt_create");
+    pt_start(u, title);
+    pt_stop(u, title);
+    cr_assert_eq(pt_export_json(u, in_dir("esc.json")), 0, "%s", pt_last_error(u));
+    json_t *j = load(in_dir("esc.json")); /* fails on invalid UTF-8 or escapes */
+    cr_assert_str_eq(json_string_value(member(j, "name")), "run \"7\"\n", "the timing's name");
+    json_t *s = json_array_get(member(j, "sections"), 0);
+    cr_assert_str_eq(json_string_value(member(s, "name")),
+                     "say \"hi\"\\\n\tend \x01 caf\xC3\xA9 bad\xEF\xBF\xBD byte \xEF\xBF\xBD cut",
+                     "escapes read back; invalid bytes became U+FFFD, valid UTF-8 kept");
+    char *text = slurp(in_dir("esc.json"));
+    cr_assert_not_null(strstr(text, "\\u0001"), "a control character as \\u00XX");
+    free(text);
+    json_decref(j);
+    pt_destroy(u);
+}
+
+Test(export, json_states_device_clock_and_phase_kinds)
+{
+    pt_start_gpu(t, "step", 0);
+    TEST_SPAN(t, &clk, "angular", 3 * MS);
+    pt_stop_gpu(t, "step", 0);
+    pt_section *ph = (pt_section *)pt_find(t, "step/angular");
+    ph->kind = PT__K_PHASE;
+    ph->phase = calloc(1, sizeof *ph->phase);
+    cr_assert_not_null(ph->phase, "out of memory");
+    ph->phase->blocks = 4;
+    ph->phase->hits = 16;
+    ph->phase->block_sum_ns = 8 * MS;
+    ph->phase->block_min_ns = 1 * MS;
+    ph->phase->block_max_ns = 3 * MS;
+    t->dev_clock.calibrated = 1;
+    t->dev_clock.cycles_per_ns = 1.755;
+    t->dev_clock.tick_ns = 32;
+    t->dev_clock.blocks_own = 3;
+    t->dev_clock.blocks_cal = 1;
+    t->dev_clock.device = 0;
+    snprintf(t->dev_clock.device_name, sizeof t->dev_clock.device_name, "NVIDIA H100");
+    t->dropped = 5;
+
+    cr_assert_eq(pt_export_json(t, in_dir("dev.json")), 0, "%s", pt_last_error(t));
+    json_t *j = load(in_dir("dev.json"));
+    json_t *dc = member(j, "device_clock");
+    cr_assert(json_is_true(member(dc, "calibrated")), "calibrated");
+    cr_assert_eq(json_number_value(member(dc, "cycles_per_ns")), 1.755, "cycles_per_ns");
+    cr_assert_eq(json_number_value(member(dc, "tick_ns")), 32.0, "tick_ns");
+    cr_assert_eq(json_integer_value(member(dc, "blocks_own")), 3, "blocks_own");
+    cr_assert_eq(json_integer_value(member(dc, "blocks_cal")), 1, "blocks_cal");
+    cr_assert_eq(json_integer_value(member(dc, "device")), 0, "device");
+    cr_assert_str_eq(json_string_value(member(dc, "device_name")), "NVIDIA H100", "device_name");
+    cr_assert_eq(json_integer_value(member(member(j, "stats"), "dropped")), 5, "dropped");
+    cr_assert(json_is_true(member(member(j, "stats"), "gpu_fallback")), "gpu_fallback");
+    json_t *step = json_array_get(member(j, "sections"), 0);
+    cr_assert_str_eq(json_string_value(member(step, "kind")), "gpu", "the launch");
+    json_t *a = json_array_get(member(step, "children"), 0);
+    cr_assert_str_eq(json_string_value(member(a, "kind")), "phase", "the phase");
+    cr_assert_eq(json_integer_value(member(a, "blocks")), 4, "blocks");
+    cr_assert_eq(json_number_value(member(a, "block_mean_ms")), 2.0, "8 ms over 4 blocks");
+    cr_assert_eq(json_number_value(member(a, "imbalance")), 1.5, "3 ms max over 2 ms mean");
+    json_decref(j);
+    pt_export_csv(t, in_dir("dev.csv"));
+    char *text = slurp(in_dir("dev.csv"));
+    cr_assert_not_null(strstr(text, "\nstep/angular,angular,2,phase,0,1,"), "CSV kind: %s", text);
+    free(text);
+}
+
+Test(export, json_with_open_sections_is_complete_and_eopen)
+{
+    workload();
+    pt_start(t, "outer");
+    int rc = pt_export_json(t, in_dir("open.json"));
+    cr_assert_eq(rc, PT_EOPEN, "open sections: %s", pt_strerror(rc));
+    json_t *j = load(in_dir("open.json"));
+    json_t *secs = member(j, "sections");
+    cr_assert_eq(json_array_size(secs), 3, "frame, post and the open outer");
+    cr_assert(json_is_true(member(json_array_get(secs, 2), "open")), "outer is open");
+    cr_assert_eq(json_integer_value(member(member(j, "stats"), "open_count")), 1, "open_count");
+    json_decref(j);
+}
+
+/* ---- the atomic write -------------------------------------------- */
+
+Test(export, missing_directory_fails_and_leaves_nothing)
+{
+    workload();
+    int rc = pt_export_csv(t, in_dir("no/such/dir/perf.csv"));
+    cr_assert_eq(rc, PT_EIO, "missing directory: %s", pt_strerror(rc));
+    cr_assert_not_null(strstr(pt_last_error(t), "no/such/dir/perf.csv"), "names the path: %s",
+                       pt_last_error(t));
+    cr_assert_not_null(strstr(pt_last_error(t), strerror(ENOENT)), "says why: %s",
+                       pt_last_error(t));
+    rc = pt_export_json(t, in_dir("no/such/dir/perf.json"));
+    cr_assert_eq(rc, PT_EIO, "missing directory: %s", pt_strerror(rc));
+    cr_assert_eq(pt_error_count_of(t, PT_EIO), 2, "both counted");
+    cr_assert_eq(entries(dir, ""), 0, "nothing was created");
+}
+
+Test(export, a_file_used_as_a_directory_fails_and_leaves_nothing)
+{
+    FILE *f = fopen(in_dir("plain"), "w");
+    cr_assert_not_null(f, "create a plain file");
+    fclose(f);
+    workload();
+    int rc = pt_export_json(t, in_dir("plain/perf.json"));
+    cr_assert_eq(rc, PT_EIO, "a file as directory: %s", pt_strerror(rc));
+    cr_assert_not_null(strstr(pt_last_error(t), strerror(ENOTDIR)), "%s", pt_last_error(t));
+    rc = pt_export_csv(t, in_dir("plain/perf.csv"));
+    cr_assert_eq(rc, PT_EIO, "a file as directory: %s", pt_strerror(rc));
+    cr_assert_eq(entries(dir, ""), 1, "only the plain file is there");
+}
+
+Test(export, a_device_target_is_refused_and_leaves_nothing)
+{
+    workload();
+    int before = entries("/dev", "full");
+    int rc = pt_export_csv(t, "/dev/full");
+    cr_assert_eq(rc, PT_EIO, "/dev/full: %s", pt_strerror(rc));
+    cr_assert_not_null(strstr(pt_last_error(t), "/dev/full"), "%s", pt_last_error(t));
+    cr_assert_not_null(strstr(pt_last_error(t), "not a regular file"), "%s", pt_last_error(t));
+    rc = pt_export_json(t, "/dev/full");
+    cr_assert_eq(rc, PT_EIO, "/dev/full: %s", pt_strerror(rc));
+    cr_assert_eq(entries("/dev", "full"), before, "no temporary file in /dev");
+    struct stat st;
+    cr_assert_eq(stat("/dev/full", &st), 0, "/dev/full is still there");
+    cr_assert(S_ISCHR(st.st_mode), "and still a device");
+}
+
+Test(export, a_failed_write_removes_the_temporary_file)
+{
+    struct rlimit lim = { 256, 256 };
+    workload();
+    /* Writes past 256 bytes fail with EFBIG, like a disk filling up in the
+     * middle of the report. The test runs in its own process. */
+    signal(SIGXFSZ, SIG_IGN);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0, "setrlimit: %s", strerror(errno));
+    int rc = pt_export_json(t, in_dir("big.json"));
+    cr_assert_eq(rc, PT_EIO, "a write that fails: %s", pt_strerror(rc));
+    cr_assert_not_null(strstr(pt_last_error(t), strerror(EFBIG)), "%s", pt_last_error(t));
+    rc = pt_export_csv(t, in_dir("big.csv"));
+    cr_assert_eq(rc, PT_EIO, "a write that fails: %s", pt_strerror(rc));
+    cr_assert_eq(entries(dir, ""), 0, "no partial file and no temporary left");
+}
+
+Test(export, an_existing_file_is_replaced_whole)
+{
+    const char *path = in_dir("perf.csv");
+    FILE *f = fopen(path, "w");
+    struct stat before, after;
+
+    cr_assert_not_null(f, "create the old file");
+    for (int i = 0; i < 1000; i++)
+        fputs("old content that is longer than the new report\n", f);
+    fclose(f);
+    chmod(path, 0640);
+    cr_assert_eq(stat(path, &before), 0, "stat");
+    TEST_SPAN(t, &clk, "x", MS);
+    cr_assert_eq(pt_export_csv(t, path), 0, "%s", pt_last_error(t));
+    char *text = slurp(path);
+    cr_assert_null(strstr(text, "old content"), "nothing of the old file is left");
+    cr_assert(strncmp(text, "path,name,", 10) == 0, "the new report from its start");
+    cr_assert(strstr(text, "\nx,x,1,cpu,0,1,") != NULL, "and complete: %s", text);
+    cr_assert_eq(stat(path, &after), 0, "stat");
+    cr_assert_neq(before.st_ino, after.st_ino, "a new file renamed over the old one");
+    cr_assert_eq(after.st_mode & 0777, 0640, "the old file's permissions are kept");
+    cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
+    free(text);
+}
+
+Test(export, a_new_file_follows_the_umask)
+{
+    struct stat st;
+    mode_t old = umask(027);
+    TEST_SPAN(t, &clk, "x", MS);
+    int rc = pt_export_json(t, in_dir("m.json"));
+    umask(old);
+    cr_assert_eq(rc, 0, "%s", pt_last_error(t));
+    cr_assert_eq(stat(in_dir("m.json"), &st), 0, "stat");
+    cr_assert_eq(st.st_mode & 0777, 0640, "0666 less umask 027, not mkstemp's 0600: %o",
+                 st.st_mode & 0777);
+}
+
+Test(export, null_timing_and_bad_paths)
+{
+    cr_assert_eq(pt_export_csv(NULL, in_dir("n.csv")), 0, "NULL timing: no-op");
+    cr_assert_eq(pt_export_json(NULL, NULL), 0, "NULL timing: no-op, whatever the path");
+    cr_assert_eq(entries(dir, ""), 0, "nothing written for a NULL timing");
+    int rc = pt_export_csv(t, NULL);
+    cr_assert_eq(rc, PT_EINVAL, "NULL path: %s", pt_strerror(rc));
+    rc = pt_export_json(t, "");
+    cr_assert_eq(rc, PT_EINVAL, "empty path: %s", pt_strerror(rc));
+    cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 2, "both counted");
+}
+
+Test(export, exporting_changes_nothing_in_the_timing)
+{
+    workload();
+    pt_run_stats a = pt_stats(t);
+    cr_assert_eq(pt_export_csv(t, in_dir("a.csv")), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_export_json(t, in_dir("a.json")), 0, "%s", pt_last_error(t));
+    pt_run_stats b = pt_stats(t);
+    cr_assert_eq(a.section_count, b.section_count, "no section added");
+    cr_assert_eq(a.total_ms, b.total_ms, "no time added");
+    cr_assert_eq(b.error_count, 0, "no error counted");
+}
