@@ -428,13 +428,20 @@ typedef struct pt_log_opts {
 PT_EXTERN int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o);
 PT_EXTERN int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o);
 #define PT__LOGOPTS(...) ((pt_log_opts){ .pt__tag = 0, __VA_ARGS__ })
-/** \brief Print the report to f. \return 0, PT_EINVAL for a NULL f, PT_EIO. */
+/** \brief Print the report to f.
+ *  \return 0; PT_EOPEN when sections are open (the report is still whole,
+ *  open sections marked); PT_EINVAL for a NULL f or an unknown option;
+ *  PT_EIO when writing to f fails. */
 #define pt_log(t, f, ...) pt__log((t), (f), &PT__LOGOPTS(__VA_ARGS__))
-/** \brief Hand the report to fn(ctx, line) line by line. \return 0, PT_EINVAL. */
+/** \brief Hand the report to fn(ctx, line) line by line, the same lines pt_log() prints.
+ *  \return 0, PT_EOPEN as pt_log(), PT_EINVAL for a NULL fn or an unknown option. */
 #define pt_log_fn(t, fn, ctx, ...) pt__log_fn((t), (fn), (ctx), &PT__LOGOPTS(__VA_ARGS__))
 
 /** \brief One CSV row per section: path and every figure. Written to a
- *  temporary file and renamed. \return 0, PT_EINVAL, PT_EIO (nothing left behind). */
+ *  temporary file and renamed, so the target must be a regular file or new.
+ *  \return 0; PT_EOPEN when sections are open (the file is still written whole);
+ *  PT_EINVAL for a NULL or empty path; PT_EIO when it cannot be written or the
+ *  target is not a regular file (nothing left behind). */
 PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
 /** \brief The tree as JSON with a "schema" version. As pt_export_csv(). */
 PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
