@@ -138,9 +138,9 @@ int pt_export_csv(pt_timing *t, const char *path)
         return rc;
     pt__gpu_resolve(t);
     rc = fputs(header, a.f) == EOF ? WRITE_FAILED : rows(t, a.f);
-    if (rc == PT_ENOMEM) {
+    if (rc < 0) {
         pt__afile_abort(&a);
-        return pt__fail(t, PT_ENOMEM, "pt_export_csv(\"%s\"): out of memory", path);
+        return pt__fail(t, rc, "pt_export_csv(\"%s\"): %s", path, pt_strerror(rc));
     }
     rc = pt__afile_commit(t, &a);
     if (rc)

@@ -259,8 +259,8 @@ enum { C_CALLS, C_TOTAL, C_PPARENT, C_PTOTAL, C_FIRST, C_LATER, C_READ, C_WRITE,
 typedef struct row {
     const pt_section *s;
     pt_section_stats st;
-    char *label;              /* the clean title (tree) or path (table) */
-    char cell[NCOL][CELL];
+    char *label;              /* the clean title (tree) or path (table, bottlenecks) */
+    char cell[NCOL][CELL];    /* the printing view's cells, by its column enum */
 } row;
 
 typedef struct rows {
@@ -626,13 +626,19 @@ static void view_table(sink *k, rows *r, const pt_run_stats *rs)
 
 /* ---- bottlenecks ------------------------------------------------- */
 
+enum { B_RANK, B_SECTION, B_SELF, B_PCT, B_CALLS, BCOL };
+
 static int view_bottlenecks(pt_timing *t, sink *k, const pt_log_opts *o, const pt_run_stats *rs)
 {
     size_t top = o->top > 0 ? (size_t)o->top : 10, n;
-    const pt_section **v = malloc(top * sizeof *v);
+    const pt_section **v;
     rows r = { 0 };
     int rc = 0;
 
+    /* A generous .top must not become a huge allocation. */
+    if (top > t->nsections)
+        top = t->nsections ? t->nsections : 1;
+    v = malloc(top * sizeof *v);
     if (!v)
         return PT_ENOMEM;
     n = pt_bottlenecks(t, top, v);
@@ -640,39 +646,39 @@ static int view_bottlenecks(pt_timing *t, sink *k, const pt_log_opts *o, const p
         rc = rows_add(t, &r, v[i], 1);
     free(v);
     if (rc == 0) {
-        static const char *const head[] = { "Rank", "Section", "Self ms", "% of whole",
+        static const char *const head[BCOL] = { "Rank", "Section", "Self ms", "% of whole",
                                             "Calls" };
-        size_t w[5], total_w = 0;
-        for (int c = 0; c < 5; c++)
+        size_t w[BCOL], total_w = 0;
+        for (int c = 0; c < BCOL; c++)
             w[c] = strlen(head[c]);
         for (size_t i = 0; i < r.n; i++) {
             row *x = &r.v[i];
             double pct = rs->total_ms > 0 ? 100.0 * x->st.self_ms / rs->total_ms : 0;
-            snprintf(x->cell[0], CELL, "%zu", i + 1);
-            fmt_ms(x->cell[2], x->st.self_ms);
-            fmt_pct(x->cell[3], pct);
-            snprintf(x->cell[4], CELL, "%" PRIu64, x->st.count);
-            for (int c = 0; c < 5; c++) {
-                size_t cw = c == 1 ? width(x->label) : strlen(x->cell[c]);
+            snprintf(x->cell[B_RANK], CELL, "%zu", i + 1);
+            fmt_ms(x->cell[B_SELF], x->st.self_ms);
+            fmt_pct(x->cell[B_PCT], pct);
+            snprintf(x->cell[B_CALLS], CELL, "%" PRIu64, x->st.count);
+            for (int c = 0; c < BCOL; c++) {
+                size_t cw = c == B_SECTION ? width(x->label) : strlen(x->cell[c]);
                 if (cw > w[c])
                     w[c] = cw;
             }
         }
-        for (int c = 0; c < 5; c++) {
+        for (int c = 0; c < BCOL; c++) {
             if (c)
                 put_str(k, GAP);
-            put_cell(k, head[c], w[c], c != 1);
+            put_cell(k, head[c], w[c], c != B_SECTION);
         }
         emit(k);
-        for (int c = 0; c < 5; c++)
+        for (int c = 0; c < BCOL; c++)
             total_w += w[c] + (c ? strlen(GAP) : 0);
         rule(k, '-', total_w);
         for (size_t i = 0; i < r.n; i++) {
             row *x = &r.v[i];
-            for (int c = 0; c < 5; c++) {
+            for (int c = 0; c < BCOL; c++) {
                 if (c)
                     put_str(k, GAP);
-                put_cell(k, c == 1 ? x->label : x->cell[c], w[c], c != 1);
+                put_cell(k, c == B_SECTION ? x->label : x->cell[c], w[c], c != B_SECTION);
             }
             emit(k);
         }

@@ -592,6 +592,22 @@ Test(report, bottlenecks_show_top_rows)
     lines_free(&l);
 }
 
+Test(report, bottlenecks_with_a_huge_top_show_every_section)
+{
+    lines l = { 0 };
+    int rc, ranked = 0;
+
+    four_siblings();
+    LOG(&l, &rc, .view = PT_VIEW_BOTTLENECKS, .top = 1 << 30);
+    cr_assert_eq(rc, 0, "a huge .top is fine: %s", pt_strerror(rc));
+    for (size_t i = 0; i < l.n; i++) {
+        int rank;
+        ranked += sscanf(l.v[i], "%d", &rank) == 1;
+    }
+    cr_assert_eq(ranked, 4, "every section, once");
+    lines_free(&l);
+}
+
 /* ---- misuse and faults ------------------------------------------- */
 
 static void count_line(void *ctx, const char *line)
