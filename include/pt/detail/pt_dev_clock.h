@@ -1,0 +1,98 @@
+/* The clocks behind pt_dev.h, one set per mode. Internal: include <pt/pt_dev.h>.
+ *
+ *   on the GPU (nvcc device pass, NVRTC):  clock64(), %globaltimer, %smid
+ *   on the CPU (plain C, nvcc host pass):  the TSC (x86) or nanoseconds,
+ *                                          pt_dev_host_ns(), pt_dev_host_cpu()
+ *
+ * Each function is PT_DEV_FN, so under nvcc it exists on both sides and
+ * picks its clock with __CUDA_ARCH__: the same phase code runs on the GPU and
+ * on the CPU. No system header is included in any mode. */
+#if !defined(PT__DEV_INSIDE)
+#  error "include <pt/pt_dev.h>"
+#endif
+#ifndef PT_DETAIL_PT_DEV_CLOCK_H
+#define PT_DETAIL_PT_DEV_CLOCK_H
+
+/* 1 where the code being compiled runs on the GPU. Under nvcc it is decided
+ * per pass, so it must be tested inside function bodies, never used to
+ * declare different things on the two sides. */
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+#  define PT__DEV_ON_GPU 1
+#else
+#  define PT__DEV_ON_GPU 0
+#endif
+
+/* Full unrolling is what turns the per-phase arrays into registers; it is
+ * only asked of the device compiler, which understands the pragma. */
+#if PT__DEV_ON_GPU
+#  define PT__DEV_UNROLL _Pragma("unroll")
+#else
+#  define PT__DEV_UNROLL
+#endif
+
+/* The cycle counter: clock64() on the GPU; on the CPU the TSC where there is
+ * one (read with the compiler's builtin, so no <x86intrin.h> is needed), else
+ * nanoseconds. */
+PT_DEV_FN long long pt__dev_clock(void)
+{
+#if PT__DEV_ON_GPU
+    return clock64();
+#elif (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    return (long long)__builtin_ia32_rdtsc();
+#else
+    return pt_dev_host_ns();
+#endif
+}
+
+/* Nanoseconds: %globaltimer on the GPU, CLOCK_MONOTONIC on the CPU. */
+PT_DEV_FN long long pt__dev_ns(void)
+{
+#if PT__DEV_ON_GPU
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return (long long)t;
+#else
+    return pt_dev_host_ns();
+#endif
+}
+
+/* Where the code runs: %smid on the GPU, the CPU number (or -1) on the host. */
+PT_DEV_FN long long pt__dev_where(void)
+{
+#if PT__DEV_ON_GPU
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return (long long)s;
+#else
+    return (long long)pt_dev_host_cpu();
+#endif
+}
+
+/* Counts one bad slot into the buffer header. Many blocks may do it at once
+ * on the GPU, and host threads may share a buffer too, so it is atomic. */
+PT_DEV_FN void pt__dev_count_bad_slot(long long *data)
+{
+#if PT__DEV_ON_GPU
+    atomicAdd((unsigned long long *)&data[PT_DEV_H_BAD_SLOT], 1ULL);
+#elif defined(__GNUC__) || defined(__clang__)
+    __atomic_fetch_add(&data[PT_DEV_H_BAD_SLOT], 1LL, __ATOMIC_RELAXED);
+#else
+    data[PT_DEV_H_BAD_SLOT] += 1;
+#endif
+}
+
+/* Publishes a finished record: every store before it is visible before
+ * DONE reads 1, so a reader that sees DONE sees the whole record. */
+PT_DEV_FN void pt__dev_publish(long long *rec)
+{
+#if PT__DEV_ON_GPU
+    __threadfence();
+    *(volatile long long *)&rec[PT_DEV_S_DONE] = 1;
+#elif defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(&rec[PT_DEV_S_DONE], 1LL, __ATOMIC_RELEASE);
+#else
+    *(volatile long long *)&rec[PT_DEV_S_DONE] = 1;
+#endif
+}
+
+#endif
