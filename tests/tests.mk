@@ -8,6 +8,7 @@ TEST_LDLIBS := -lcriterion -ljansson $(PT_LDLIBS)
 TEST_EXTRA_OBJS ?=
 # Criterion's runner flags; e.g. make test TEST_ARGS='--filter tree/*'
 TEST_ARGS ?=
+-include tests/kernels/kernels.mk
 
 test-deps:
 	@sh tests/deps.sh

@@ -1,0 +1,26 @@
+/* pt_dev.h's host mode built with PT_DEV_DISABLE, for tests/dev_header.c:
+ * the macros must leave the buffer untouched. A translation unit of its
+ * own, since the option applies to the whole header. */
+#define PT_DEV_DISABLE 1
+#include <pt/pt_dev.h>
+
+#include "dev_disabled.h"
+
+void pt_test_disabled_run(pt_dev_buf buf)
+{
+    /* With the macros gone nothing else reads the buffer. */
+    (void)buf;
+    PT_DEV_BEGIN_AT(buf, 0);
+    PT_DEV_MARK(0);
+    PT_DEV_MARK(1);
+    PT_DEV_MARK(99);
+    PT_DEV_END(buf);
+}
+
+void pt_test_disabled_run_default(pt_dev_buf buf)
+{
+    (void)buf;
+    PT_DEV_BEGIN(buf);
+    PT_DEV_MARK(0);
+    PT_DEV_END(buf);
+}

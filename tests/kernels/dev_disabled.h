@@ -1,0 +1,12 @@
+/* Entry points of tests/kernels/dev_disabled.c. */
+#ifndef PT_TEST_DEV_DISABLED_H
+#define PT_TEST_DEV_DISABLED_H
+
+#include <pt/pt_dev_buf.h>
+
+/* BEGIN_AT(buf, 0), marks of phases 0, 1 and 99, END, all disabled. */
+void pt_test_disabled_run(pt_dev_buf buf);
+/* BEGIN(buf), a mark, END, all disabled. */
+void pt_test_disabled_run_default(pt_dev_buf buf);
+
+#endif

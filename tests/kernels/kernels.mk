@@ -1,0 +1,87 @@
+# Test artifacts made by the build, all under $(BUILD)/kernels/ (the tests
+# find them through PT_BUILD):
+#   - ptgen headers compiled into the tests, and the outcomes of compiling
+#     ptgen headers with pt_dev.h in every order (tests/ptgen.c);
+#   - with CUDA: PTX of the test kernels, ptxas reports, the disabled and
+#     the stripped PTX, and a host runner of __host__ __device__ phase code
+#     (tests/dev_compile.c), and NVRTC for tests/nvrtc.c.
+# nvcc is slow, so this is a handful of compiles.
+
+KDIR := $(BUILD)/kernels
+PT_DEV_HDRS := include/pt/pt_dev.h include/pt/pt_dev_buf.h $(wildcard include/pt/detail/pt_dev*.h)
+
+$(KDIR)/pt_test_phases.h: tests/kernels/phases.txt $(PTGEN)
+	@mkdir -p $(@D)
+	$(PTGEN) $< -o $@ --name test --prefix PH_
+
+$(BUILD)/obj/tests/ptgen.o: $(KDIR)/pt_test_phases.h
+$(BUILD)/obj/tests/ptgen.o: PT_CPPFLAGS += -I$(KDIR)
+
+# Lists of 20 and 24 phases, p0..pN-1.
+$(KDIR)/many%.h: $(PTGEN)
+	@mkdir -p $(@D)
+	for i in $$(seq 0 $$(($* - 1))); do echo "p$$i"; done > $@.txt
+	$(PTGEN) $@.txt -o $@ --name many$* --prefix M$*_
+
+# Each case's exit status (0: it compiled) and its diagnostics.
+$(KDIR)/maxphases.txt: tests/kernels/maxphases.c $(KDIR)/many20.h $(KDIR)/many24.h \
+                       $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
+	for c in 1 2 3 4 5; do \
+	    $(CC) $(PT_CPPFLAGS) -I$(KDIR) $(WARN) -Werror -fsyntax-only -DCASE=$$c $< \
+	        > $(KDIR)/maxphases.$$c.log 2>&1; \
+	    echo "$$c $$?"; \
+	done > $@.tmp
+	mv $@.tmp $@
+TEST_PREREQS += $(KDIR)/maxphases.txt
+
+# Host mode built with PT_DEV_DISABLE, linked into the tests.
+TEST_EXTRA_OBJS += $(BUILD)/obj/tests/kernels/dev_disabled.o
+
+ifeq ($(CUDA),1)
+KERNEL_NVCCFLAGS ?=
+K_NVCC := $(NVCC) -std=c++17 -Iinclude -I$(KDIR) --Werror all-warnings $(KERNEL_NVCCFLAGS)
+K_DEPS := $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
+
+# The C-style kernels, for sm_80 and sm_90, as CUDA whatever the extension.
+$(KDIR)/phases_c.sm_%.ptx: tests/kernels/phases_c.c $(K_DEPS)
+	@mkdir -p $(@D)
+	$(K_NVCC) -x cu -ptx -arch=sm_$* -o $@ $<
+
+# The same with PT_DEV_DISABLE, and with the macro lines deleted instead:
+# tests/dev_compile.c expects the same PTX.
+$(KDIR)/phases_c.disabled.sm_90.ptx: tests/kernels/phases_c.c $(K_DEPS)
+	@mkdir -p $(@D)
+	$(K_NVCC) -DPT_DEV_DISABLE -x cu -ptx -arch=sm_90 -o $@ $<
+$(KDIR)/phases_c.stripped.c: tests/kernels/phases_c.c
+	@mkdir -p $(@D)
+	sed -e '/^[[:space:]]*PT_DEV_\(BEGIN\|BEGIN_AT\|MARK\|END\)(/d' $< > $@.tmp
+	mv $@.tmp $@
+$(KDIR)/phases_c.stripped.sm_90.ptx: $(KDIR)/phases_c.stripped.c $(K_DEPS)
+	$(K_NVCC) -x cu -ptx -arch=sm_90 -o $@ $<
+
+# C++: templates, enum class phases, PT_DEV_PER_WARP.
+$(KDIR)/phases_cpp.sm_90.ptx: tests/kernels/phases.cu $(K_DEPS)
+	@mkdir -p $(@D)
+	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
+
+# Registers, stack and spills, from ptxas -v on the PTX above.
+$(KDIR)/%.ptxas.txt: $(KDIR)/%.ptx
+	$(K_NVCC) -cubin -arch=$(lastword $(subst ., ,$*)) -Xptxas -v -o $(KDIR)/$*.cubin $< \
+	    > $@.tmp 2>&1
+	mv $@.tmp $@
+
+# A __host__ __device__ phase function built for sm_90 and for the host;
+# the test runs it on the CPU.
+$(KDIR)/hostdev: tests/kernels/hostdev.cu host/dev_host.c $(PT_DEV_HDRS)
+	@mkdir -p $(@D)
+	$(K_NVCC) -arch=sm_90 -Xcompiler -Wall,-Wextra -o $@ tests/kernels/hostdev.cu host/dev_host.c
+
+TEST_PREREQS += $(KDIR)/phases_c.sm_80.ptx $(KDIR)/phases_c.sm_90.ptx \
+                $(KDIR)/phases_c.sm_80.ptxas.txt $(KDIR)/phases_c.sm_90.ptxas.txt \
+                $(KDIR)/phases_c.disabled.sm_90.ptx $(KDIR)/phases_c.stripped.sm_90.ptx \
+                $(KDIR)/phases_cpp.sm_90.ptx $(KDIR)/phases_cpp.sm_90.ptxas.txt $(KDIR)/hostdev
+
+# NVRTC compiles kernels at run time; it needs no GPU.
+$(BUILD)/obj/tests/nvrtc.o: PT_CPPFLAGS += -isystem $(CUDA_HOME)/include
+TEST_LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
+endif

@@ -1,0 +1,37 @@
+/* How a ptgen header and pt_dev.h settle PT_DEV_MAX_PHASES, compiled once
+ * per CASE by tests/kernels/kernels.mk; tests/ptgen.c reads the outcomes.
+ * many20.h and many24.h are ptgen headers of 20 and 24 phases. */
+#if CASE == 1 /* a long list first: it raises the maximum to its count */
+#  include "many20.h"
+#  include <pt/pt_dev.h>
+_Static_assert(PT_DEV_MAX_PHASES == 20, "many20.h sets PT_DEV_MAX_PHASES");
+#elif CASE == 2 /* pt_dev.h first, at 16: the long list stops the build */
+#  include <pt/pt_dev.h>
+#  include "many20.h"
+#elif CASE == 3 /* two long lists: the second, longer one stops the build */
+#  include "many20.h"
+#  include "many24.h"
+#  include <pt/pt_dev.h>
+#elif CASE == 4 /* the user sets the maximum for both lists: it builds */
+#  define PT_DEV_MAX_PHASES 24
+#  include <pt/pt_dev.h>
+#  include "many20.h"
+#  include "many24.h"
+_Static_assert(PT_DEV_MAX_PHASES == 24, "the user's PT_DEV_MAX_PHASES stays");
+#elif CASE == 5 /* a short list under a smaller user maximum stops the build */
+#  define PT_DEV_MAX_PHASES 2
+#  include <pt/pt_dev.h>
+#  include "pt_test_phases.h"
+#endif
+
+#if CASE == 1 || CASE == 4
+/* The last phase of the list is recordable. */
+long long pt_test_last_phase(pt_dev_buf buf);
+long long pt_test_last_phase(pt_dev_buf buf)
+{
+    PT_DEV_BEGIN_AT(buf, 0);
+    PT_DEV_MARK(M20_P19);
+    PT_DEV_END(buf);
+    return M20_COUNT;
+}
+#endif
