@@ -42,4 +42,4 @@ list-samples: $(SAMPLE_BINS)
 
 demo: $(BUILD)/samples/transport_step
 	@mkdir -p $(SAMPLE_OUT)
-	$(BUILD)/samples/transport_step 10 $(SAMPLE_OUT)
+	$(BUILD)/samples/transport_step - $(SAMPLE_OUT)

@@ -102,11 +102,18 @@ enum pt_direction {
  *  `pt_stop(t, "x", .read = 1024, .flops = 4556334)`. In C++ keep the
  *  order read, written, flops. Negative or non-finite values are rejected
  *  with PT_ERANGE and nothing of that call's metrics is added. */
+/* In C++ (nvcc's host code) the members carry default initializers, so a
+ * call naming some of them draws no missing-initializer warning. */
+#ifdef __cplusplus
+#  define PT__DEF(x) = x
+#else
+#  define PT__DEF(x)
+#endif
 typedef struct pt_metrics {
-    int pt__tag;     /**< internal: always 0, lets a call give no metric */
-    double read;     /**< bytes read */
-    double written;  /**< bytes written */
-    double flops;    /**< floating-point operations */
+    int pt__tag PT__DEF(0);     /**< internal: always 0, lets a call give no metric */
+    double read PT__DEF(0);     /**< bytes read */
+    double written PT__DEF(0);  /**< bytes written */
+    double flops PT__DEF(0);    /**< floating-point operations */
 } pt_metrics;
 
 /** A clock for pt_set_clock(): nanoseconds from any fixed origin, never decreasing. */
@@ -165,6 +172,11 @@ static inline int pt__stop_i(pt_timing *t, const char *title, pt_metrics m)
 {
     return t ? pt__stop(t, title, &m) : 0;
 }
+/* The metrics travel by value: C++ may not take a compound literal's address. */
+static inline int pt__add_i(pt_timing *t, pt_metrics m)
+{
+    return t ? pt__add(t, &m) : 0;
+}
 /** \brief Open the section `title` under the open one (or at the top).
  *  The title is copied the first time it is seen under that parent.
  *  Metrics may follow: `pt_start(t, "x", .read = 1024)`.
@@ -176,7 +188,7 @@ static inline int pt__stop_i(pt_timing *t, const char *title, pt_metrics m)
 #  define pt_stop(t, title, ...) pt__stop_i((t), (title), PT__M(__VA_ARGS__))
 /** \brief Add metrics to the open section: `pt_add(t, .written = 234544)`.
  *  \return 0, PT_ENOSTART when no section is open, PT_ERANGE. */
-#  define pt_add(t, ...) pt__add((t), &PT__M(__VA_ARGS__))
+#  define pt_add(t, ...) pt__add_i((t), PT__M(__VA_ARGS__))
 #else
 #  define pt_start(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
 #  define pt_stop(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
@@ -217,9 +229,11 @@ static inline void pt__scope_end(pt__scope *s)
 #define PT__CAT(a, b) PT__CAT2(a, b)
 #if defined(__GNUC__) || defined(__clang__)
 #  define PT__CLEANUP __attribute__((cleanup(pt__scope_end)))
+#  define PT__UNUSED __attribute__((unused))
 #  define PT__SCOPE_STEP(s) ((s).once = 0)
 #else
 #  define PT__CLEANUP
+#  define PT__UNUSED
 #  define PT__SCOPE_STEP(s) ((s).once = 0, pt__scope_end(&(s)))
 #endif
 
@@ -231,7 +245,7 @@ static inline void pt__scope_end(pt__scope *s)
          PT__CAT(pt__s_, __LINE__).once; PT__SCOPE_STEP(PT__CAT(pt__s_, __LINE__)))
 /** \brief At the top of a function: time the rest of it under the function's name. */
 #  define PT_FUNC(t)                                                             \
-    pt__scope PT__CAT(pt__f_, __LINE__) PT__CLEANUP =                           \
+    pt__scope PT__CAT(pt__f_, __LINE__) PT__CLEANUP PT__UNUSED =                \
         pt__scope_begin((t), __func__, PT__M())
 #else
 #  define PT_SECTION(t, title, ...) if ((void)sizeof(t), 1)
@@ -246,17 +260,25 @@ PT_EXTERN int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const 
 PT_EXTERN int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m);
 
 #ifndef PT_DISABLE
+static inline int pt__start_gpu_i(pt_timing *t, const char *title, pt_stream s, pt_metrics m)
+{
+    return t ? pt__start_gpu(t, title, s, &m) : 0;
+}
+static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, pt_metrics m)
+{
+    return t ? pt__stop_gpu(t, title, s, &m) : 0;
+}
 /** \brief Open a section timed by CUDA events on `stream` (0: the default
  *  stream). No host synchronization. Without PT_GPU_EVENTS, a GPU or a
  *  driver it is timed by the CPU clock, and the report says so once.
  *  \return as pt_start(); a CUDA failure is PT_ECUDA and falls back to the CPU clock. */
 #  define pt_start_gpu(t, title, stream, ...) \
-    pt__start_gpu((t), (title), (pt_stream)(stream), &PT__M(__VA_ARGS__))
+    pt__start_gpu_i((t), (title), (pt_stream)(stream), PT__M(__VA_ARGS__))
 /** \brief Close a section opened by pt_start_gpu(). Its time is resolved
  *  lazily (report, export, fold, pt_sync(), or when the event pool runs
  *  low), or at once with PT_SYNC. */
 #  define pt_stop_gpu(t, title, stream, ...) \
-    pt__stop_gpu((t), (title), (pt_stream)(stream), &PT__M(__VA_ARGS__))
+    pt__stop_gpu_i((t), (title), (pt_stream)(stream), PT__M(__VA_ARGS__))
 #else
 #  define pt_start_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
 #  define pt_stop_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
@@ -308,6 +330,8 @@ typedef struct pt_dev_clock {
     long long blocks_cal;   /**< slots converted by the calibrated rate */
     int device;             /**< CUDA device ordinal, -1 for host mode */
     char device_name[96];   /**< "NVIDIA H100 80GB HBM3", or "host" */
+    long long folds;        /**< folds resolved */
+    long long slots_skipped; /**< slots without END (a grid smaller than its buffer) */
 } pt_dev_clock;
 /** \brief The clock conversion used so far by pt_dev_fold() on t.
  *  \return 0, or PT_EINVAL for a NULL out. */
@@ -417,25 +441,33 @@ enum pt_view {
 /** Report options, given as designated initializers:
  *  `pt_log(t, stdout, .percentages = 1, .sort = PT_SORT_TIME)`. */
 typedef struct pt_log_opts {
-    int pt__tag;       /**< internal, always 0 */
-    int percentages;   /**< show % of parent and of the whole */
-    int sort;          /**< enum pt_sort, applied among siblings */
-    int view;          /**< enum pt_view */
-    int max_depth;     /**< 0: all */
-    int top;           /**< rows for PT_VIEW_BOTTLENECKS; 0: 10 */
+    int pt__tag PT__DEF(0);       /**< internal, always 0 */
+    int percentages PT__DEF(0);   /**< show % of parent and of the whole */
+    int sort PT__DEF(0);          /**< enum pt_sort, applied among siblings */
+    int view PT__DEF(0);          /**< enum pt_view */
+    int max_depth PT__DEF(0);     /**< 0: all */
+    int top PT__DEF(0);           /**< rows for PT_VIEW_BOTTLENECKS; 0: 10 */
 } pt_log_opts;
 
 PT_EXTERN int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o);
 PT_EXTERN int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o);
 #define PT__LOGOPTS(...) ((pt_log_opts){ .pt__tag = 0, __VA_ARGS__ })
+static inline int pt__log_i(pt_timing *t, FILE *f, pt_log_opts o)
+{
+    return pt__log(t, f, &o);
+}
+static inline int pt__log_fn_i(pt_timing *t, pt_line_fn fn, void *ctx, pt_log_opts o)
+{
+    return pt__log_fn(t, fn, ctx, &o);
+}
 /** \brief Print the report to f.
  *  \return 0; PT_EOPEN when sections are open (the report is still whole,
  *  open sections marked); PT_EINVAL for a NULL f or an unknown option;
  *  PT_EIO when writing to f fails. */
-#define pt_log(t, f, ...) pt__log((t), (f), &PT__LOGOPTS(__VA_ARGS__))
+#define pt_log(t, f, ...) pt__log_i((t), (f), PT__LOGOPTS(__VA_ARGS__))
 /** \brief Hand the report to fn(ctx, line) line by line, the same lines pt_log() prints.
  *  \return 0, PT_EOPEN as pt_log(), PT_EINVAL for a NULL fn or an unknown option. */
-#define pt_log_fn(t, fn, ctx, ...) pt__log_fn((t), (fn), (ctx), &PT__LOGOPTS(__VA_ARGS__))
+#define pt_log_fn(t, fn, ctx, ...) pt__log_fn_i((t), (fn), (ctx), PT__LOGOPTS(__VA_ARGS__))
 
 /** \brief One CSV row per section: path and every figure. Written to a
  *  temporary file and renamed, so the target must be a regular file or new.

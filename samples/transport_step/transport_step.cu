@@ -12,7 +12,8 @@
  * machine without a CUDA device the same phase code, compiled for the host,
  * runs block by block on the CPU through pt_dev.h's host mode.
  *
- * usage: transport_step [steps] [output-directory] */
+ * usage: transport_step [steps] [output-directory]
+ * (steps: 20 on a GPU, 4 on the CPU unless given; "-" keeps the default) */
 #include <pt/pt.h>
 #include <pt/pt_dev.h>
 
@@ -230,7 +231,7 @@ static int run_gpu(pt_timing *t, int steps, float *psi_h, float *dose_h)
 
 int main(int argc, char **argv)
 {
-    int steps = argc > 1 ? atoi(argv[1]) : 10;
+    int steps = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : 0;
     const char *dir = argc > 2 ? argv[2] : ".";
     char path[4096];
     int on_gpu = 0;
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
     float *next = (float *)malloc(sizeof(float) * NCELL * SLAB);
     float *dose = (float *)calloc(NCELL, sizeof(float));
 
-    if (!psi || !next || !dose || steps < 1) {
+    if (!psi || !next || !dose || steps < 0) {
         fprintf(stderr, "usage: transport_step [steps >= 1] [output-directory]\n");
         return 2;
     }
@@ -250,6 +251,7 @@ int main(int argc, char **argv)
     cudaError_t err = cudaGetDeviceCount(&ndev);
     if (err == cudaSuccess && ndev > 0) {
         struct cudaDeviceProp p;
+        steps = steps ? steps : 20;
         cudaGetDeviceProperties(&p, 0);
         printf("GPU: %s: %d steps of %d blocks x %d threads, phases timed in the kernel\n",
                p.name, steps, NCELL, THREADS);
@@ -264,6 +266,7 @@ int main(int argc, char **argv)
     printf("built without CUDA: the phases run on the CPU through pt_dev.h's host mode\n");
 #endif
     if (!on_gpu) {
+        steps = steps ? steps : 4;
         pt_start(t, "upload");
         pt_stop(t, "upload"); /* nothing moves: host memory */
         run_cpu(t, steps, psi, next, dose);
