@@ -1,0 +1,166 @@
+/* The fold's arithmetic on one slot record, and the summary it adds into.
+ *
+ * One function, pt__red_slot(), turns a slot's cycles into nanoseconds and
+ * adds them into a summary: per phase the sum, minimum and maximum over
+ * blocks and the hits; for the launch the blocks done, the earliest start,
+ * the latest end, the sum and longest of the block spans; and per SM per
+ * phase the sums. The host fold (host/fold.c) runs it over the records it
+ * copied back; the on-device reduction (device/reduce.cu) runs the same
+ * function with one thread per slot, where the additions are atomics. So
+ * both paths convert cycles into time with the same code, and the host
+ * path is the reference the device path is tested against.
+ *
+ * Cycles into time, per slot (DESIGN.md, "Cycles into time"): a block
+ * whose %globaltimer span is at least 100 measured ticks, with a positive
+ * clock64 span, converts at its own rate (globaltimer span / clock64 span,
+ * ns per cycle); any other at the calibrated rate.
+ *
+ * The summary is an array of 8-byte words (pt__rword), zero-initialized:
+ * sums start at 0, maxima are kept as the bits of non-negative values
+ * (ordered like the values), minima as the complement of those bits, so
+ * that "max of the complement" is the minimum and 0 means "none yet". All
+ * of this works with plain memset and 64-bit atomicAdd/atomicMax.
+ *
+ * Plain C11 (the host library) and CUDA C++ (nvcc). Not installed. */
+#ifndef PT_FOLD_MATH_H
+#define PT_FOLD_MATH_H
+
+#include <pt/pt_dev_buf.h>
+
+#if defined(__CUDACC__)
+#  define PT__HD static __host__ __device__ __forceinline__
+#else
+#  define PT__HD static inline
+#endif
+
+/* Blocks whose globaltimer span is at least this many ticks use their own rate. */
+#define PT__OWN_RATE_TICKS 100.0
+/* Per-SM sums kept by the device reduction (%smid below this). */
+#define PT__RED_NSM_DEVICE 1024
+
+typedef union pt__rword {
+    long long i;
+    unsigned long long u;
+    double d;
+} pt__rword;
+
+/* Word indices of the summary. The first PT_DEV_HDR words are a copy of
+ * the buffer header, so the host can check a reduced buffer's shape. */
+enum {
+    PT__R_DONE = PT_DEV_HDR, /* slots with DONE == 1 */
+    PT__R_UNDONE,            /* slots without */
+    PT__R_OWN,               /* done slots converted at their own rate */
+    PT__R_CAL,               /* done slots converted at the calibrated rate */
+    PT__R_BAD_PHASE,         /* marks with a phase out of range, all slots */
+    PT__R_DROPPED,           /* trace events dropped, all slots */
+    PT__R_SM_OVER,           /* done slots whose %smid had no per-SM column */
+    PT__R_GT0_INV,           /* ~min GT0 */
+    PT__R_GT1_MAX,           /* max GT1 */
+    PT__R_SPAN_MAX,          /* bits of the longest span (ns) */
+    PT__R_SPAN_SUM,          /* double: sum of spans (ns) */
+    PT__R_PHASES             /* per phase: 4 words, then per SM per phase */
+};
+/* Per phase p: */
+#define PT__R_SUM(p) (PT__R_PHASES + 4 * (p))      /* double: sum over blocks (ns) */
+#define PT__R_MIN_INV(p) (PT__R_SUM(p) + 1)       /* ~bits of the minimum */
+#define PT__R_MAX(p) (PT__R_SUM(p) + 2)           /* bits of the maximum */
+#define PT__R_HITS(p) (PT__R_SUM(p) + 3)          /* marks */
+/* Per SM s and phase p (double, ns): */
+#define PT__R_SM(nphases, s, p) (PT__R_PHASES + 4 * (nphases) + (s) * (nphases) + (p))
+/* Words in a summary of nphases phases and nsm SM columns. */
+#define PT__R_WORDS(nphases, nsm) ((long long)PT__R_PHASES + 4LL * (nphases) + \
+                                   (long long)(nsm) * (nphases))
+
+PT__HD unsigned long long pt__dbits(double v)
+{
+#if defined(__CUDA_ARCH__)
+    return (unsigned long long)__double_as_longlong(v);
+#else
+    pt__rword w;
+    w.d = v;
+    return w.u;
+#endif
+}
+
+PT__HD double pt__bitsd(unsigned long long u)
+{
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)u);
+#else
+    pt__rword w;
+    w.u = u;
+    return w.d;
+#endif
+}
+
+/* The three ways a summary word changes: atomics on the device, where
+ * many slots add at once; plain arithmetic on the host. */
+#if defined(__CUDA_ARCH__)
+#  define PT__R_ADDI(w, v) atomicAdd(&(w).u, (unsigned long long)(v))
+#  define PT__R_ADDD(w, v) atomicAdd(&(w).d, (v))
+#  define PT__R_MAXU(w, v) atomicMax(&(w).u, (unsigned long long)(v))
+#else
+#  define PT__R_ADDI(w, v) ((w).u += (unsigned long long)(v))
+#  define PT__R_ADDD(w, v) ((w).d += (v))
+#  define PT__R_MAXU(w, v) do { unsigned long long v_ = (v); if (v_ > (w).u) (w).u = v_; } while (0)
+#endif
+
+/* A slot's conversion: 1 when it uses its own rate, which goes in *rate. */
+PT__HD int pt__slot_rate(const long long *rec, double tick_ns, double cal_ns_per_cycle,
+                         double *rate)
+{
+    long long clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
+    long long gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
+    if (clk > 0 && gt > 0 && (double)gt >= PT__OWN_RATE_TICKS * tick_ns) {
+        *rate = (double)gt / (double)clk;
+        return 1;
+    }
+    *rate = cal_ns_per_cycle;
+    return 0;
+}
+
+/* Adds one slot record into the summary r. nsm: the per-SM columns r has. */
+PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int nsm,
+                         double tick_ns, double cal_ns_per_cycle)
+{
+    const long long *ph = rec + PT_DEV_SLOT_HDR;
+    long long clk, smid;
+    double rate, span;
+    int own;
+
+    if (rec[PT_DEV_S_BAD_PHASE] > 0)
+        PT__R_ADDI(r[PT__R_BAD_PHASE], rec[PT_DEV_S_BAD_PHASE]);
+    if (rec[PT_DEV_S_DROPPED] > 0)
+        PT__R_ADDI(r[PT__R_DROPPED], rec[PT_DEV_S_DROPPED]);
+    if (rec[PT_DEV_S_DONE] != 1) {
+        PT__R_ADDI(r[PT__R_UNDONE], 1);
+        return;
+    }
+    own = pt__slot_rate(rec, tick_ns, cal_ns_per_cycle, &rate);
+    clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
+    span = clk > 0 ? (double)clk * rate : 0.0;
+    PT__R_ADDI(r[PT__R_DONE], 1);
+    PT__R_ADDI(r[own ? PT__R_OWN : PT__R_CAL], 1);
+    if (rec[PT_DEV_S_GT0] >= 0)
+        PT__R_MAXU(r[PT__R_GT0_INV], ~(unsigned long long)rec[PT_DEV_S_GT0]);
+    if (rec[PT_DEV_S_GT1] > 0)
+        PT__R_MAXU(r[PT__R_GT1_MAX], (unsigned long long)rec[PT_DEV_S_GT1]);
+    PT__R_ADDD(r[PT__R_SPAN_SUM], span);
+    PT__R_MAXU(r[PT__R_SPAN_MAX], pt__dbits(span));
+    smid = rec[PT_DEV_S_SMID];
+    if (smid >= nsm)
+        PT__R_ADDI(r[PT__R_SM_OVER], 1);
+    for (int p = 0; p < nphases; p++) {
+        long long cyc = ph[2 * p], hits = ph[2 * p + 1];
+        double ns = cyc > 0 ? (double)cyc * rate : 0.0;
+        PT__R_ADDD(r[PT__R_SUM(p)], ns);
+        PT__R_MAXU(r[PT__R_MIN_INV(p)], ~pt__dbits(ns));
+        PT__R_MAXU(r[PT__R_MAX(p)], pt__dbits(ns));
+        if (hits > 0)
+            PT__R_ADDI(r[PT__R_HITS(p)], hits);
+        if (smid >= 0 && smid < nsm)
+            PT__R_ADDD(r[PT__R_SM(nphases, smid, p)], ns);
+    }
+}
+
+#endif

@@ -1,0 +1,109 @@
+/* The CUDA runtime as ptkit sees it: a table of function pointers, filled
+ * by host/cuda.c from a libcudart found at run time with dlopen.
+ *
+ * libptkit never links CUDA, so a program builds with `pkg-config --libs
+ * ptkit` alone and runs where there is no driver. The table is also the
+ * seam the tests use: pt__cuda_set_shim() swaps in a table of their own
+ * that simulates a missing library, a missing driver, failing calls or a
+ * working GPU whose events report the times a test chooses.
+ *
+ * No CUDA header is included. The few types needed are declared here as
+ * CUDA declares them (opaque handles, an int error code, dim3), which is
+ * what makes a table of these pointers call-compatible with libcudart.
+ * Not installed. */
+#ifndef PT_CUDA_SHIM_H
+#define PT_CUDA_SHIM_H
+
+#include <pt/pt.h>
+
+#include <stddef.h>
+
+#ifndef PT__HIDDEN
+#  define PT__HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+/* cudaError_t: 0 is success. The codes ptkit tells apart: */
+typedef int pt__cuerr;
+enum {
+    PT__CU_SUCCESS = 0,
+    PT__CU_INVALID_VALUE = 1,
+    PT__CU_MEMORY_ALLOCATION = 2,
+    PT__CU_INITIALIZATION = 3,
+    PT__CU_INSUFFICIENT_DRIVER = 35,
+    PT__CU_NO_DEVICE = 100,
+    PT__CU_NOT_READY = 600
+};
+
+typedef struct CUevent_st *pt__cuevent;     /* cudaEvent_t */
+typedef struct CUlib_st *pt__culibrary;     /* cudaLibrary_t */
+typedef struct CUkern_st *pt__cukernel;     /* cudaKernel_t */
+typedef struct pt__dim3 {                   /* dim3 */
+    unsigned x, y, z;
+} pt__dim3;
+
+/* Values of CUDA enums and flags that ptkit passes. */
+enum {
+    PT__CU_MEMCPY_H2D = 1,                  /* cudaMemcpyHostToDevice */
+    PT__CU_MEMCPY_D2H = 2,                  /* cudaMemcpyDeviceToHost */
+    PT__CU_EVENT_DEFAULT = 0,               /* cudaEventDefault: timing enabled */
+    PT__CU_STREAM_NON_BLOCKING = 1,         /* cudaStreamNonBlocking */
+    PT__CU_ATTR_MULTIPROCESSORS = 16        /* cudaDevAttrMultiProcessorCount */
+};
+
+/* cudaGetDeviceProperties() fills a struct cudaDeviceProp whose size
+ * changes between CUDA versions (1008 bytes in CUDA 13) but which has
+ * always begun with `char name[256]`. ptkit hands it a buffer this large
+ * and reads only the name. */
+#define PT__CU_PROP_BYTES 8192
+
+/* The runtime entry points ptkit uses, with CUDA's own signatures. */
+typedef struct pt__cuda_api {
+    /* Non-NULL when there is no usable runtime: why (the loader's message).
+     * A test sets it to simulate a machine without libcudart. */
+    const char *unavailable;
+
+    pt__cuerr (*GetDeviceCount)(int *count);
+    pt__cuerr (*GetDevice)(int *device);
+    pt__cuerr (*GetDeviceProperties)(void *prop, int device);
+    pt__cuerr (*DeviceGetAttribute)(int *value, int attr, int device);
+    const char *(*GetErrorString)(pt__cuerr err);
+
+    pt__cuerr (*EventCreateWithFlags)(pt__cuevent *ev, unsigned flags);
+    pt__cuerr (*EventRecord)(pt__cuevent ev, pt_stream s);
+    pt__cuerr (*EventQuery)(pt__cuevent ev);
+    pt__cuerr (*EventSynchronize)(pt__cuevent ev);
+    pt__cuerr (*EventElapsedTime)(float *ms, pt__cuevent start, pt__cuevent end);
+    pt__cuerr (*EventDestroy)(pt__cuevent ev);
+
+    pt__cuerr (*Malloc)(void **p, size_t bytes);
+    pt__cuerr (*Free)(void *p);
+    pt__cuerr (*MallocHost)(void **p, size_t bytes);
+    pt__cuerr (*FreeHost)(void *p);
+    pt__cuerr (*MemsetAsync)(void *p, int value, size_t bytes, pt_stream s);
+    pt__cuerr (*MemcpyAsync)(void *dst, const void *src, size_t bytes, int kind, pt_stream s);
+
+    pt__cuerr (*StreamCreateWithFlags)(pt_stream *s, unsigned flags);
+    pt__cuerr (*StreamSynchronize)(pt_stream s);
+    pt__cuerr (*StreamDestroy)(pt_stream s);
+
+    /* CUDA 12 and later; NULL where the runtime lacks them, and then
+     * ptkit's own kernels (calibration, reduction) are unavailable. */
+    pt__cuerr (*LibraryLoadData)(pt__culibrary *lib, const void *code, void *jit_opts,
+                                 void **jit_vals, unsigned njit, void *lib_opts,
+                                 void **lib_vals, unsigned nlib);
+    pt__cuerr (*LibraryGetKernel)(pt__cukernel *k, pt__culibrary lib, const char *name);
+    pt__cuerr (*LaunchKernel)(const void *func, pt__dim3 grid, pt__dim3 block, void **args,
+                              size_t shared, pt_stream s);
+} pt__cuda_api;
+
+/* The table in use: the test's shim when one is set, else the runtime
+ * loaded on first use. Never NULL; check `unavailable` before calling. */
+PT__HIDDEN const pt__cuda_api *pt__cuda(void);
+/* Replace the table (tests only; NULL restores the real runtime). Also
+ * forgets the per-process calibrations and loaded kernels, which belong to
+ * the runtime they were made with. Not thread-safe: call it between runs. */
+PT__HIDDEN void pt__cuda_set_shim(const pt__cuda_api *api);
+/* The runtime's description of err, never NULL. */
+PT__HIDDEN const char *pt__cuda_errstr(const pt__cuda_api *cu, pt__cuerr err);
+
+#endif

@@ -1,0 +1,286 @@
+/* A fake CUDA runtime for the tests, installed with pt__cuda_set_shim().
+ *
+ * It is a working GPU whose "device memory" is host memory (so a test can
+ * write block records into a device buffer by hand) and whose events read
+ * a clock the test moves (fake.now_ms), so elapsed times are exact. Each
+ * call can be made to fail, and the calls are counted. ptkit's two kernels
+ * are emulated: the calibration returns the figures in fake.cal_*, and the
+ * reduction runs pt__red_slot() on the host, as the real kernel does on the
+ * device. Each Criterion test runs in a process of its own, so the state
+ * is a plain static. */
+#ifndef PT_TESTS_CUDA_FAKE_H
+#define PT_TESTS_CUDA_FAKE_H
+
+#include "../device/pt_fold_math.h"
+#include "../host/cuda_shim.h"
+#include "../host/gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fake_event {
+    double ms;                /* fake.now_ms when last recorded */
+} fake_event;
+
+typedef struct fake_gpu {
+    double now_ms;            /* what the next recorded event reads */
+    int device_count;
+    pt__cuerr count_err;      /* cudaGetDeviceCount's answer */
+    pt__cuerr create_err, record_err, sync_err, malloc_err, mallochost_err, memcpy_err,
+        memset_err, library_err, launch_err;
+    int records_before_err;   /* successful records before record_err applies; -1: at once */
+    int not_ready;            /* cudaEventQuery says not ready */
+    long long created, destroyed, records, syncs, queries, elapsed, mallocs, frees, memcpys,
+        memsets, launches, reduce_launches;
+    double synced_ms[64];     /* the end events waited for, in order */
+    int nsynced;
+    long long cal_tick, cal_cycles, cal_ns, cal_smid; /* the calibration kernel's answer */
+} fake_gpu;
+
+static fake_gpu fake;
+
+#define FAKE_KERNEL_CALIBRATE ((pt__cukernel)(uintptr_t)0x1)
+#define FAKE_KERNEL_REDUCE ((pt__cukernel)(uintptr_t)0x2)
+
+static pt__cuerr f_count(int *n)
+{
+    if (fake.count_err)
+        return fake.count_err;
+    *n = fake.device_count;
+    return 0;
+}
+static pt__cuerr f_device(int *d)
+{
+    *d = 0;
+    return 0;
+}
+static pt__cuerr f_props(void *prop, int d)
+{
+    snprintf(prop, 256, "Fake GPU %d", d);
+    return 0;
+}
+static pt__cuerr f_attr(int *v, int attr, int d)
+{
+    (void)attr;
+    (void)d;
+    *v = 4;
+    return 0;
+}
+static const char *f_errstr(pt__cuerr e)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "fake CUDA error %d", e);
+    return buf;
+}
+static pt__cuerr f_ev_create(pt__cuevent *ev, unsigned flags)
+{
+    (void)flags;
+    if (fake.create_err)
+        return fake.create_err;
+    *ev = (pt__cuevent)calloc(1, sizeof(fake_event));
+    fake.created++;
+    return 0;
+}
+static pt__cuerr f_ev_record(pt__cuevent ev, pt_stream s)
+{
+    (void)s;
+    if (fake.record_err) {
+        if (fake.records_before_err <= 0)
+            return fake.record_err;
+        fake.records_before_err--;
+    }
+    ((fake_event *)(void *)ev)->ms = fake.now_ms;
+    fake.records++;
+    return 0;
+}
+static pt__cuerr f_ev_query(pt__cuevent ev)
+{
+    (void)ev;
+    fake.queries++;
+    return fake.not_ready ? PT__CU_NOT_READY : 0;
+}
+static pt__cuerr f_ev_sync(pt__cuevent ev)
+{
+    fake.syncs++;
+    if (fake.nsynced < 64)
+        fake.synced_ms[fake.nsynced++] = ((fake_event *)(void *)ev)->ms;
+    return fake.sync_err;
+}
+static pt__cuerr f_ev_elapsed(float *ms, pt__cuevent a, pt__cuevent b)
+{
+    fake.elapsed++;
+    *ms = (float)(((fake_event *)(void *)b)->ms - ((fake_event *)(void *)a)->ms);
+    return 0;
+}
+static pt__cuerr f_ev_destroy(pt__cuevent ev)
+{
+    free(ev);
+    fake.destroyed++;
+    return 0;
+}
+static pt__cuerr f_malloc(void **p, size_t n)
+{
+    if (fake.malloc_err)
+        return fake.malloc_err;
+    *p = calloc(1, n);
+    fake.mallocs++;
+    return *p ? 0 : PT__CU_MEMORY_ALLOCATION;
+}
+static pt__cuerr f_free(void *p)
+{
+    free(p);
+    fake.frees++;
+    return 0;
+}
+static pt__cuerr f_mallochost(void **p, size_t n)
+{
+    if (fake.mallochost_err)
+        return fake.mallochost_err;
+    *p = malloc(n);
+    return *p ? 0 : PT__CU_MEMORY_ALLOCATION;
+}
+static pt__cuerr f_freehost(void *p)
+{
+    free(p);
+    return 0;
+}
+static pt__cuerr f_memset(void *p, int v, size_t n, pt_stream s)
+{
+    (void)s;
+    if (fake.memset_err)
+        return fake.memset_err;
+    memset(p, v, n);
+    fake.memsets++;
+    return 0;
+}
+static pt__cuerr f_memcpy(void *d, const void *src, size_t n, int kind, pt_stream s)
+{
+    (void)kind;
+    (void)s;
+    if (fake.memcpy_err)
+        return fake.memcpy_err;
+    memcpy(d, src, n);
+    fake.memcpys++;
+    return 0;
+}
+static pt__cuerr f_stream_create(pt_stream *s, unsigned flags)
+{
+    (void)flags;
+    *s = (pt_stream)(uintptr_t)0x5;
+    return 0;
+}
+static pt__cuerr f_stream_sync(pt_stream s)
+{
+    (void)s;
+    return 0;
+}
+static pt__cuerr f_stream_destroy(pt_stream s)
+{
+    (void)s;
+    return 0;
+}
+static pt__cuerr f_lib_load(pt__culibrary *lib, const void *code, void *a, void **b, unsigned c,
+                            void *d, void **e, unsigned f)
+{
+    (void)a, (void)b, (void)c, (void)d, (void)e, (void)f;
+    if (fake.library_err)
+        return fake.library_err;
+    *lib = (pt__culibrary)(uintptr_t)code;
+    return 0;
+}
+static pt__cuerr f_get_kernel(pt__cukernel *k, pt__culibrary lib, const char *name)
+{
+    (void)lib;
+    if (strcmp(name, "pt_calibrate") == 0)
+        *k = FAKE_KERNEL_CALIBRATE;
+    else if (strcmp(name, "pt_reduce") == 0)
+        *k = FAKE_KERNEL_REDUCE;
+    else
+        return 500; /* cudaErrorSymbolNotFound */
+    return 0;
+}
+/* The kernels, as device/calibrate.cu and device/reduce.cu define them. */
+static pt__cuerr f_launch(const void *func, pt__dim3 grid, pt__dim3 block, void **args,
+                          size_t shared, pt_stream s)
+{
+    (void)grid, (void)block, (void)shared, (void)s;
+    if (fake.launch_err)
+        return fake.launch_err;
+    fake.launches++;
+    if (func == (const void *)FAKE_KERNEL_CALIBRATE) {
+        long long *out = (long long *)*(void **)args[0];
+        out[0] = fake.cal_tick;
+        out[1] = fake.cal_cycles;
+        out[2] = fake.cal_ns;
+        out[3] = fake.cal_smid;
+        return 0;
+    }
+    if (func == (const void *)FAKE_KERNEL_REDUCE) {
+        const long long *buf = *(const long long **)args[0];
+        pt__rword *res = (pt__rword *)*(void **)args[1];
+        int nslots = *(int *)args[2], nphases = *(int *)args[3], cap = *(int *)args[4];
+        int nsm = *(int *)args[5];
+        double tick = *(double *)args[6], rate = *(double *)args[7];
+        long long sw = PT_DEV_SLOT_WORDS(nphases, cap);
+        fake.reduce_launches++;
+        for (int i = 0; i < PT_DEV_HDR; i++)
+            res[i].i = buf[i];
+        for (int i = 0; i < nslots; i++)
+            pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick, rate);
+        return 0;
+    }
+    return 98; /* cudaErrorInvalidDeviceFunction */
+}
+
+static const pt__cuda_api fake_api = {
+    .unavailable = NULL,
+    .GetDeviceCount = f_count,
+    .GetDevice = f_device,
+    .GetDeviceProperties = f_props,
+    .DeviceGetAttribute = f_attr,
+    .GetErrorString = f_errstr,
+    .EventCreateWithFlags = f_ev_create,
+    .EventRecord = f_ev_record,
+    .EventQuery = f_ev_query,
+    .EventSynchronize = f_ev_sync,
+    .EventElapsedTime = f_ev_elapsed,
+    .EventDestroy = f_ev_destroy,
+    .Malloc = f_malloc,
+    .Free = f_free,
+    .MallocHost = f_mallochost,
+    .FreeHost = f_freehost,
+    .MemsetAsync = f_memset,
+    .MemcpyAsync = f_memcpy,
+    .StreamCreateWithFlags = f_stream_create,
+    .StreamSynchronize = f_stream_sync,
+    .StreamDestroy = f_stream_destroy,
+    .LibraryLoadData = f_lib_load,
+    .LibraryGetKernel = f_get_kernel,
+    .LaunchKernel = f_launch,
+};
+
+/* A machine with no CUDA runtime at all. */
+static const pt__cuda_api fake_missing_api = {
+    .unavailable = "libcudart.so.13: cannot open shared object file (fake)",
+};
+
+/* Install a working fake GPU: 2 cycles per ns, a 1 us tick. */
+static inline void fake_install(void)
+{
+    memset(&fake, 0, sizeof fake);
+    fake.device_count = 1;
+    fake.records_before_err = -1;
+    fake.cal_tick = 1000;
+    fake.cal_cycles = 4000000;
+    fake.cal_ns = 2000000;
+    fake.cal_smid = 3;
+    pt__cuda_set_shim(&fake_api);
+}
+
+static inline void fake_uninstall(void)
+{
+    pt__cuda_set_shim(NULL);
+}
+
+#endif

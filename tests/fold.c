@@ -1,0 +1,712 @@
+/* The fold: hand-written block records with known cycles and globaltimer
+ * spans, folded under a launch timed by the injected clock (or by the
+ * fake GPU's events), give exact phase times, per-block figures and the
+ * "(unattributed)" rest; the faults a fold can meet are counted.
+ *
+ * The calibration is set exactly through pt__calib_set(): 2 cycles per ns
+ * (0.5 ns per cycle) and a 1000 ns globaltimer tick, so a block needs a
+ * globaltimer span of 100,000 ns to use its own rate. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "common.h"
+#include "cuda_fake.h"
+
+static test_clock clk;
+static pt_timing *t;
+
+static void setup(void)
+{
+    fake_install();
+    pt__calib_set(-1, 2.0, 1000.0);
+    pt__calib_set(0, 2.0, 1000.0);
+    t = test_timing(&clk, "fold", PT_CPU);
+    cr_assert_not_null(t);
+}
+
+static void teardown(void)
+{
+    pt_destroy(t);
+    fake_uninstall();
+}
+
+TestSuite(fold, .init = setup, .fini = teardown);
+
+/* Writes slot s as END leaves it: done, with the clock64 and globaltimer
+ * spans given and each phase's cycles (and one hit each unless given). */
+static void slot(pt_dev_buffer *b, int s, long long smid, long long clk_span, long long gt0,
+                 long long gt_span, const long long *cycles, const long long *hits)
+{
+    pt_dev_buf a = pt_dev_arg(b);
+    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
+    r[PT_DEV_S_DONE] = 1;
+    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = smid;
+    r[PT_DEV_S_CLK0] = 1000000007LL;
+    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
+    r[PT_DEV_S_GT0] = 5000000000LL + gt0;
+    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + gt_span;
+    for (int p = 0; p < a.nphases; p++) {
+        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
+        r[PT_DEV_SLOT_HDR + 2 * p + 1] = hits ? hits[p] : 1;
+    }
+}
+
+/* A launch of `ns` on the injected clock. */
+static void launch_cpu(const char *title, int64_t ns)
+{
+    pt_start(t, title);
+    clk.now += ns;
+    pt_stop(t, title);
+}
+
+static pt_section_stats get(const char *path)
+{
+    pt_section_stats st;
+    const pt_section *s = pt_find(t, path);
+    cr_assert_not_null(s, "pt_find(\"%s\") found nothing", path);
+    int rc = pt_section_get(t, s, &st);
+    cr_assert_eq(rc, 0, "pt_section_get: %s", pt_strerror(rc));
+    return st;
+}
+
+static int fold(pt_dev_buffer *b, const char *title)
+{
+    return pt_dev_fold(t, b, title);
+}
+
+#define EPS 1e-12
+
+Test(fold, phases_in_exact_milliseconds)
+{
+    const char *names[] = { "angular", "energy", "stream" };
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 3, names, PT_DEV_HOST, 0);
+    /* 4,000,000 cycles in 1 ms of globaltimer: its own rate, 0.25 ns/cycle. */
+    slot(b, 0, 0, 4000000, 0, 1000000, (long long[]){ 1200000, 2000000, 800000 }, NULL);
+    launch_cpu("step", 1250000);
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, 0, "pt_dev_fold: %s (%s)", pt_strerror(rc), pt_last_error(t));
+
+    pt_section_stats a = get("step/angular"), e = get("step/energy"), s = get("step/stream"),
+                     u = get("step/(unattributed)");
+    cr_assert_float_eq(a.total_ms, 0.3, EPS, "angular %g", a.total_ms);
+    cr_assert_float_eq(e.total_ms, 0.5, EPS, "energy %g", e.total_ms);
+    cr_assert_float_eq(s.total_ms, 0.2, EPS, "stream %g", s.total_ms);
+    cr_assert_float_eq(u.total_ms, 0.25, EPS, "unattributed %g", u.total_ms);
+    cr_assert_eq(a.phase, 1);
+    cr_assert_eq(u.phase, 1);
+    cr_assert_eq(a.count, 1);
+    cr_assert_eq(a.blocks, 1);
+    cr_assert_float_eq(a.hits, 1, EPS);
+    cr_assert_float_eq(a.block_mean_ms, 0.3, EPS);
+    cr_assert_float_eq(a.imbalance, 1.0, EPS);
+    /* Children in phase order, then the rest. */
+    const pt_section *c = pt_section_child(pt_find(t, "step"));
+    const char *order[] = { "angular", "energy", "stream", "(unattributed)" };
+    for (int i = 0; i < 4; i++, c = pt_section_next(c))
+        cr_assert_str_eq(pt_section_name(c), order[i]);
+    cr_assert_null(c);
+    pt_dev_clock dc;
+    cr_assert_eq(pt_dev_clock_info(t, &dc), 0);
+    cr_assert_eq(dc.blocks_own, 1, "a 1 ms span is 1000 ticks: its own rate");
+    cr_assert_eq(dc.blocks_cal, 0);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, children_add_up_to_the_launch)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 2, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 3000000, 0, 1500000, (long long[]){ 1000001, 1999999 }, NULL);
+    slot(b, 1, 1, 2900000, 1000, 1450000, (long long[]){ 333333, 2500000 }, NULL);
+    slot(b, 2, 2, 3100000, 2000, 1550000, (long long[]){ 777777, 1234567 }, NULL);
+    launch_cpu("step", 1700000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    double sum = get("step/phase 0").total_ms + get("step/phase 1").total_ms +
+                 get("step/(unattributed)").total_ms;
+    cr_assert_float_eq(sum, get("step").total_ms, 1e-12, "children %g vs launch %g", sum,
+                       get("step").total_ms);
+    cr_assert_float_eq(get("step").self_ms, 0.0, 1e-12);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, per_block_mean_min_max_and_imbalance)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
+    /* Four blocks over the same 10 ms, 0.5 ns/cycle; phase 0 takes 1, 2,
+     * 3 and 6 ms of them. Four at once: each phase's share is its sum / 4. */
+    slot(b, 0, 0, 20000000, 0, 10000000, (long long[]){ 2000000, 18000000 }, NULL);
+    slot(b, 1, 1, 20000000, 0, 10000000, (long long[]){ 4000000, 16000000 }, NULL);
+    slot(b, 2, 2, 20000000, 0, 10000000, (long long[]){ 6000000, 14000000 }, NULL);
+    slot(b, 3, 3, 20000000, 0, 10000000, (long long[]){ 12000000, 8000000 }, NULL);
+    launch_cpu("step", 10000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    pt_section_stats p0 = get("step/phase 0"), p1 = get("step/phase 1");
+    cr_assert_float_eq(p0.total_ms, 3.0, EPS, "share %g", p0.total_ms);
+    cr_assert_float_eq(p1.total_ms, 7.0, EPS, "share %g", p1.total_ms);
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.0, EPS);
+    cr_assert_eq(p0.blocks, 4);
+    cr_assert_float_eq(p0.block_mean_ms, 3.0, EPS);
+    cr_assert_float_eq(p0.block_min_ms, 1.0, EPS);
+    cr_assert_float_eq(p0.block_max_ms, 6.0, EPS);
+    cr_assert_float_eq(p0.imbalance, 2.0, EPS, "max/mean %g", p0.imbalance);
+    cr_assert_float_eq(p1.block_min_ms, 4.0, EPS);
+    cr_assert_float_eq(p1.block_max_ms, 9.0, EPS);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, own_rate_from_100_ticks_else_the_calibrated_rate)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    /* Slot 0: exactly 100 ticks: its own 0.25 ns/cycle. Slot 1: one ns
+     * short: the calibrated 0.5 ns/cycle. */
+    slot(b, 0, 0, 400000, 0, 100000, (long long[]){ 100000 }, NULL);
+    slot(b, 1, 1, 400000, 0, 99999, (long long[]){ 100000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    pt_section_stats p = get("step/phase 0");
+    cr_assert_float_eq(p.block_min_ms, 0.025, EPS, "own rate: %g", p.block_min_ms);
+    cr_assert_float_eq(p.block_max_ms, 0.050, EPS, "calibrated rate: %g", p.block_max_ms);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.blocks_own, 1);
+    cr_assert_eq(dc.blocks_cal, 1);
+
+    /* A finer tick makes the short block long enough for its own rate. */
+    pt__calib_set(-1, 2.0, 10.0);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.blocks_own, 3, "both blocks now: %lld", dc.blocks_own);
+    cr_assert_float_eq(dc.tick_ns, 10.0, EPS);
+    p = get("step/phase 0");
+    cr_assert_float_eq(p.mean_ms, 0.025, 1e-9, "two blocks at about 0.25 ns/cycle: %g", p.mean_ms);
+    cr_assert_float_eq(p.block_max_ms, 0.050, EPS, "the first fold's calibrated block");
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, concurrency_of_many_overlapping_blocks)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 100, 2, NULL, PT_DEV_HOST, 0);
+    /* Two waves of 50 blocks, each 1 ms long: 0.4 ms of phase 0 and 0.6 ms
+     * of phase 1. The wall is 2 ms, 50 blocks run at once. */
+    for (int k = 0; k < 100; k++)
+        slot(b, k, k % 8, 2000000, (k / 50) * 1000000LL, 1000000,
+             (long long[]){ 800000, 1200000 }, NULL);
+    launch_cpu("step", 2500000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    cr_assert_float_eq(get("step/phase 0").total_ms, 0.8, EPS, "%g", get("step/phase 0").total_ms);
+    cr_assert_float_eq(get("step/phase 1").total_ms, 1.2, EPS);
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.5, EPS);
+    cr_assert_float_eq(get("step/phase 0").block_mean_ms, 0.4, EPS);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, blocks_one_after_another_with_gaps_are_not_stretched)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 2000000 }, NULL);
+    slot(b, 1, 0, 2000000, 2000000, 1000000, (long long[]){ 2000000 }, NULL);
+    launch_cpu("step", 3000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    cr_assert_float_eq(get("step/phase 0").total_ms, 2.0, EPS, "the gap is not phase time: %g",
+                       get("step/phase 0").total_ms);
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 1.0, EPS);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, repeated_folds_keep_first_apart_from_the_rest)
+{
+    const long long cycles[] = { 2000000, 1000000, 1400000 };
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    for (int i = 0; i < 3; i++) {
+        pt_dev_reset(b, 0);
+        slot(b, 0, 0, 4000000, 0, 2000000, &cycles[i], NULL);
+        launch_cpu("step", 2000000);
+        cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    }
+    pt_section_stats p = get("step/phase 0"), u = get("step/(unattributed)");
+    cr_assert_eq(p.count, 3);
+    cr_assert_float_eq(p.first_ms, 1.0, EPS);
+    cr_assert_float_eq(p.mean_ms, 0.6, EPS, "mean %g", p.mean_ms);
+    cr_assert_float_eq(p.stddev_ms, sqrt(0.02), 1e-9, "sd %g", p.stddev_ms);
+    cr_assert_float_eq(p.min_ms, 0.5, EPS);
+    cr_assert_float_eq(p.max_ms, 0.7, EPS);
+    cr_assert_eq(p.blocks, 3);
+    cr_assert_float_eq(p.block_mean_ms, 2.2 / 3, EPS);
+    cr_assert_float_eq(u.total_ms, 3 * 2.0 - 2.2, EPS);
+    cr_assert_float_eq(u.first_ms, 1.0, EPS);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.folds, 3);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, phases_longer_than_the_launch_are_scaled_to_it)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
+    /* 1.2 ms of phases in a launch the host timed at 1.0 ms. */
+    slot(b, 0, 0, 2400000, 0, 1200000, (long long[]){ 800000, 1600000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    cr_assert_float_eq(get("step/phase 0").total_ms, 1.0 / 3, EPS);
+    cr_assert_float_eq(get("step/phase 1").total_ms, 2.0 / 3, EPS);
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.0, EPS);
+    /* Per-block figures stay what the block measured. */
+    cr_assert_float_eq(get("step/phase 1").block_mean_ms, 0.8, EPS);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, undone_slots_are_skipped_and_counted)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 8, 1, NULL, PT_DEV_HOST, 0);
+    for (int k = 0; k < 3; k++)
+        slot(b, k, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    pt_section_stats p = get("step/phase 0");
+    cr_assert_eq(p.blocks, 3);
+    cr_assert_float_eq(p.total_ms, 0.5, EPS, "3 blocks at once: %g", p.total_ms);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.slots_skipped, 5);
+    cr_assert_eq(pt_error_count(t), 0, "a grid smaller than its buffer is fine: %s",
+                 pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, no_finished_slot_leaves_the_launch_unattributed)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
+    launch_cpu("step", 1000000);
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, PT_ESTATE, "%s", pt_strerror(rc));
+    cr_assert(strstr(pt_last_error(t), "none of the 4 slots"), "%s", pt_last_error(t));
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 1.0, EPS);
+    cr_assert_float_eq(get("step/phase 0").total_ms, 0.0, EPS);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, bad_phases_and_slots_are_counted)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    slot(b, 1, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    long long *d = pt_dev_arg(b).data;
+    d[PT_DEV_HDR + PT_DEV_S_BAD_PHASE] = 2;
+    d[PT_DEV_HDR + PT_DEV_SLOT_WORDS(1, 0) + PT_DEV_S_BAD_PHASE] = 3;
+    d[PT_DEV_H_BAD_SLOT] = 4;
+    launch_cpu("step", 1000000);
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, PT_ERANGE, "%s", pt_strerror(rc));
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1, "once per fold");
+    cr_assert(strstr(pt_last_error(t), "5 marks with a phase index out of range"), "%s",
+              pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "4 blocks with a slot index out of range"), "%s",
+              pt_last_error(t));
+    cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "still folded");
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, dropped_trace_events_are_counted)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
+    long long sw = PT_DEV_SLOT_WORDS(1, 4);
+    for (int k = 0; k < 2; k++) {
+        slot(b, k, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+        pt_dev_arg(b).data[PT_DEV_HDR + k * sw + PT_DEV_S_NEVENTS] = 4;
+        pt_dev_arg(b).data[PT_DEV_HDR + k * sw + PT_DEV_S_DROPPED] = 3 + k;
+    }
+    launch_cpu("step", 1000000);
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, PT_EFULL, "%s", pt_strerror(rc));
+    launch_cpu("step", 1000000);
+    fold(b, "step");
+    pt_run_stats r = pt_stats(t);
+    cr_assert_eq(r.dropped, 14, "7 per fold: %llu", (unsigned long long)r.dropped);
+    cr_assert_eq(pt_error_count_of(t, PT_EFULL), 2);
+    cr_assert(strstr(pt_last_error(t), "7 trace events dropped"), "%s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, a_header_that_does_not_match_folds_nothing)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1, 2 }, NULL);
+    long long *d = pt_dev_arg(b).data;
+    launch_cpu("step", 1000000);
+    d[PT_DEV_H_MAGIC] = 0x1234;
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, PT_EINVAL, "%s", pt_strerror(rc));
+    cr_assert_null(pt_find(t, "step/phase 0"), "nothing folded");
+    d[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
+    d[PT_DEV_H_NPHASES] = 3;
+    cr_assert_eq(fold(b, "step"), PT_EINVAL);
+    d[PT_DEV_H_NPHASES] = 2;
+    d[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT + 1;
+    cr_assert_eq(fold(b, "step"), PT_EINVAL);
+    cr_assert(strstr(pt_last_error(t), "header"), "%s", pt_last_error(t));
+    cr_assert_null(pt_section_child(pt_find(t, "step")));
+    d[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
+    cr_assert_eq(fold(b, "step"), 0, "whole again: %s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, an_unknown_section_is_not_found)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1 }, NULL);
+    int rc = fold(b, "nope");
+    cr_assert_eq(rc, PT_ENOTFOUND, "%s", pt_strerror(rc));
+    /* The launch is looked for under the open section. */
+    pt_start(t, "outer");
+    launch_cpu("step", 1000);
+    pt_stop(t, "outer");
+    rc = fold(b, "step");
+    cr_assert_eq(rc, PT_ENOTFOUND, "\"step\" is under \"outer\": %s", pt_strerror(rc));
+    cr_assert(strstr(pt_last_error(t), "\"step\""), "%s", pt_last_error(t));
+    pt_start(t, "outer");
+    cr_assert_eq(fold(b, "step"), 0, "found under the open section: %s", pt_last_error(t));
+    pt_stop(t, "outer");
+    cr_assert_not_null(pt_find(t, "outer/step/phase 0"));
+    cr_assert_eq(pt_error_count_of(t, PT_ENOTFOUND), 2);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, null_arguments)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    launch_cpu("step", 1000);
+    cr_assert_eq(pt_dev_fold(NULL, b, "step"), 0);
+    cr_assert_eq(pt_dev_fold(t, NULL, "step"), PT_EINVAL);
+    cr_assert_eq(pt_dev_fold(t, b, NULL), PT_EINVAL);
+    pt_dev_clock dc;
+    cr_assert_eq(pt_dev_clock_info(t, NULL), PT_EINVAL);
+    cr_assert_eq(pt_dev_clock_info(NULL, &dc), 0);
+    cr_assert_eq(dc.device, -1);
+    cr_assert_eq(dc.calibrated, 0);
+    pt_disable(t);
+    cr_assert_eq(pt_dev_fold(t, b, "nope"), 0, "disabled: nothing happens");
+    pt_enable(t);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, per_sm_totals)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 2, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 200000, 400000 }, NULL);
+    slot(b, 1, 3, 2000000, 0, 1000000, (long long[]){ 600000, 800000 }, NULL);
+    slot(b, 2, 3, 2000000, 0, 1000000, (long long[]){ 1000000, 0 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    const pt_section *p0 = pt_find(t, "step/phase 0"), *p1 = pt_find(t, "step/phase 1");
+    cr_assert_eq(p0->phase->nsm, 4, "up to the largest %%smid: %d", p0->phase->nsm);
+    cr_assert_float_eq(p0->phase->sm_ns[0], 100000, 1e-6);
+    cr_assert_float_eq(p0->phase->sm_ns[1], 0, 1e-6);
+    cr_assert_float_eq(p0->phase->sm_ns[3], 800000, 1e-6);
+    cr_assert_float_eq(p1->phase->sm_ns[3], 400000, 1e-6);
+    cr_assert_float_eq(get("step/phase 1").block_min_ms, 0.0, EPS, "a block that never marked it");
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, clock_info_for_host_mode)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 20, 0, 10, (long long[]){ 10 }, NULL);
+    launch_cpu("step", 1000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    pt_dev_clock dc;
+    cr_assert_eq(pt_dev_clock_info(t, &dc), 0);
+    cr_assert_eq(dc.calibrated, 1);
+    cr_assert_float_eq(dc.cycles_per_ns, 2.0, EPS);
+    cr_assert_float_eq(dc.tick_ns, 1000.0, EPS);
+    cr_assert_eq(dc.device, -1);
+    cr_assert_str_eq(dc.device_name, "host");
+    cr_assert_eq(dc.blocks_cal, 1, "10 ns is not 100 ticks");
+    cr_assert_float_eq(get("step/phase 0").block_mean_ms, 5e-6, EPS);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, the_report_shows_the_phases)
+{
+    const char *names[] = { "angular" };
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, names, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    launch_cpu("step", 2000000);
+    fold(b, "step");
+    char buf[8192] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    int rc = pt_log(t, f);
+    fclose(f);
+    cr_assert_eq(rc, 0, "pt_log: %s", pt_strerror(rc));
+    cr_assert(strstr(buf, "angular") && strstr(buf, "(unattributed)"), "%s", buf);
+    pt_dev_buffer_free(b);
+}
+
+/* ---- through the fake GPU: lazy, in order, copies in flight ------ */
+
+static void gpu_timing(void)
+{
+    pt_destroy(t);
+    t = test_timing(&clk, "fold", PT_GPU_EVENTS);
+}
+
+Test(fold, a_gpu_launch_folds_lazily_behind_its_events)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 2, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    cr_assert_eq(b->host, 0);
+    pt_stream s = (pt_stream)(uintptr_t)0x42;
+    pt_dev_reset(b, s);
+    pt_start_gpu(t, "step", s);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 600000, 1000000 }, NULL);
+    slot(b, 1, 1, 2000000, 0, 1000000, (long long[]){ 1000000, 600000 }, NULL);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "step", s);
+    fake.not_ready = 1; /* the kernel is still running */
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, 0, "%s", pt_last_error(t));
+    cr_assert_null(pt_find(t, "step/phase 0"), "not folded before it is asked for");
+    cr_assert_eq(fake.syncs, 0, "nothing waited");
+    fake.not_ready = 0;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_float_eq(get("step").total_ms, 1.0, EPS);
+    cr_assert_float_eq(get("step/phase 0").total_ms, 0.4, EPS);
+    cr_assert_float_eq(get("step/phase 1").total_ms, 0.4, EPS);
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.2, EPS);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.device, 0);
+    cr_assert_str_eq(dc.device_name, "Fake GPU 0");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, many_folds_in_flight_each_see_their_own_launch)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    for (int i = 0; i < 10; i++) {
+        pt_dev_reset(b, 0);
+        pt_start_gpu(t, "step", 0);
+        slot(b, 0, 0, 4000000, 0, 2000000, (long long[]){ 200000LL * (i + 1) }, NULL);
+        fake.now_ms += 2.0;
+        pt_stop_gpu(t, "step", 0);
+        cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+        cr_assert_leq(b->pending, PT__STAGE_MAX, "copies in flight stay bounded");
+    }
+    pt_sync(t);
+    pt_section_stats p = get("step/phase 0");
+    cr_assert_eq(p.count, 10);
+    cr_assert_float_eq(p.first_ms, 0.1, EPS, "the first fold saw the first launch: %g", p.first_ms);
+    cr_assert_float_eq(p.max_ms, 1.0, EPS);
+    cr_assert_float_eq(p.total_ms, 5.5, 1e-9);
+    cr_assert_float_eq(get("step/(unattributed)").total_ms, 20.0 - 5.5, 1e-9);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, a_fold_takes_in_finished_launches_without_waiting)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    pt_start_gpu(t, "other", 0);
+    fake.now_ms += 1;
+    pt_stop_gpu(t, "other", 0);
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 1;
+    pt_stop_gpu(t, "step", 0);
+    fake.not_ready = 1;
+    fold(b, "step");
+    cr_assert_eq(pt_find(t, "other")->count, 0, "not finished: not waited for");
+    fake.not_ready = 0;
+    fold(b, "step");
+    cr_assert_eq(pt_find(t, "other")->count, 1, "finished work is taken in at the fold");
+    pt_sync(t);
+    cr_assert_eq(get("step/phase 0").count, 2);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, a_host_buffer_pending_behind_a_launch_keeps_its_records)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_start_gpu(t, "step", 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "step", 0);
+    fake.not_ready = 1;
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(b->pending, 1, "waiting behind the launch");
+    pt_dev_reset(b, 0); /* reused before the fold resolves */
+    pt_sync(t);
+    cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "the records as folded");
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, freeing_a_buffer_resolves_its_folds_first)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_start_gpu(t, "step", 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "step", 0);
+    fake.not_ready = 1;
+    fold(b, "step");
+    cr_assert_null(pt_find(t, "step/phase 0"));
+    pt_dev_buffer_free(b);
+    cr_assert_not_null(pt_find(t, "step/phase 0"), "resolved before the buffer went");
+    cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS);
+}
+
+Test(fold, a_timing_destroyed_with_folds_pending_leaves_the_buffer_usable)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "step", 0);
+    fold(b, "step");
+    cr_assert_eq(b->pending, 1);
+    pt_destroy(t);
+    t = NULL;
+    cr_assert_eq(b->pending, 0, "the fold was dropped");
+    cr_assert_eq(pt_dev_reset(b, 0), 0);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, copy_failure_is_counted_and_folds_nothing)
+{
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    launch_cpu("cpu step", 1000);
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "step", 0);
+    fake.memcpy_err = 700;
+    int rc = fold(b, "step");
+    cr_assert_eq(rc, PT_ECUDA, "%s", pt_strerror(rc));
+    cr_assert(strstr(pt_last_error(t), "cudaMemcpyAsync"), "%s", pt_last_error(t));
+    pt_sync(t);
+    cr_assert_null(pt_find(t, "step/phase 0"));
+    cr_assert_eq(b->pending, 0);
+    pt_dev_buffer_free(b);
+}
+
+Test(fold, without_calibration_blocks_take_the_launch_average_rate)
+{
+    fake.library_err = 218;
+    pt__calib_set(0, 0, 0);
+    gpu_timing();
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_AGGREGATE, 0);
+    /* 2 ms of globaltimer over 8,000,000 cycles: 0.25 ns per cycle for both. */
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 2000000 }, NULL);
+    slot(b, 1, 1, 6000000, 0, 1000000, (long long[]){ 6000000 }, NULL);
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 2.0;
+    pt_stop_gpu(t, "step", 0);
+    fold(b, "step");
+    pt_sync(t);
+    pt_section_stats p = get("step/phase 0");
+    cr_assert_float_eq(p.block_min_ms, 0.5, EPS, "%g", p.block_min_ms);
+    cr_assert_float_eq(p.block_max_ms, 1.5, EPS, "%g", p.block_max_ms);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.calibrated, 0);
+    cr_assert_eq(dc.blocks_cal, 2);
+    cr_assert_float_eq(dc.cycles_per_ns, 4.0, EPS);
+    cr_assert_eq(pt_error_count_of(t, PT_ECUDA), 1, "said once: %s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "not calibrated"), "%s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+/* The device reduction, its kernel emulated by the fake runtime with the
+ * same pt__red_slot() the kernel runs, gives exactly what the host fold
+ * gives. Built with CUDA=0 there is no kernel: the fold says so once and
+ * copies every record, with the same result. */
+Test(fold, the_device_reduction_agrees_with_the_host_fold)
+{
+    gpu_timing();
+    pt__reduce_min_slots = 1;
+    enum { N = 64, P = 3 };
+    pt_dev_buffer *dev = pt_dev_buffer_create(t, N, P, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_buffer *host = pt_dev_buffer_create(t, N, P, NULL, PT_DEV_HOST, 0);
+    for (int k = 0; k < N - 4; k++) {
+        long long c[P] = { 1000LL * (k + 1), 37LL * k * k, 500000 - 3000LL * k };
+        long long h[P] = { k, 2, 1 };
+        long long gt = (k % 3) ? 150000 + 1000LL * k : 50000;
+        slot(dev, k, k % 7, 1000000 + 999LL * k, 10000LL * (k % 5), gt, c, h);
+        slot(host, k, k % 7, 1000000 + 999LL * k, 10000LL * (k % 5), gt, c, h);
+    }
+    pt_start_gpu(t, "dev", 0);
+    fake.now_ms += 4.0;
+    pt_stop_gpu(t, "dev", 0);
+    cr_assert_eq(fold(dev, "dev"), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "host", 0);
+    fake.now_ms += 4.0;
+    pt_stop_gpu(t, "host", 0);
+    cr_assert_eq(fold(host, "host"), 0, "%s", pt_last_error(t));
+    pt_sync(t);
+    if (pt__fatbin_reduce_size > 0) {
+        cr_assert_eq(fake.reduce_launches, 1, "the large grid was reduced on the device");
+        cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    } else {
+        cr_assert_eq(fake.reduce_launches, 0);
+        cr_assert(strstr(pt_last_error(t), "no device reduction"), "%s", pt_last_error(t));
+    }
+    const char *kids[] = { "phase 0", "phase 1", "phase 2", "(unattributed)" };
+    for (int i = 0; i < 4; i++) {
+        char pd[64], ph[64];
+        snprintf(pd, sizeof pd, "dev/%s", kids[i]);
+        snprintf(ph, sizeof ph, "host/%s", kids[i]);
+        pt_section_stats a = get(pd), h = get(ph);
+        cr_assert_float_eq(a.total_ms, h.total_ms, 1e-12, "%s: %g vs %g", kids[i], a.total_ms,
+                           h.total_ms);
+        cr_assert_eq(a.blocks, h.blocks);
+        cr_assert_float_eq(a.hits, h.hits, 0);
+        cr_assert_float_eq(a.block_min_ms, h.block_min_ms, 1e-15);
+        cr_assert_float_eq(a.block_max_ms, h.block_max_ms, 1e-15);
+        cr_assert_float_eq(a.block_mean_ms, h.block_mean_ms, 1e-12);
+    }
+    const pt_section *sd = pt_find(t, "dev/phase 2"), *sh = pt_find(t, "host/phase 2");
+    cr_assert_eq(sh->phase->nsm, 7);
+    for (int s = 0; s < 7; s++)
+        cr_assert_float_eq(sd->phase->sm_ns[s], sh->phase->sm_ns[s], 1e-6, "SM %d", s);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.slots_skipped, 8, "4 unfinished slots in each buffer");
+    pt_dev_buffer_free(dev);
+    pt_dev_buffer_free(host);
+}
+
+/* The summary's encodings, which the device's atomics depend on: minima
+ * as complemented bits, maxima as bits, the earliest start, sums. */
+Test(fold, the_reduction_summary_encodes_min_and_max)
+{
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 2, 400000, 300, 200000, (long long[]){ 40000 }, (long long[]){ 5 });
+    slot(b, 1, 0, 400000, 100, 200000, (long long[]){ 0 }, (long long[]){ 0 });
+    slot(b, 2, 1, 400000, 200, 50000, (long long[]){ 80000 }, (long long[]){ 7 });
+    pt__rword r[PT__R_WORDS(1, 3)];
+    memset(r, 0, sizeof r);
+    const long long *d = pt_dev_arg(b).data;
+    for (int s = 0; s < 3; s++)
+        pt__red_slot(r, d + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(1, 0), 1, 3, 1000.0, 0.5);
+    cr_assert_eq(r[PT__R_DONE].i, 3);
+    cr_assert_eq(r[PT__R_OWN].i, 2);
+    cr_assert_eq(r[PT__R_CAL].i, 1);
+    cr_assert_eq((long long)~r[PT__R_GT0_INV].u, 5000000100LL, "earliest BEGIN");
+    cr_assert_eq(r[PT__R_GT1_MAX].i, 5000000300LL + 200000, "latest END");
+    cr_assert_float_eq(pt__bitsd(~r[PT__R_MIN_INV(0)].u), 0.0, 0, "a block with none of it");
+    cr_assert_float_eq(pt__bitsd(r[PT__R_MAX(0)].u), 40000.0, 0, "80000 cycles at 0.5 ns");
+    cr_assert_float_eq(r[PT__R_SUM(0)].d, 20000.0 + 40000.0, 0);
+    cr_assert_eq(r[PT__R_HITS(0)].i, 12);
+    cr_assert_float_eq(r[PT__R_SPAN_SUM].d, 200000.0 * 2 + 200000.0, 0);
+    cr_assert_float_eq(pt__bitsd(r[PT__R_SPAN_MAX].u), 200000.0, 0);
+    cr_assert_float_eq(r[PT__R_SM(1, 2, 0)].d, 20000.0, 0);
+    cr_assert_float_eq(r[PT__R_SM(1, 1, 0)].d, 40000.0, 0);
+    pt_dev_buffer_free(b);
+}
