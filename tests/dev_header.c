@@ -151,6 +151,7 @@ Test(dev_header, hits_accumulate_and_cycles_add_up)
     cr_assert_gt(cycles(b, 0, 0), 0, "phase 0 cycles %lld", cycles(b, 0, 0));
     cr_assert_leq(cycles(b, 0, 0) + cycles(b, 0, 2), r[PT_DEV_S_CLK1] - r[PT_DEV_S_CLK0],
                   "the phases hold more cycles than the span");
+    free(b.data);
 }
 
 Test(dev_header, bad_phases_are_counted_never_written)
@@ -310,8 +311,9 @@ Test(dev_header, trace_stores_a_bad_phase_as_given)
 
 Test(dev_header, end_rewrites_every_pair_of_a_reused_record)
 {
-    /* More phases than PT_DEV_MAX_PHASES: the ones no mark can reach are
-     * zeroed, as are unmarked ones, so stale figures never survive. */
+    /* A record holding an earlier launch's figures: END writes every pair
+     * the accumulators hold, marked or not. The buffer has more phases than
+     * PT_DEV_MAX_PHASES; those no mark can reach are left alone. */
     enum { NP = PT_DEV_MAX_PHASES + 2 };
     pt_dev_buf b = make_buf(1, NP, PT_DEV_MODE_AGGREGATE, 0);
     long long *r = rec(b, 0);
@@ -325,11 +327,14 @@ Test(dev_header, end_rewrites_every_pair_of_a_reused_record)
     cr_assert_eq(r[PT_DEV_S_BAD_PHASE], 1, "BAD_PHASE %lld", r[PT_DEV_S_BAD_PHASE]);
     cr_assert_eq(r[PT_DEV_S_NEVENTS], 0, "NEVENTS %lld", r[PT_DEV_S_NEVENTS]);
     cr_assert_eq(r[PT_DEV_S_DROPPED], 0, "DROPPED %lld", r[PT_DEV_S_DROPPED]);
-    for (int q = 0; q < NP; q++) {
+    for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
         cr_assert_eq(hits(b, 0, q), q == 1, "phase %d hits %lld", q, hits(b, 0, q));
         if (q != 1)
             cr_assert_eq(cycles(b, 0, q), 0, "phase %d cycles %lld", q, cycles(b, 0, q));
     }
+    for (int q = PT_DEV_MAX_PHASES; q < NP; q++)
+        cr_assert(cycles(b, 0, q) == 77 && hits(b, 0, q) == 77,
+                  "phase %d, beyond the accumulators, was written", q);
     free(b.data);
 }
 

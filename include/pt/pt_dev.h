@@ -27,7 +27,8 @@
  *    marks never diverge; only the recording thread's figures are written.
  *  - PT_DEV_END(buf) writes the record once: the recording thread reads
  *    clock64, %globaltimer and %smid again, writes the slot header and the
- *    (cycles, hits) pair of every phase, then, after a __threadfence(),
+ *    (cycles, hits) pair of every phase below min(buf.nphases,
+ *    PT_DEV_MAX_PHASES), marked or not, then, after a __threadfence(),
  *    PT_DEV_S_DONE = 1. `buf` must be the buffer given to BEGIN.
  *
  *  The slot: PT_DEV_BEGIN(buf) uses the linear block index
@@ -44,8 +45,8 @@
  *  registers as long as every index is a compile-time constant; only the
  *  phases a kernel marks cost registers (two 64-bit values each). A phase
  *  computed at run time works, but puts the arrays in local memory (a stack
- *  frame of 16 * PT_DEV_MAX_PHASES bytes, and a local load and store per
- *  mark). A phase below 0 or not below min(buf.nphases, PT_DEV_MAX_PHASES)
+ *  frame of at least 16 * PT_DEV_MAX_PHASES bytes, and a local load and
+ *  store per mark). A phase below 0 or not below min(buf.nphases, PT_DEV_MAX_PHASES)
  *  is never written out of bounds: its marks are counted in the record's
  *  PT_DEV_S_BAD_PHASE, and its cycles stay unattributed.
  *
@@ -75,7 +76,9 @@
  *
  *  Options, defined before including this header:
  *  - PT_DEV_DISABLE: every macro is ((void)0); the kernel compiles exactly
- *    as if the macro lines were not there.
+ *    as if the macro lines were not there. A parameter only the macros
+ *    read is then unused: in host C built with -Wunused-parameter, say
+ *    (void)buf.
  *  - PT_DEV_MAX_PHASES (default 16): the size of the per-thread arrays, the
  *    highest phase + 1 a mark can record. A ptgen header with more phases
  *    defines it to its count (or stops the build when pt_dev.h came first

@@ -21,6 +21,13 @@
  * special registers instead of being held in a register all along. */
 #define PT__DEV_AUTO (-0x7fffffffffffffffLL - 1)
 
+/* The null pointer, spelled so C++ builds with -Wzero-as-null-pointer-constant stay quiet. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#  define PT__DEV_NULL nullptr
+#else
+#  define PT__DEV_NULL 0
+#endif
+
 typedef struct pt__dev_state {
     long long prev;                       /* clock at the last mark (or BEGIN) */
     long long cyc[PT_DEV_MAX_PHASES];     /* cycles charged to each phase */
@@ -72,7 +79,7 @@ PT_DEV_FN long long pt__dev_auto_slot(void)
  * would make. */
 PT_DEV_FN int pt__dev_skipped(pt_dev_buf b)
 {
-    return b.data == 0 || b.nslots <= 0 || b.nphases < 0 || b.trace_cap < 0;
+    return b.data == PT__DEV_NULL || b.nslots <= 0 || b.nphases < 0 || b.trace_cap < 0;
 }
 
 /* The record of slot k, laid out as pt_dev_buf.h says. */
@@ -90,7 +97,7 @@ PT_DEV_FN pt__dev_state pt__dev_begin(pt_dev_buf b, long long slot)
         s.hits[q] = 0;
     }
     s.bad = 0;
-    s.ev = 0;
+    s.ev = PT__DEV_NULL;
     s.nev = 0;
     s.cap = 0;
     s.slot = slot;
@@ -160,6 +167,10 @@ PT_DEV_FN void pt__dev_end(const pt__dev_state *s, pt_dev_buf b)
     r = pt__dev_record(b, k);
     np = b.nphases;
     bad = s->bad;
+    /* Every phase the accumulators hold is written, marked or not, so a
+     * reused record never shows an earlier launch's figures. Phases of the
+     * buffer from PT_DEV_MAX_PHASES up cannot be marked and are not written:
+     * they keep the host's zeros. */
     PT__DEV_UNROLL
     for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
         if (q < np) {
@@ -168,13 +179,6 @@ PT_DEV_FN void pt__dev_end(const pt__dev_state *s, pt_dev_buf b)
         } else {
             bad += s->hits[q];
         }
-    }
-    /* Phases no mark can reach (the buffer has more than
-     * PT_DEV_MAX_PHASES) are written too, so a reused buffer never shows
-     * an earlier launch's figures. */
-    for (long long q = PT_DEV_MAX_PHASES; q < np; q++) {
-        r[PT_DEV_SLOT_HDR + 2 * q] = 0;
-        r[PT_DEV_SLOT_HDR + 2 * q + 1] = 0;
     }
     stored = s->nev < s->cap ? s->nev : s->cap;
     r[PT_DEV_S_SMID] = s->where0;
