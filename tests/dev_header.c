@@ -2,6 +2,7 @@
  * a buffer in host memory exactly as pt_dev_buf.h lays them out. Real clocks
  * only promise ordering and lower bounds, so that is what is asserted. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -353,4 +354,48 @@ Test(dev_header, disabled_build_writes_nothing)
         cr_assert_eq(b.data[i], before[i], "word %lld written with PT_DEV_DISABLE", i);
     free(before);
     free(b.data);
+}
+
+/* The build compiled tests/kernels/header_cases.c once per case; returns
+ * case c's exit status and its diagnostics. */
+static int header_case(int c, char **log)
+{
+    const char *build = getenv("PT_BUILD");
+    char path[512], line[64];
+    int rc = -1, k, r;
+    FILE *f;
+    long n;
+
+    snprintf(path, sizeof path, "%s/kernels/header_cases.txt", build && *build ? build : "build");
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s is missing: run the suite with make test, which builds it", path);
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%d %d", &k, &r) == 2 && k == c)
+            rc = r;
+    fclose(f);
+    cr_assert_neq(rc, -1, "case %d not in %s", c, path);
+    snprintf(path, sizeof path, "%s/kernels/header_cases.%d.log", build && *build ? build : "build",
+             c);
+    f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s is missing", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *log = calloc(1, (size_t)n + 1);
+    cr_assert_not_null(*log);
+    cr_assert_eq(fread(*log, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return rc;
+}
+
+Test(dev_header, detail_headers_refuse_direct_inclusion)
+{
+    for (int c = 6; c <= 7; c++) {
+        char *log;
+        int rc = header_case(c, &log);
+        cr_assert_neq(rc, 0, "case %d: a detail header compiled on its own", c);
+        cr_assert(strstr(log, "include <pt/pt_dev.h>"), "case %d: expected the #error, got:\n%s",
+                  c, log);
+        free(log);
+    }
 }

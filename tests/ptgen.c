@@ -85,13 +85,13 @@ static char *read_file(const char *path)
     return text;
 }
 
-/* The exit status of compiling tests/kernels/maxphases.c with CASE=c, and
+/* The exit status of compiling tests/kernels/header_cases.c with CASE=c, and
  * its diagnostics. */
-static int maxphases_case(int c, char **log)
+static int header_case(int c, char **log)
 {
     char path[512], *all, *line;
     int rc = -1;
-    snprintf(path, sizeof path, "%s/kernels/maxphases.txt", build_dir());
+    snprintf(path, sizeof path, "%s/kernels/header_cases.txt", build_dir());
     all = read_file(path);
     cr_assert_not_null(all, "%s is missing: run the suite with make test, which builds it", path);
     for (line = all; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -101,7 +101,7 @@ static int maxphases_case(int c, char **log)
     }
     free(all);
     cr_assert_neq(rc, -1, "case %d not in %s", c, path);
-    snprintf(path, sizeof path, "%s/kernels/maxphases.%d.log", build_dir(), c);
+    snprintf(path, sizeof path, "%s/kernels/header_cases.%d.log", build_dir(), c);
     *log = read_file(path);
     cr_assert_not_null(*log, "%s is missing", path);
     return rc;
@@ -110,9 +110,9 @@ static int maxphases_case(int c, char **log)
 Test(ptgen, long_list_first_raises_the_maximum)
 {
     char *log;
-    cr_assert_eq(maxphases_case(1, &log), 0, "20 phases, then pt_dev.h:\n%s", log);
+    cr_assert_eq(header_case(1, &log), 0, "20 phases, then pt_dev.h:\n%s", log);
     free(log);
-    cr_assert_eq(maxphases_case(4, &log), 0, "PT_DEV_MAX_PHASES=24 for lists of 20 and 24:\n%s",
+    cr_assert_eq(header_case(4, &log), 0, "PT_DEV_MAX_PHASES=24 for lists of 20 and 24:\n%s",
                  log);
     free(log);
 }
@@ -129,7 +129,7 @@ Test(ptgen, too_small_a_maximum_stops_the_build)
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *log;
-        int rc = maxphases_case(cases[i].c, &log);
+        int rc = header_case(cases[i].c, &log);
         cr_assert_neq(rc, 0, "case %d compiled", cases[i].c);
         cr_assert(strstr(log, cases[i].why), "case %d: expected \"%s\" in:\n%s", cases[i].c,
                   cases[i].why, log);

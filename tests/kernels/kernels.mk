@@ -23,16 +23,17 @@ $(KDIR)/many%.h: $(PTGEN)
 	for i in $$(seq 0 $$(($* - 1))); do echo "p$$i"; done > $@.txt
 	$(PTGEN) $@.txt -o $@ --name many$* --prefix M$*_
 
-# Each case's exit status (0: it compiled) and its diagnostics.
-$(KDIR)/maxphases.txt: tests/kernels/maxphases.c $(KDIR)/many20.h $(KDIR)/many24.h \
-                       $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
-	for c in 1 2 3 4 5; do \
+# Header combinations that must build or must not: each case's exit status
+# (0: it compiled) in header_cases.txt, its diagnostics in header_cases.N.log.
+$(KDIR)/header_cases.txt: tests/kernels/header_cases.c $(KDIR)/many20.h $(KDIR)/many24.h \
+                          $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
+	for c in 1 2 3 4 5 6 7; do \
 	    $(CC) $(PT_CPPFLAGS) -I$(KDIR) $(WARN) -Werror -fsyntax-only -DCASE=$$c $< \
-	        > $(KDIR)/maxphases.$$c.log 2>&1; \
+	        > $(KDIR)/header_cases.$$c.log 2>&1; \
 	    echo "$$c $$?"; \
 	done > $@.tmp
 	mv $@.tmp $@
-TEST_PREREQS += $(KDIR)/maxphases.txt
+TEST_PREREQS += $(KDIR)/header_cases.txt
 
 # Host mode built with PT_DEV_DISABLE, linked into the tests.
 TEST_EXTRA_OBJS += $(BUILD)/obj/tests/kernels/dev_disabled.o

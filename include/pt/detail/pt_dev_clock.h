@@ -9,8 +9,7 @@
  * on the CPU. No system header is included in any mode. */
 #if !defined(PT__DEV_INSIDE)
 #  error "include <pt/pt_dev.h>"
-#endif
-#ifndef PT_DETAIL_PT_DEV_CLOCK_H
+#elif !defined(PT_DETAIL_PT_DEV_CLOCK_H)
 #define PT_DETAIL_PT_DEV_CLOCK_H
 
 /* 1 where the code being compiled runs on the GPU. Under nvcc it is decided

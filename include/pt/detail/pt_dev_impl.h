@@ -11,8 +11,7 @@
  * trace pointer, which is uniform (NULL) outside trace mode. */
 #if !defined(PT__DEV_INSIDE)
 #  error "include <pt/pt_dev.h>"
-#endif
-#ifndef PT_DETAIL_PT_DEV_IMPL_H
+#elif !defined(PT_DETAIL_PT_DEV_IMPL_H)
 #define PT_DETAIL_PT_DEV_IMPL_H
 
 /* The slot argument PT_DEV_BEGIN passes: "the slot this block (or warp)

@@ -1,6 +1,9 @@
-/* How a ptgen header and pt_dev.h settle PT_DEV_MAX_PHASES, compiled once
- * per CASE by tests/kernels/kernels.mk; tests/ptgen.c reads the outcomes.
- * many20.h and many24.h are ptgen headers of 20 and 24 phases. */
+/* Header combinations that must build or must stop the build, compiled
+ * once per CASE by tests/kernels/kernels.mk; tests/ptgen.c and
+ * tests/dev_header.c read the outcomes. Cases 1-5: how a ptgen header and
+ * pt_dev.h settle PT_DEV_MAX_PHASES (many20.h and many24.h are ptgen
+ * headers of 20 and 24 phases). Cases 6-7: the detail headers refuse to be
+ * included directly. */
 #if CASE == 1 /* a long list first: it raises the maximum to its count */
 #  include "many20.h"
 #  include <pt/pt_dev.h>
@@ -22,6 +25,10 @@ _Static_assert(PT_DEV_MAX_PHASES == 24, "the user's PT_DEV_MAX_PHASES stays");
 #  define PT_DEV_MAX_PHASES 2
 #  include <pt/pt_dev.h>
 #  include "pt_test_phases.h"
+#elif CASE == 6
+#  include <pt/detail/pt_dev_impl.h>
+#elif CASE == 7
+#  include <pt/detail/pt_dev_clock.h>
 #endif
 
 #if CASE == 1 || CASE == 4
