@@ -1,0 +1,57 @@
+# The GPU suite (make test-gpu) and the GPU benchmark (make bench-gpu).
+# Included from device/device.mk. Both are built by nvcc and link the real
+# CUDA runtime (nvcc's default, static) beside libptkit, which loads the
+# shared runtime itself at run time. Both build without a device; then the
+# suite skips every test with the reason and the benchmark says so.
+#
+# On a machine without the suite's libraries (Criterion and what it links),
+# copy them next to the binary with `make gpu-test-libs` and run with
+# LD_LIBRARY_PATH=$(BUILD)/gpu-libs.
+
+GPU_TEST_BIN   := $(BUILD)/tests/ptkit_gpu_tests
+GPU_TEST_C     := $(wildcard tests/gpu/*.c)
+GPU_TEST_CU    := $(wildcard tests/gpu/*.cu)
+GPU_TEST_OBJS  := $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o) $(GPU_TEST_CU:%.cu=$(BUILD)/obj/%.cu.o)
+GPU_NVCCFLAGS  ?= -O2 -std=c++17 -lineinfo
+# Verbose, so each skip says why and each test logs its figures.
+GPU_TEST_ARGS  ?= --verbose
+GPU_HDRS       := $(wildcard include/pt/*.h include/pt/detail/*.h)
+BENCH_GPU      := $(BUILD)/bench/bench_gpu
+
+.PHONY: gpu-test-libs
+
+ifeq ($(CUDA),1)
+$(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h $(GPU_HDRS)
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -c -o $@ $<
+
+$(GPU_TEST_C:%.c=$(BUILD)/obj/%.o): | test-deps
+
+$(GPU_TEST_BIN): $(GPU_TEST_OBJS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(NVCC) $(PT_GENCODE) -o $@ $^ -lcriterion -lm -lpthread -ldl
+
+test-gpu: test-deps $(GPU_TEST_BIN)
+	$(GPU_TEST_BIN) $(GPU_TEST_ARGS) $(TEST_ARGS)
+
+$(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS)
+	@mkdir -p $(@D)
+	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -o $@ $< $(LIB_A) \
+	    -lm -lpthread -ldl
+
+bench-gpu: $(BENCH_GPU)
+	$(BENCH_GPU)
+
+# The shared libraries the suite needs beyond the C library, for a GPU
+# machine that has no Criterion installed, and the CUDA runtime libptkit
+# loads (libcudart.so.13), for one without this CUDA installed.
+gpu-test-libs: $(GPU_TEST_BIN) $(BENCH_GPU)
+	@mkdir -p $(BUILD)/gpu-libs
+	ldd $(GPU_TEST_BIN) | awk '$$3 ~ /^\// && $$1 !~ /^(libc|libm|libdl|libpthread|librt|ld-linux)[.-]/ { print $$3 }' | \
+	    xargs -r cp -L -t $(BUILD)/gpu-libs
+	cp -L $(CUDA_HOME)/lib64/libcudart.so.13 $(BUILD)/gpu-libs/
+	@ls $(BUILD)/gpu-libs
+else
+test-gpu bench-gpu gpu-test-libs:
+	@echo "$@: skipped: this build has CUDA=0, and the GPU suite and benchmark need nvcc ($(NVCC))"
+endif
