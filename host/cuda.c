@@ -25,7 +25,7 @@ static const pt__cuda_api *shim;
 
 /* Looks up one entry point; a required one missing makes the runtime
  * unusable, an optional one is left NULL. */
-static int bind(void *lib, void *slot, const char *name, int required)
+static int bind_sym(void *lib, void *slot, const char *name, int required)
 {
     void *p = dlsym(lib, name);
     /* POSIX guarantees that a data pointer holds a function pointer. */
@@ -60,8 +60,8 @@ static void load(void)
         real.unavailable = load_error;
         return;
     }
-#define REQ(field, sym) bind(lib, &real.field, sym, 1)
-#define OPT(field, sym) bind(lib, &real.field, sym, 0)
+#define REQ(field, sym) bind_sym(lib, &real.field, sym, 1)
+#define OPT(field, sym) bind_sym(lib, &real.field, sym, 0)
     if (REQ(GetDeviceCount, "cudaGetDeviceCount") || REQ(GetDevice, "cudaGetDevice") ||
         REQ(GetDeviceProperties, "cudaGetDeviceProperties") ||
         REQ(DeviceGetAttribute, "cudaDeviceGetAttribute") ||

@@ -131,9 +131,13 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
     }
 
     b = calloc(1, sizeof *b);
-    if (!b || (b->nphases = nphases, copy_names(b, names) < 0)) {
-        if (b)
-            free_buffer(b);
+    if (!b) {
+        pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: out of memory");
+        return NULL;
+    }
+    b->nphases = nphases;
+    if (copy_names(b, names) < 0) {
+        free_buffer(b);
         pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: out of memory");
         return NULL;
     }
@@ -189,6 +193,13 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
             /* From pageable memory: the call returns once hdr is staged. */
             what = "cudaMemcpyAsync";
             e = cu->MemcpyAsync(p, hdr, sizeof hdr, PT__CU_MEMCPY_H2D, NULL);
+        }
+        if (!e) {
+            /* The legacy default stream does not order work on the user's
+             * non-blocking streams: wait here (creation is not a hot path)
+             * so a reset and launch right after can never be overtaken. */
+            what = "cudaStreamSynchronize";
+            e = cu->StreamSynchronize(NULL);
         }
         if (e) {
             pt__fail(t, PT_ECUDA, "pt_dev_buffer_create(%d slots, %zu bytes): %s: %s", nslots,
