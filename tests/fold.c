@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <pt/pt_dev.h>
+
 #include "common.h"
 #include "cuda_fake.h"
 
@@ -708,5 +710,59 @@ Test(fold, the_reduction_summary_encodes_min_and_max)
     cr_assert_float_eq(pt__bitsd(r[PT__R_SPAN_MAX].u), 200000.0, 0);
     cr_assert_float_eq(r[PT__R_SM(1, 2, 0)].d, 20000.0, 0);
     cr_assert_float_eq(r[PT__R_SM(1, 1, 0)].d, 40000.0, 0);
+    pt_dev_buffer_free(b);
+}
+
+/* ---- host mode end to end: pt_dev.h on the CPU, real clocks ------ */
+
+static void spin_host_ns(long long ns)
+{
+    long long t0 = pt_dev_host_ns();
+    while (pt_dev_host_ns() - t0 < ns) {
+    }
+}
+
+/* pt_dev.h's CPU side writes the records (TSC and CLOCK_MONOTONIC), the
+ * host calibration is measured, and the fold turns them into phases. Real
+ * clocks promise only bounds: each phase lasts at least its spin. */
+Test(fold, host_mode_records_from_pt_dev_h_fold_into_phases)
+{
+    pt__calib_set(-1, 0, 0); /* the real host calibration */
+    pt_destroy(t);
+    t = pt_create("fold", PT_CPU);
+    const char *names[] = { "long", "short" };
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, names, PT_DEV_HOST, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    pt_dev_buf buf = pt_dev_arg(b);
+    pt_start(t, "step");
+    for (int k = 0; k < 4; k++) {
+        PT_DEV_BEGIN_AT(buf, k);
+        spin_host_ns(200000);
+        PT_DEV_MARK(0);
+        spin_host_ns(100000);
+        PT_DEV_MARK(1);
+        spin_host_ns(50000);
+        PT_DEV_MARK(1);
+        PT_DEV_END(buf);
+    }
+    pt_stop(t, "step");
+    int rc = pt_dev_fold(t, b, "step");
+    cr_assert_eq(rc, 0, "pt_dev_fold: %s", pt_last_error(t));
+    pt_section_stats launch = get("step"), lg = get("step/long"), sh = get("step/short"),
+                     un = get("step/(unattributed)");
+    cr_assert_eq(lg.blocks, 4);
+    cr_assert_float_eq(lg.hits, 4, 0);
+    cr_assert_float_eq(sh.hits, 8, 0, "two marks of it per slot");
+    cr_assert_geq(lg.block_min_ms, 0.2 * 0.99, "a 200 us spin: %g ms", lg.block_min_ms);
+    cr_assert_geq(sh.block_min_ms, 0.15 * 0.99, "two spins, 150 us: %g ms", sh.block_min_ms);
+    cr_assert_geq(lg.total_ms, 4 * 0.2 * 0.99, "slots one after another add up: %g", lg.total_ms);
+    cr_assert_float_eq(lg.total_ms + sh.total_ms + un.total_ms, launch.total_ms, 1e-9);
+    cr_assert_geq(un.total_ms, 0.0);
+    pt_dev_clock dc;
+    pt_dev_clock_info(t, &dc);
+    cr_assert_eq(dc.calibrated, 1);
+    cr_assert_str_eq(dc.device_name, "host");
+    cr_assert_eq(dc.blocks_own, 4, "350 us is far more than 100 CLOCK_MONOTONIC steps");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     pt_dev_buffer_free(b);
 }
