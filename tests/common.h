@@ -5,6 +5,8 @@
 
 #include <pt/pt.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* A manual clock: tests set `now` (ns) and ptkit reads it. */
 typedef struct test_clock {
@@ -33,5 +35,28 @@ static inline pt_timing *test_timing(test_clock *c, const char *name, unsigned f
         (c)->now += (ns);                                                \
         pt_stop((t), (title), __VA_ARGS__);                              \
     } while (0)
+
+/* A whole file as a NUL-terminated string (malloc'ed), or NULL when it
+ * cannot be opened or read. */
+static inline char *test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) != NULL) {
+        if (fread(text, 1, (size_t)n, f) == (size_t)n) {
+            text[n] = '\0';
+        } else {
+            free(text);
+            text = NULL;
+        }
+    }
+    fclose(f);
+    return text;
+}
 
 #endif

@@ -16,6 +16,8 @@
 
 #include <pt/pt_dev_buf.h>
 
+#include "common.h"
+
 static void require_nvcc(void)
 {
 #if !PT_BUILD_CUDA
@@ -44,18 +46,8 @@ static char *kernel_path(const char *name)
 static char *read_kernel_file(const char *name)
 {
     char *path = kernel_path(name);
-    FILE *f = fopen(path, "rb");
-    char *text;
-    long n;
-    cr_assert_not_null(f, "%s is missing: run the suite with make test, which builds it", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = malloc((size_t)n + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n, "short read of %s", path);
-    text[n] = '\0';
-    fclose(f);
+    char *text = test_read_file(path);
+    cr_assert_not_null(text, "%s is missing: run the suite with make test, which builds it", path);
     free(path);
     return text;
 }

@@ -8,6 +8,8 @@
 
 #include <pt/pt_dev.h>
 
+#include "common.h"
+
 #include "kernels/dev_disabled.h"
 
 TestSuite(dev_header);
@@ -364,7 +366,6 @@ static int header_case(int c, char **log)
     char path[512], line[64];
     int rc = -1, k, r;
     FILE *f;
-    long n;
 
     snprintf(path, sizeof path, "%s/kernels/header_cases.txt", build && *build ? build : "build");
     f = fopen(path, "r");
@@ -376,15 +377,8 @@ static int header_case(int c, char **log)
     cr_assert_neq(rc, -1, "case %d not in %s", c, path);
     snprintf(path, sizeof path, "%s/kernels/header_cases.%d.log", build && *build ? build : "build",
              c);
-    f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s is missing", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *log = calloc(1, (size_t)n + 1);
-    cr_assert_not_null(*log);
-    cr_assert_eq(fread(*log, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
+    *log = test_read_file(path);
+    cr_assert_not_null(*log, "%s is missing", path);
     return rc;
 }
 

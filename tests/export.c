@@ -84,18 +84,8 @@ static int entries(const char *d, const char *prefix)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    cr_assert_not_null(f, "fopen(%s): %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n, "read %s", path);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = test_read_file(path);
+    cr_assert_not_null(buf, "cannot read %s: %s", path, strerror(errno));
     return buf;
 }
 

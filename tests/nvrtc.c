@@ -9,6 +9,8 @@
 #include <pt/pt.h>
 #include <pt/pt_nvrtc.h>
 
+#include "common.h"
+
 #if PT_BUILD_CUDA
 #  include <nvrtc.h>
 #endif
@@ -17,18 +19,8 @@ TestSuite(nvrtc);
 
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *text;
-    long n;
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = malloc((size_t)n + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n, "short read of %s", path);
-    text[n] = '\0';
-    fclose(f);
+    char *text = test_read_file(path);
+    cr_assert_not_null(text, "cannot read %s", path);
     return text;
 }
 

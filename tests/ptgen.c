@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #include "pt_test_phases.h"
 
 TestSuite(ptgen);
@@ -67,23 +69,6 @@ static const char *build_dir(void)
     return b && *b ? b : "build";
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text;
-    long n;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = malloc((size_t)n + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n, "short read of %s", path);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
 
 /* The exit status of compiling tests/kernels/header_cases.c with CASE=c, and
  * its diagnostics. */
@@ -92,7 +77,7 @@ static int header_case(int c, char **log)
     char path[512], *all, *line;
     int rc = -1;
     snprintf(path, sizeof path, "%s/kernels/header_cases.txt", build_dir());
-    all = read_file(path);
+    all = test_read_file(path);
     cr_assert_not_null(all, "%s is missing: run the suite with make test, which builds it", path);
     for (line = all; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         int k, r;
@@ -102,7 +87,7 @@ static int header_case(int c, char **log)
     free(all);
     cr_assert_neq(rc, -1, "case %d not in %s", c, path);
     snprintf(path, sizeof path, "%s/kernels/header_cases.%d.log", build_dir(), c);
-    *log = read_file(path);
+    *log = test_read_file(path);
     cr_assert_not_null(*log, "%s is missing", path);
     return rc;
 }
@@ -207,10 +192,10 @@ static run ptgen_run_n(const char *text, size_t len, const char *out, const char
     cr_assert(WIFEXITED(st), "ptgen did not exit normally: %d", st);
     r.status = WEXITSTATUS(st);
     snprintf(path, sizeof path, "%s/stderr.txt", dir);
-    r.err = read_file(path);
+    r.err = test_read_file(path);
     cr_assert_not_null(r.err);
     snprintf(path, sizeof path, "%s/%s", dir, out);
-    r.out = read_file(path);
+    r.out = test_read_file(path);
     d = opendir(dir);
     cr_assert_not_null(d);
     while ((e = readdir(d)) != NULL)
