@@ -79,7 +79,7 @@ static void load(void)
         REQ(StreamDestroy, "cudaStreamDestroy") ||
         OPT(LibraryLoadData, "cudaLibraryLoadData") ||
         OPT(LibraryGetKernel, "cudaLibraryGetKernel") ||
-        OPT(LaunchKernel, "cudaLaunchKernel")) {
+        OPT(LaunchKernel, "cudaLaunchKernel") || OPT(MemGetInfo, "cudaMemGetInfo")) {
         /* A runtime missing a basic entry point is not one ptkit can use;
          * keep it loaded (other code of the process may use it) but unused. */
         real.unavailable = load_error;

@@ -47,7 +47,12 @@ enum {
     PT__CU_MEMCPY_D2H = 2,                  /* cudaMemcpyDeviceToHost */
     PT__CU_EVENT_DEFAULT = 0,               /* cudaEventDefault: timing enabled */
     PT__CU_STREAM_NON_BLOCKING = 1,         /* cudaStreamNonBlocking */
-    PT__CU_ATTR_MULTIPROCESSORS = 16        /* cudaDevAttrMultiProcessorCount */
+    PT__CU_ATTR_MULTIPROCESSORS = 16,       /* cudaDevAttrMultiProcessorCount */
+    PT__CU_ATTR_CLOCK_RATE = 13,            /* cudaDevAttrClockRate, kHz */
+    PT__CU_ATTR_MEMORY_CLOCK_RATE = 36,     /* cudaDevAttrMemoryClockRate, kHz */
+    PT__CU_ATTR_BUS_WIDTH = 37,             /* cudaDevAttrGlobalMemoryBusWidth, bits */
+    PT__CU_ATTR_CC_MAJOR = 75,              /* cudaDevAttrComputeCapabilityMajor */
+    PT__CU_ATTR_CC_MINOR = 76               /* cudaDevAttrComputeCapabilityMinor */
 };
 
 /* cudaGetDeviceProperties() fills a struct cudaDeviceProp whose size
@@ -94,6 +99,9 @@ typedef struct pt__cuda_api {
     pt__cuerr (*LibraryGetKernel)(pt__cukernel *k, pt__culibrary lib, const char *name);
     pt__cuerr (*LaunchKernel)(const void *func, pt__dim3 grid, pt__dim3 block, void **args,
                               size_t shared, pt_stream s);
+
+    /* Optional: device memory free and total (pt_memory_sampling()). */
+    pt__cuerr (*MemGetInfo)(size_t *free_bytes, size_t *total_bytes);
 } pt__cuda_api;
 
 /* The table in use: the test's shim when one is set, else the runtime

@@ -17,7 +17,8 @@ static const char header[] =
     "path,name,depth,kind,open,count,total_ms,self_ms,first_ms,mean_ms,stddev_ms,min_ms,max_ms,"
     "pct_parent,pct_total,read_bytes,written_bytes,flops,read_gbs,write_gbs,gflops,"
     "h2d_bytes,d2h_bytes,d2d_bytes,h2d_gbs,d2h_gbs,d2d_gbs,"
-    "blocks,hits,block_mean_ms,block_min_ms,block_max_ms,imbalance\n";
+    "blocks,hits,block_mean_ms,block_min_ms,block_max_ms,imbalance,"
+    "ai,pct_peak_bw,pct_peak_flops,bound,mem_high_water\n";
 
 /* A write failed: the stream keeps its error flag and errno, which
  * pt__afile_commit() turns into PT_EIO with the reason. */
@@ -98,6 +99,13 @@ static int row(pt_timing *t, FILE *f, const pt_section *s)
                                   st.imbalance };
     for (size_t i = 0; rc == 0 && i < sizeof block_figs / sizeof block_figs[0]; i++)
         rc = num(f, block_figs[i]);
+    const double roof_figs[] = { st.ai, st.pct_peak_bw, st.pct_peak_flops };
+    for (size_t i = 0; rc == 0 && i < sizeof roof_figs / sizeof roof_figs[0]; i++)
+        rc = num(f, roof_figs[i]);
+    if (rc == 0 && fprintf(f, ",%s", pt__bound_name(st.bound)) < 0)
+        rc = WRITE_FAILED;
+    if (rc == 0)
+        rc = num(f, st.mem_high_water);
     if (rc == 0 && putc('\n', f) == EOF)
         rc = WRITE_FAILED;
     return rc;
@@ -137,6 +145,7 @@ int pt_export_csv(pt_timing *t, const char *path)
     if (rc)
         return rc;
     pt__gpu_resolve(t);
+    pt__peaks_resolve(t);
     rc = fputs(header, a.f) == EOF ? WRITE_FAILED : rows(t, a.f);
     if (rc < 0) {
         pt__afile_abort(&a);

@@ -9,7 +9,12 @@
  *     "stats": { "section_count", "total_ms", "error_count", "gpu_timing",
  *                "gpu_fallback", "open_count", "dropped" },
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
- *                "blocks_own", "blocks_cal", "device", "device_name" },
+ *                "blocks_own", "blocks_cal", "device", "device_name",
+ *                "folds", "slots_skipped" },
+ *     "peaks": null | { "bytes_per_s", "flops_per_s", "source" },
+ *     "memory": { "tensors": [ { "name", "bytes", "shape": [..], "dtype" } ],
+ *                 "total", "peak", "device_free", "device_total",
+ *                 "device_used_peak" },       device figures null unless sampled
  *     "errors": { "count", "last", "by_code": { "PT_EMISMATCH": 2, ... } },
  *     "sections": [ { "name", "path", "depth", "kind", "open", "count",
  *                     every figure of the CSV export by the same name,
@@ -266,6 +271,11 @@ static int section(pt_timing *t, jw *w, const pt_section *s)
     k_num(w, "block_min_ms", st.block_min_ms);
     k_num(w, "block_max_ms", st.block_max_ms);
     k_num(w, "imbalance", st.imbalance);
+    k_num(w, "ai", st.ai);
+    k_num(w, "pct_peak_bw", st.pct_peak_bw);
+    k_num(w, "pct_peak_flops", st.pct_peak_flops);
+    k_str(w, "bound", pt__bound_name(st.bound));
+    k_num(w, "mem_high_water", st.mem_high_water);
     key(w, "children");
     open_(w, "[");
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
@@ -278,6 +288,47 @@ static int section(pt_timing *t, jw *w, const pt_section *s)
     close_(w, "]");
     close_(w, "}");
     return rc;
+}
+
+/* ---- memory ------------------------------------------------------ */
+
+static void memory(const pt_timing *t, jw *w)
+{
+    pt_memory_stats ms;
+    const char *name, *dtype;
+    const void *ptr;
+    const long long *shape;
+    double bytes;
+    int nd;
+
+    pt_memory_get(t, &ms);
+    key(w, "memory");
+    open_(w, "{");
+    key(w, "tensors");
+    open_(w, "[");
+    for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
+        if (!w->first)
+            outs(w, ",");
+        newline(w);
+        w->first = 0;
+        open_(w, "{");
+        k_str(w, "name", name);
+        k_num(w, "bytes", bytes);
+        key(w, "shape");
+        outs(w, "[");
+        for (int d = 0; d < nd; d++)
+            outf(w, "%s%lld", d ? ", " : "", shape[d]);
+        outs(w, "]");
+        k_str(w, "dtype", dtype);
+        close_(w, "}");
+    }
+    close_(w, "]");
+    k_num(w, "total", ms.total);
+    k_num(w, "peak", ms.peak);
+    k_num(w, "device_free", ms.device_sampled ? ms.device_free : NAN);
+    k_num(w, "device_total", ms.device_sampled ? ms.device_total : NAN);
+    k_num(w, "device_used_peak", ms.device_sampled ? ms.device_used_peak : NAN);
+    close_(w, "}");
 }
 
 /* ---- the document ------------------------------------------------ */
@@ -334,9 +385,9 @@ static int document(pt_timing *t, jw *w)
     /* Read from the timing itself: pt_dev_clock_info() gives the same
      * struct, and the writer needs no more than that. */
     key(w, "device_clock");
-    if (dc->calibrated) {
+    if (dc->calibrated || dc->folds > 0) {
         open_(w, "{");
-        k_bool(w, "calibrated", 1);
+        k_bool(w, "calibrated", dc->calibrated);
         k_num(w, "cycles_per_ns", dc->cycles_per_ns);
         k_num(w, "tick_ns", dc->tick_ns);
         key(w, "blocks_own");
@@ -346,10 +397,26 @@ static int document(pt_timing *t, jw *w)
         key(w, "device");
         outf(w, "%d", dc->device);
         k_str(w, "device_name", dc->device_name);
+        key(w, "folds");
+        outf(w, "%lld", dc->folds);
+        key(w, "slots_skipped");
+        outf(w, "%lld", dc->slots_skipped);
         close_(w, "}");
     } else {
         outs(w, "null");
     }
+
+    key(w, "peaks");
+    if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
+        open_(w, "{");
+        k_num(w, "bytes_per_s", t->peak_bw);
+        k_num(w, "flops_per_s", t->peak_flops);
+        k_str(w, "source", t->peak_src == PT__PEAKS_USER ? "user" : "device");
+        close_(w, "}");
+    } else {
+        outs(w, "null");
+    }
+    memory(t, w);
 
     key(w, "errors");
     open_(w, "{");

@@ -64,6 +64,7 @@ struct pt_section {
     int open;                 /* frames on the stack that are this node */
 
     pt__phase_ext *phase;     /* PT__K_PHASE only */
+    double mem_hwm;           /* peak of the tracked total while open (memory.c) */
 };
 
 /* One open section. A ghost frame stands for a start made while disabled,
@@ -107,6 +108,12 @@ struct pt_timing {
     int gpu_fallback;         /* GPU sections timed by the CPU clock */
     uint64_t dropped;         /* device trace events dropped */
     pt_dev_clock dev_clock;
+
+    /* Roofline peaks (roofline.c): the user's, else the device's, found
+     * lazily at the first report after a GPU was used. */
+    double peak_bw, peak_flops;
+    int peak_src;             /* PT__PEAKS_* */
+    struct pt__memory *mem;   /* tracked tensors (memory.c); NULL until pt_track */
 };
 
 
@@ -172,6 +179,35 @@ static inline void pt__record(pt_section *s, double ns)
     if (ns > s->max_ns)
         s->max_ns = ns;
 }
+
+/* flops.c: the einsum parser, pure (no allocation, bounded loops) for fuzzing. */
+typedef struct pt__einsum {
+    int nops;
+    double space;             /* product of every distinct letter's size */
+    double out_size;          /* product of the output letters' sizes */
+    double flops;             /* space * (nops - 1) + (space - out_size) */
+} pt__einsum;
+PT__HIDDEN int pt__einsum_parse(const char *sub, int nops, const long long *const *shapes,
+                                const int *ndims, pt__einsum *res, char *why, size_t why_len);
+
+/* roofline.c */
+enum { PT__PEAKS_NONE = 0, PT__PEAKS_USER, PT__PEAKS_DEVICE, PT__PEAKS_TRIED };
+/* Fill the device's peaks when the user set none and a GPU was used. */
+PT__HIDDEN void pt__peaks_resolve(pt_timing *t);
+/* FP32 FMA lanes per SM for compute capability major.minor; 0 if unknown. */
+PT__HIDDEN int pt__fp32_lanes(int major, int minor);
+/* "unknown", "memory" or "compute" for the writers. */
+PT__HIDDEN const char *pt__bound_name(int bound);
+
+/* memory.c */
+PT__HIDDEN void pt__memory_free(pt_timing *t);
+/* A section boundary while memory hooks are on: raise node's high-water
+ * mark to the tracked total, sample the device when asked. */
+PT__HIDDEN void pt__memory_hook(pt_timing *t, pt_section *node, int stop);
+/* The i-th tracked tensor for the writers: 1 and its fields, 0 past the end. */
+PT__HIDDEN int pt__memory_tensor(const pt_timing *t, size_t i, const char **name,
+                                 const void **ptr, double *bytes, const long long **shape,
+                                 int *ndims, const char **dtype);
 
 /* stats.c: fill figures (pending GPU work must be resolved first). */
 PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);

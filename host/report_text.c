@@ -361,16 +361,31 @@ static void header(pt_timing *t, sink *k, const pt_run_stats *rs)
     /* The conversion of device cycles is stated whenever a fold used it,
      * with how many blocks went each way, so a reader can judge the
      * per-block times below. */
-    if (t->dev_clock.calibrated) {
+    if (t->dev_clock.calibrated || t->dev_clock.folds > 0) {
         const pt_dev_clock *c = &t->dev_clock;
+        /* Host mode counts the TSC, not an SM's clock64. */
+        const char *clk = c->device >= 0 ? "SM clock" : "host TSC";
         put_str(k, "  device clock: ");
         put_clean(k, c->device_name[0] ? c->device_name : "unknown device");
         if (c->device >= 0)
             put(k, " (device %d)", c->device);
-        put(k, ", SM clock %.3f GHz calibrated, globaltimer tick %.0f ns; "
-               "%lld block%s timed by their own measured rate, %lld by the calibrated rate",
-            c->cycles_per_ns, c->tick_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s",
-            c->blocks_cal);
+        if (c->calibrated)
+            put(k, ", %s %.3f GHz calibrated, globaltimer tick %.0f ns; "
+                   "%lld block%s timed by their own measured rate, %lld by the calibrated rate",
+                clk, c->cycles_per_ns, c->tick_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s",
+                c->blocks_cal);
+        else
+            put(k, ", %s %.3f GHz: launch-average rate, calibration unavailable; "
+                   "%lld block%s timed by their own measured rate",
+                clk, c->cycles_per_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s");
+        put(k, "; %lld fold%s, %lld slot%s skipped (no END)", c->folds, c->folds == 1 ? "" : "s",
+            c->slots_skipped, c->slots_skipped == 1 ? "" : "s");
+        emit(k);
+    }
+    if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
+        put(k, "  peaks: %.1f GB/s, %.1f GFLOP/s (%s); ridge point %.3g FLOP/B",
+            t->peak_bw / 1e9, t->peak_flops / 1e9,
+            t->peak_src == PT__PEAKS_USER ? "given" : "device, FP32", t->peak_flops / t->peak_bw);
         emit(k);
     }
     if (rs->dropped > 0) {
@@ -482,6 +497,18 @@ static void tree_extra(sink *k, const row *w, size_t indent)
         } else {
             put(k, "%s (%s, no time)", dir[i], b);
         }
+        emit(k);
+    }
+    /* The roofline line only where peaks are known and something was declared. */
+    if (st->pct_peak_bw > 0 || st->pct_peak_flops > 0 || st->bound) {
+        put_spaces(k, indent + 4);
+        put_str(k, "roofline:");
+        if (st->ai > 0)
+            put(k, " AI %.3g FLOP/B,", st->ai);
+        put(k, " %.1f%% of peak bandwidth, %.1f%% of peak FLOP/s", st->pct_peak_bw,
+            st->pct_peak_flops);
+        if (st->bound)
+            put(k, ", %s", st->bound == PT_BOUND_MEMORY ? "memory-bound" : "compute-bound");
         emit(k);
     }
     if (st->phase && st->blocks > 0) {
@@ -687,11 +714,110 @@ static int view_bottlenecks(pt_timing *t, sink *k, const pt_log_opts *o, const p
     return rc;
 }
 
+/* ---- memory ------------------------------------------------------ */
+
+/* Sizes in MB of 1e6 bytes, as the rates are in GB/s of 1e9. */
+static void view_memory(pt_timing *t, sink *k, rows *r)
+{
+    static const char *const head[4] = { "Tensor", "Shape", "Dtype", "Size (MB)" };
+    pt_memory_stats ms;
+    size_t w[4], total_w = 0, n = 0;
+    const char *name, *dtype;
+    const void *ptr;
+    const long long *shape;
+    double bytes;
+    int nd;
+    char cell[CELL], shp[CELL];
+
+    pt_memory_get(t, &ms);
+    for (int c = 0; c < 4; c++)
+        w[c] = strlen(head[c]);
+    /* Two passes over the tensors: widths, then lines. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            for (int c = 0; c < 4; c++)
+                total_w += w[c] + (c ? strlen(GAP) : 0);
+            rule(k, '=', total_w);
+            for (int c = 0; c < 4; c++) {
+                if (c)
+                    put_str(k, GAP);
+                put_cell(k, head[c], w[c], c == 3);
+            }
+            emit(k);
+            rule(k, '-', total_w);
+        }
+        for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
+            size_t len = 0;
+            char *clean = clean_dup(name);
+            shp[len++] = '(';
+            for (int d = 0; d < nd && len < CELL - 24; d++)
+                len += (size_t)snprintf(shp + len, CELL - len, "%s%lld", d ? ", " : "", shape[d]);
+            snprintf(shp + len, CELL - len, "%s)", nd == 1 ? "," : "");
+            snprintf(cell, CELL, "%.3f", bytes / 1e6);
+            if (pass == 0) {
+                size_t cw[4] = { clean ? width(clean) : 0, strlen(shp), width(dtype), strlen(cell) };
+                for (int c = 0; c < 4; c++)
+                    w[c] = cw[c] > w[c] ? cw[c] : w[c];
+            } else {
+                put_cell(k, clean ? clean : "?", w[0], 0);
+                put_str(k, GAP);
+                put_cell(k, shp, w[1], 0);
+                put_str(k, GAP);
+                put_cell(k, dtype, w[2], 0);
+                put_str(k, GAP);
+                put_cell(k, cell, w[3], 1);
+                emit(k);
+            }
+            free(clean);
+            n++;
+        }
+    }
+    if (n == 0) {
+        put_str(k, "(no tensors tracked)");
+        emit(k);
+    }
+    rule(k, '-', total_w);
+    snprintf(cell, CELL, "%.3f", ms.total / 1e6);
+    put_cell(k, "TOTAL TRACKED", w[0] + w[1] + w[2] + 2 * strlen(GAP), 0);
+    put_str(k, GAP);
+    put_cell(k, cell, w[3], 1);
+    emit(k);
+    snprintf(cell, CELL, "%.3f", ms.peak / 1e6);
+    put_cell(k, "PEAK TRACKED", w[0] + w[1] + w[2] + 2 * strlen(GAP), 0);
+    put_str(k, GAP);
+    put_cell(k, cell, w[3], 1);
+    emit(k);
+    if (ms.device_sampled) {
+        rule(k, '-', total_w);
+        put(k, "Device memory used %.3f MB of %.3f MB (free %.3f MB); peak used %.3f MB",
+            (ms.device_total - ms.device_free) / 1e6, ms.device_total / 1e6,
+            ms.device_free / 1e6, ms.device_used_peak / 1e6);
+        emit(k);
+    }
+    /* Each section's high-water mark, where one was reached. */
+    for (size_t i = 0, first = 1; i < r->n; i++) {
+        const row *x = &r->v[i];
+        if (x->st.mem_high_water <= 0)
+            continue;
+        if (first) {
+            rule(k, '-', total_w);
+            put_str(k, "Section high-water (MB)");
+            emit(k);
+            first = 0;
+        }
+        put_spaces(k, 2);
+        put_str(k, x->label);
+        put(k, GAP "%.3f", x->st.mem_high_water / 1e6);
+        emit(k);
+    }
+    rule(k, '=', total_w);
+}
+
 /* ---- the report -------------------------------------------------- */
 
 static int check_opts(pt_timing *t, const pt_log_opts *o, const char *fn)
 {
-    if (o->view < PT_VIEW_TREE || o->view > PT_VIEW_BOTTLENECKS)
+    if (o->view < PT_VIEW_TREE || o->view > PT_VIEW_MEMORY)
         return pt__fail(t, PT_EINVAL, "%s: unknown view %d", fn, o->view);
     if (o->sort < PT_SORT_ORDER || o->sort > PT_SORT_NAME)
         return pt__fail(t, PT_EINVAL, "%s: unknown sort %d", fn, o->sort);
@@ -717,9 +843,11 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
     if (o->view == PT_VIEW_BOTTLENECKS) {
         rc = view_bottlenecks(t, &k, o, &rs);
     } else {
-        rc = collect(t, &t->root, o, o->view == PT_VIEW_TABLE, &r);
+        rc = collect(t, &t->root, o, o->view == PT_VIEW_TABLE || o->view == PT_VIEW_MEMORY, &r);
         if (rc == 0 && o->view == PT_VIEW_TABLE)
             view_table(&k, &r, &rs);
+        else if (rc == 0 && o->view == PT_VIEW_MEMORY)
+            view_memory(t, &k, &r);
         else if (rc == 0 && r.n == 0) {
             put_str(&k, "(no sections)");
             emit(&k);

@@ -18,6 +18,26 @@ static double total_of(const pt_section *s)
     return s->parent ? s->total_ns : root_total_ns(s);
 }
 
+/* Intensity, % of the peaks and the bound. The ridge point is where the
+ * two roofs meet (peak FLOP/s over peak bytes/s); at it both limit
+ * equally, and it counts as compute-bound. */
+static void roofline(const pt_timing *t, pt_section_stats *o, double total_ns)
+{
+    double bytes = o->read_bytes + o->written_bytes;
+    int peaks = t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE;
+
+    if (bytes > 0 && o->flops > 0)
+        o->ai = o->flops / bytes;
+    if (!peaks)
+        return;
+    if (total_ns > 0) {
+        o->pct_peak_bw = 100.0 * (bytes / (total_ns * 1e-9)) / t->peak_bw;
+        o->pct_peak_flops = 100.0 * (o->flops / (total_ns * 1e-9)) / t->peak_flops;
+    }
+    if (o->ai > 0)
+        o->bound = o->ai < t->peak_flops / t->peak_bw ? PT_BOUND_MEMORY : PT_BOUND_COMPUTE;
+}
+
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
 {
     double total = total_of(s), children = 0, whole = root_total_ns(&t->root);
@@ -74,6 +94,8 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
             o->imbalance = o->block_mean_ms > 0 ? o->block_max_ms / o->block_mean_ms : 0;
         }
     }
+    roofline(t, o, total);
+    o->mem_high_water = s->mem_hwm;
 }
 
 int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
@@ -81,6 +103,7 @@ int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
     if (!t || !s || !out)
         return PT_EINVAL;
     pt__gpu_resolve(t);
+    pt__peaks_resolve(t);
     pt__stats_of(t, s, out);
     return 0;
 }
@@ -184,6 +207,7 @@ pt_run_stats pt_stats(pt_timing *t)
     if (!t)
         return r;
     pt__gpu_resolve(t);
+    pt__peaks_resolve(t);
     r.section_count = t->nsections;
     r.total_ms = root_total_ns(&t->root) / 1e6;
     r.error_count = t->errors;

@@ -106,6 +106,7 @@ void pt_destroy(pt_timing *t)
         return;
     forget_default(t);
     pt__gpu_free(t);
+    pt__memory_free(t);
     pt__section_free_children(&t->root);
     free(t->stack);
     free(t->name);

@@ -36,6 +36,10 @@ typedef struct fake_gpu {
     double synced_ms[64];     /* the end events waited for, in order */
     int nsynced;
     long long cal_tick, cal_cycles, cal_ns, cal_smid; /* the calibration kernel's answer */
+    int attr[128], attr_set[128]; /* cudaDeviceGetAttribute's answers; 4 where not set */
+    size_t mem_free, mem_total; /* cudaMemGetInfo's answer */
+    pt__cuerr meminfo_err;
+    long long meminfos;
 } fake_gpu;
 
 static fake_gpu fake;
@@ -62,9 +66,17 @@ static pt__cuerr f_props(void *prop, int d)
 }
 static pt__cuerr f_attr(int *v, int attr, int d)
 {
-    (void)attr;
     (void)d;
-    *v = 4;
+    *v = attr >= 0 && attr < 128 && fake.attr_set[attr] ? fake.attr[attr] : 4;
+    return 0;
+}
+static pt__cuerr f_meminfo(size_t *free_bytes, size_t *total_bytes)
+{
+    fake.meminfos++;
+    if (fake.meminfo_err)
+        return fake.meminfo_err;
+    *free_bytes = fake.mem_free;
+    *total_bytes = fake.mem_total;
     return 0;
 }
 static const char *f_errstr(pt__cuerr e)
@@ -258,6 +270,7 @@ static const pt__cuda_api fake_api = {
     .LibraryLoadData = f_lib_load,
     .LibraryGetKernel = f_get_kernel,
     .LaunchKernel = f_launch,
+    .MemGetInfo = f_meminfo,
 };
 
 /* A machine with no CUDA runtime at all. */

@@ -760,6 +760,8 @@ static void fake_fold(void)
     t->dev_clock.tick_ns = 32;
     t->dev_clock.blocks_own = 3;
     t->dev_clock.blocks_cal = 1;
+    t->dev_clock.folds = 2;
+    t->dev_clock.slots_skipped = 1;
     t->dev_clock.device = 0;
     snprintf(t->dev_clock.device_name, sizeof t->dev_clock.device_name, "NVIDIA H100 80GB HBM3");
     t->dropped = 7;
@@ -793,7 +795,8 @@ Test(report, device_clock_and_dropped_events_are_stated)
     for (size_t i = 0; i < l.n; i++) {
         if (strcmp(l.v[i], "  device clock: NVIDIA H100 80GB HBM3 (device 0), SM clock 1.755 GHz "
                            "calibrated, globaltimer tick 32 ns; 3 blocks timed by their own "
-                           "measured rate, 1 by the calibrated rate") == 0)
+                           "measured rate, 1 by the calibrated rate; 2 folds, 1 slot skipped "
+                           "(no END)") == 0)
             found_clock = 1;
         if (strcmp(l.v[i], "  note: 7 device trace events dropped (trace buffers full)") == 0)
             found_drop = 1;

@@ -366,7 +366,20 @@ typedef struct pt_section_stats {
     double hits;             /**< marks counted */
     double block_mean_ms, block_min_ms, block_max_ms;
     double imbalance;        /**< block_max / block_mean; 0 if no blocks */
+    /* Roofline (see pt_set_peaks()); 0 where bytes, FLOPS, time or peaks are missing. */
+    double ai;               /**< arithmetic intensity: flops / (read + written bytes) */
+    double pct_peak_bw;      /**< (read + written) bytes per second as % of the peak bandwidth */
+    double pct_peak_flops;   /**< FLOP/s as % of the peak FLOP/s */
+    int bound;               /**< enum pt_bound: where ai lies against the ridge point */
+    double mem_high_water;   /**< peak of the tracked total (pt_track()) while open, bytes */
 } pt_section_stats;
+
+/** pt_section_stats.bound: which roof limits a section. */
+enum pt_bound {
+    PT_BOUND_UNKNOWN = 0, /**< no bytes, no FLOPS, or no peaks known */
+    PT_BOUND_MEMORY  = 1, /**< ai below the ridge point (peak FLOP/s / peak bytes/s) */
+    PT_BOUND_COMPUTE = 2  /**< ai at or above the ridge point */
+};
 
 /** Sort orders for reports. */
 enum pt_sort {
@@ -415,6 +428,139 @@ PT_EXTERN pt_run_stats pt_stats(pt_timing *t);
 PT_EXTERN size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out);
 
 /* ------------------------------------------------------------------ */
+/* FLOPS helpers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Counts for `.flops = ...`. Each returns NaN for a negative or
+ * non-finite argument, and a NaN given as a metric is rejected with
+ * PT_ERANGE (counted on the timing, nothing of that call added), so a
+ * wrong count is never recorded as if it were right. */
+
+/** \brief A dense (m x k) by (k x n) product: 2·m·n·k (one multiply and one add per term). */
+PT_EXTERN double pt_flops_matmul(double m, double n, double k);
+/** \brief n elements, `ops` operations on each: n·ops. */
+PT_EXTERN double pt_flops_elementwise(double n, double ops);
+/** \brief A sparse matrix times a vector: 2·nnz. */
+PT_EXTERN double pt_flops_spmv(double nnz);
+/** \brief A sparse matrix times a dense matrix of `cols` columns: 2·nnz·cols. */
+PT_EXTERN double pt_flops_spmm(double nnz, double cols);
+
+/** Limits of the einsum parser: operands, and dimensions per operand. */
+#define PT_EINSUM_MAX_OPS 32
+#define PT_EINSUM_MAX_DIMS 64
+
+/** \brief FLOPs of a naive evaluation of an einsum expression.
+ *
+ *  The subscripts follow numpy: letters a-z and A-Z, operands separated by
+ *  ',', an optional "->" and the output's letters; without "->" the output
+ *  is every letter that appears exactly once. A letter repeated within one
+ *  operand takes its diagonal. Spaces are ignored; "..." is refused.
+ *
+ *  Convention: with S the size of the full index space (the product of
+ *  the sizes of all distinct letters), k operands and O the output's size,
+ *  FLOPs = S·(k−1) multiplies + (S − O) adds: each output element sums
+ *  S/O products of k factors. "ik,ijk,jk->" with i = j = 256, k = 3 is
+ *  196608·2 + 196607 = 589823. (opt_einsum's naive count, S·k here, is
+ *  larger by O.) A single operand costs only its adds: "ii->" is n − 1.
+ *
+ *  \param out   the count, written only on success
+ *  \param subscripts the expression, "ij,jk->ik"
+ *  \param nops  operands (1..PT_EINSUM_MAX_OPS)
+ *  \param shapes nops arrays of sizes (>= 0)
+ *  \param ndims nops dimension counts (0..PT_EINSUM_MAX_DIMS)
+ *  \param why   where to describe a failure (may be NULL)
+ *  \param why_len its size
+ *  \return 0; PT_EINVAL for NULL or out-of-range arguments; PT_EPARSE for a
+ *  malformed expression or shapes that do not fit it (a letter given two
+ *  sizes, a term whose letters do not match its operand's dimensions). */
+PT_EXTERN int pt_flops_einsum(double *out, const char *subscripts, int nops,
+                              const long long *const *shapes, const int *ndims,
+                              char *why, size_t why_len);
+
+/** \brief pt_flops_einsum() for inline use, with the shapes as a NULL-ended
+ *  list of -1-ended arrays (write it with PT_FLOPS_EINSUM()). A failure is
+ *  counted on t as PT_EPARSE or PT_EINVAL with its description.
+ *  \return the count; NaN on failure, which `.flops` then rejects; 0 for a
+ *  NULL t without parsing, since nothing will record it. */
+PT_EXTERN double pt__flops_einsum_list(pt_timing *t, const char *subscripts,
+                                       const long long *const *shapes);
+
+#ifndef __cplusplus
+/** \brief One operand's shape for PT_FLOPS_EINSUM(): PT_SHAPE(256, 256, 3). */
+#  define PT_SHAPE(...) ((const long long[]){ __VA_ARGS__, -1 })
+/** \brief A scalar operand's shape for PT_FLOPS_EINSUM(). */
+#  define PT_SCALAR ((const long long[]){ -1 })
+/** \brief An einsum's FLOPs inline:
+ *  `pt_stop(t, "g", .flops = PT_FLOPS_EINSUM(t, "ik,ijk,jk->", PT_SHAPE(256, 3),
+ *  PT_SHAPE(256, 256, 3), PT_SHAPE(256, 3)))`. C only (compound literals). */
+#  define PT_FLOPS_EINSUM(t, subscripts, ...) \
+    pt__flops_einsum_list((t), (subscripts), (const long long *const[]){ __VA_ARGS__, NULL })
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Roofline                                                           */
+/* ------------------------------------------------------------------ */
+
+/** \brief The machine's peaks, for % of peak and memory/compute-bound.
+ *  Without them, a timing that used a CUDA device takes them from the
+ *  device's attributes (FP32 FLOP/s, see host/roofline.c); a CPU run has none.
+ *  \param bytes_per_s peak memory bandwidth; 0 with flops_per_s 0 forgets both
+ *  \param flops_per_s peak FLOP/s
+ *  \return 0, or PT_ERANGE for a negative or non-finite value, or one of them 0. */
+PT_EXTERN int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s);
+
+/** The peaks in use. */
+typedef struct pt_peaks {
+    double bytes_per_s;      /**< 0 when unknown */
+    double flops_per_s;      /**< 0 when unknown */
+    const char *source;      /**< "user", "device" or "none" */
+} pt_peaks;
+/** \brief The peaks pt_section_get() and the reports use (queries the
+ *  device once when none were set and a GPU was used).
+ *  \return 0, or PT_EINVAL for a NULL out. */
+PT_EXTERN int pt_peaks_get(pt_timing *t, pt_peaks *out);
+
+/* ------------------------------------------------------------------ */
+/* Memory tracking                                                    */
+/* ------------------------------------------------------------------ */
+
+/** Dimensions kept per tracked tensor. */
+#define PT_TRACK_MAX_DIMS 8
+
+/** \brief Track a tensor (or any allocation) by name: its size counts in
+ *  the tracked total and its peak, and in the high-water mark of every
+ *  open section. Tracking a name again replaces its entry.
+ *  \param name  copied
+ *  \param ptr   shown for reference only; never dereferenced; may be NULL
+ *  \param bytes its size
+ *  \param shape ndims sizes (NULL when ndims is 0)
+ *  \param dtype "float32" and so on; copied (first 15 bytes); NULL for none
+ *  \return 0; PT_EINVAL for a NULL name; PT_ERANGE for a bad size, ndims or
+ *  a negative dimension; PT_ENOMEM. */
+PT_EXTERN int pt_track(pt_timing *t, const char *name, const void *ptr, double bytes,
+                       const long long *shape, int ndims, const char *dtype);
+/** \brief Stop tracking name; its bytes leave the total (the peak stays).
+ *  \return 0, PT_EINVAL for a NULL name, PT_ENOTFOUND when not tracked. */
+PT_EXTERN int pt_untrack(pt_timing *t, const char *name);
+/** \brief Sample the device's free and total memory (cudaMemGetInfo) at
+ *  each pt_start() and pt_stop() when on is 1 (off by default: a driver
+ *  call per boundary). Turning it on takes one sample at once.
+ *  \return 0, PT_ENODEV when no device can be sampled (sampling stays off). */
+PT_EXTERN int pt_memory_sampling(pt_timing *t, int on);
+
+/** What is tracked. */
+typedef struct pt_memory_stats {
+    size_t tensors;          /**< tracked now */
+    double total;            /**< their bytes */
+    double peak;             /**< the largest total seen */
+    int device_sampled;      /**< 1 when device_free/total hold a sample */
+    double device_free, device_total; /**< latest cudaMemGetInfo(), bytes */
+    double device_used_peak; /**< largest total - free sampled */
+} pt_memory_stats;
+/** \brief The tracked totals. \return 0, or PT_EINVAL for a NULL out. */
+PT_EXTERN int pt_memory_get(const pt_timing *t, pt_memory_stats *out);
+
+/* ------------------------------------------------------------------ */
 /* Errors on a timing                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -435,7 +581,8 @@ PT_EXTERN void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx);
 enum pt_view {
     PT_VIEW_TREE = 0,   /**< the indented tree with every figure */
     PT_VIEW_TABLE,      /**< flat: calls, total, mean, min, max per section */
-    PT_VIEW_BOTTLENECKS /**< the `top` sections by self time */
+    PT_VIEW_BOTTLENECKS, /**< the `top` sections by self time */
+    PT_VIEW_MEMORY      /**< tracked tensors, totals, device memory, per-section high-water */
 };
 
 /** Report options, given as designated initializers:
