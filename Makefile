@@ -61,6 +61,11 @@ all: lib
 
 lib: $(LIB_A) $(LIB_SO)
 
+# NVTX 3 is header-only, found beside CUDA's other headers.
+ifeq ($(CUDA),1)
+$(BUILD)/obj/host/nvtx.o $(BUILD)/obj/tests/nvtx.o: PT_CPPFLAGS += -I$(CUDA_HOME)/include
+endif
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@

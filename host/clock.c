@@ -111,11 +111,14 @@ int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
         return pt__fail(t, PT_ESTATE, "pt_set_clock with sections open: %zu", t->depth);
     if (!fn) {
         pt__clock_init(t);
+        pt__trace_origin(t);
         return 0;
     }
     t->clock_fn = fn;
     t->clock_ctx = ctx;
     t->clock_kind = PT__CLOCK_USER;
     t->ns_per_tick = 1.0;
+    /* The trace's times are from the run's start on this clock. */
+    pt__trace_origin(t);
     return 0;
 }

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace.h"
+
 /* Queued pairs beyond which the oldest half is resolved. */
 #define PT__PENDING_MAX 1024
 
@@ -61,6 +63,13 @@ struct pt__gpu {
     size_t qcap, qhead, qlen;
 
     pt_dev_buffer *buffers;   /* made on this timing */
+
+    /* PT_TRACE: the reference placing launches on the host timeline, an
+     * event recorded and waited for once, at the first pt_start_gpu(),
+     * and the host clock read right after the wait. */
+    pt__cuevent ref;
+    int64_t ref_tick;
+    int ref_tried;
 };
 
 /* ---- state ------------------------------------------------------- */
@@ -302,6 +311,8 @@ static int resolve_head(pt_timing *t)
             p->ns = p->cpu_ns;
         } else {
             p->ns = (double)ms * 1e6;
+            if (t->trace && g->ref && node && !g->cu->EventElapsedTime(&ms, g->ref, p->e0))
+                pt__trace_gpu(t, node, p->stream, g->ref_tick, (double)ms * 1e6, p->ns);
         }
         p->known = 1;
     }
@@ -428,6 +439,28 @@ int pt__gpu_fold_enqueue(pt_timing *t, pt__fold_job *job)
 
 /* ---- start and stop ---------------------------------------------- */
 
+/* The trace's reference: a launch's start is its start event's distance
+ * from this one, plus the host clock read when this one completed. The
+ * one synchronization bounds the error by its wake-up latency (a few
+ * microseconds); work already queued on s only delays the wait. Without
+ * it launches stay where the host placed them. */
+static void take_reference(pt_timing *t, pt_stream s)
+{
+    pt__gpu *g = t->gpu;
+    pt__cuevent e = NULL;
+
+    g->ref_tried = 1;
+    if (g->cu->EventCreateWithFlags(&e, PT__CU_EVENT_DEFAULT) || !e)
+        return;
+    g->alive++;
+    if (g->cu->EventRecord(e, s) || g->cu->EventSynchronize(e)) {
+        ev_destroy(g, e);
+        return;
+    }
+    g->ref_tick = pt__now(t);
+    g->ref = e;
+}
+
 /* Takes a pair for the frame just opened and records its first event.
  * Returns the pair's index, or -1 when this occurrence falls back to the
  * CPU clock; the reason is counted and its code left in *err. */
@@ -450,6 +483,8 @@ static int pair_open(pt_timing *t, const char *title, pt_stream s, int *err)
         pair_free(g, i);
         return -1;
     }
+    if (t->trace && !g->ref_tried)
+        take_reference(t, s);
     e = g->cu->EventRecord(g->pairs[i].e0, s);
     if (e) {
         *err = pt__fail(t, PT_ECUDA, "pt_start_gpu(\"%s\"): cudaEventRecord: %s; timed by the CPU clock",
@@ -534,6 +569,8 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
     node = f->node;
     i = f->pending;
     cpu_ns = (double)(now - f->t0) * t->ns_per_tick;
+    if (t->hooks)
+        pt__hooks_stop(t, node, f->t0, now, 1);
     node->open--;
     t->depth--;
 
@@ -643,6 +680,8 @@ void pt__gpu_free(pt_timing *t)
     pt__gpu_reset(t);
     while (g->npool)
         ev_destroy(g, g->pool[--g->npool]);
+    if (g->ref)
+        ev_destroy(g, g->ref);
     /* Buffers outlive their timing; they stop reporting errors to it. */
     for (pt_dev_buffer *b = g->buffers, *n; b; b = n) {
         n = b->next_of_t;

@@ -111,44 +111,57 @@ static int utf8_scan(const unsigned char *p)
     return need + 1;
 }
 
-static void str(jw *w, const char *s)
+/* Shared with the HTML report (pt_internal.h), which embeds the same
+ * JSON in a <script> element and so also needs '<' kept out of it. */
+int pt__json_str(FILE *f, const char *s, int html)
 {
     const unsigned char *p = (const unsigned char *)s;
+    int bad = 0;
 
-    outs(w, "\"");
-    while (*p) {
+#define PUT(b, n) (bad |= (n) && fwrite((b), 1, (n), f) != (size_t)(n))
+    PUT("\"", 1);
+    while (*p && !bad) {
         const unsigned char *q = p;
         /* Copy the longest run that needs no escaping in one write. */
-        while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+        while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\' &&
+               !(html && (*q == '<' || *q == '>' || *q == '&')))
             q++;
-        out(w, (const char *)p, (size_t)(q - p));
+        PUT(p, (size_t)(q - p));
         p = q;
         if (!*p)
             break;
         int n = utf8_scan(p);
         if (n > 1) {
-            out(w, (const char *)p, (size_t)n);
+            PUT(p, (size_t)n);
             p += n;
             continue;
         }
         if (n < 0) {
-            outs(w, "\xEF\xBF\xBD"); /* U+FFFD REPLACEMENT CHARACTER */
+            PUT("\xEF\xBF\xBD", 3); /* U+FFFD REPLACEMENT CHARACTER */
             p += -n;
             continue;
         }
         switch (*p) {
-        case '"': outs(w, "\\\""); break;
-        case '\\': outs(w, "\\\\"); break;
-        case '\n': outs(w, "\\n"); break;
-        case '\r': outs(w, "\\r"); break;
-        case '\t': outs(w, "\\t"); break;
-        case '\b': outs(w, "\\b"); break;
-        case '\f': outs(w, "\\f"); break;
-        default: outf(w, "\\u%04X", *p); break;
+        case '"': PUT("\\\"", 2); break;
+        case '\\': PUT("\\\\", 2); break;
+        case '\n': PUT("\\n", 2); break;
+        case '\r': PUT("\\r", 2); break;
+        case '\t': PUT("\\t", 2); break;
+        case '\b': PUT("\\b", 2); break;
+        case '\f': PUT("\\f", 2); break;
+        default: bad |= fprintf(f, "\\u%04X", *p) < 0; break;
         }
         p++;
     }
-    outs(w, "\"");
+    PUT("\"", 1);
+#undef PUT
+    return bad ? -1 : 0;
+}
+
+static void str(jw *w, const char *s)
+{
+    if (!w->err && pt__json_str(w->f, s, 0) < 0)
+        w->err = 1;
 }
 
 static void key(jw *w, const char *k)

@@ -31,6 +31,7 @@
 #include "gpu.h"
 
 #include "../device/pt_fold_math.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -299,6 +300,8 @@ static int fold_records(pt_timing *t, pt__fold_job *j, const long long *d, doubl
                      cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
     rc = finish(t, j, r, nsm, L, &cv);
     free(r);
+    if (t->trace)
+        pt__trace_fold(t, b, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
     return rc;
 }
 

@@ -65,6 +65,7 @@ struct pt_section {
 
     pt__phase_ext *phase;     /* PT__K_PHASE only */
     double mem_hwm;           /* peak of the tracked total while open (memory.c) */
+    void *nvtx_str;           /* PT_NVTX: the title's registered string */
 };
 
 /* One open section. A ghost frame stands for a start made while disabled,
@@ -114,7 +115,17 @@ struct pt_timing {
     double peak_bw, peak_flops;
     int peak_src;             /* PT__PEAKS_* */
     struct pt__memory *mem;   /* tracked tensors (memory.c); NULL until pt_track */
+
+    /* Work done on every real start and stop when a PT__HOOK_* bit is
+     * set: one word, so the hot path pays one branch for all of them. */
+    unsigned hooks;
+    struct pt__trace *trace;  /* PT_TRACE's event log (trace.c) */
+    struct pt__nvtx *nvtx;    /* PT_NVTX's cached strings (nvtx.c) */
+    struct pt__sched *sched;  /* pt_schedule()'s state (schedule.c) */
+    int user_off;             /* pt_disable(); enabled = !user_off && the schedule's step records */
 };
+
+enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1 };
 
 
 enum { PT__CLOCK_USER = 0, PT__CLOCK_TSC, PT__CLOCK_MONO };
@@ -208,6 +219,38 @@ PT__HIDDEN void pt__memory_hook(pt_timing *t, pt_section *node, int stop);
 PT__HIDDEN int pt__memory_tensor(const pt_timing *t, size_t i, const char **name,
                                  const void **ptr, double *bytes, const long long **shape,
                                  int *ndims, const char **dtype);
+
+/* trace.c: PT_TRACE's bounded log of occurrences, read by export_trace.c. */
+PT__HIDDEN int pt__trace_init(pt_timing *t);      /* at pt_create with PT_TRACE */
+PT__HIDDEN void pt__trace_free(pt_timing *t);
+PT__HIDDEN void pt__trace_clear(pt_timing *t);    /* pt_reset: the nodes are gone */
+PT__HIDDEN void pt__trace_origin(pt_timing *t);   /* the run's origin: now, on t's clock */
+/* Called on every real start and stop while t->hooks is nonzero. */
+PT__HIDDEN void pt__hooks_start(pt_timing *t, pt_section *node);
+PT__HIDDEN void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int gpu);
+/* Events the log could not keep (host, GPU and fold samples); 0 without PT_TRACE. */
+PT__HIDDEN uint64_t pt__trace_dropped(const pt_timing *t);
+/* A counter sample ("C" event) at ts_tick on t's clock, for tracks such as
+ * device memory in use. A no-op without PT_TRACE. */
+PT__HIDDEN void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double value);
+
+/* nvtx.c: PT_NVTX's ranges; no-ops when built without CUDA's headers. */
+PT__HIDDEN int pt__nvtx_init(pt_timing *t);
+PT__HIDDEN void pt__nvtx_free(pt_timing *t);
+PT__HIDDEN void pt__nvtx_forget(pt_timing *t);    /* pt_reset: the nodes are gone */
+PT__HIDDEN void pt__nvtx_push(pt_timing *t, pt_section *node);
+PT__HIDDEN void pt__nvtx_pop(pt_timing *t);
+
+/* schedule.c */
+PT__HIDDEN void pt__sched_free(pt_timing *t);
+/* 1 when the schedule's current step records (always without a schedule). */
+PT__HIDDEN int pt__sched_records(const pt_timing *t);
+/* One line about the schedule ("" without one), for the reports. */
+PT__HIDDEN void pt__sched_describe(const pt_timing *t, char *buf, size_t n);
+
+/* export_json.c: s as a JSON string on f, escaped and valid UTF-8 (with
+ * html, also without '<', '>' and '&'). Returns 0, or -1 when a write failed. */
+PT__HIDDEN int pt__json_str(FILE *f, const char *s, int html);
 
 /* stats.c: fill figures (pending GPU work must be resolved first). */
 PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);

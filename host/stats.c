@@ -216,6 +216,7 @@ pt_run_stats pt_stats(pt_timing *t)
     for (size_t i = 0; i < t->depth; i++)
         r.open_count += t->stack[i].node != NULL;
     r.dropped = t->dropped;
+    r.trace_dropped = pt__trace_dropped(t);
     r.clock = pt__clock_name(t);
     r.clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
     return r;

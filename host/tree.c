@@ -70,6 +70,10 @@ pt_timing *pt_create(const char *name, unsigned flags)
     root_init(t);
     pt__clock_init(t);
     t->dev_clock.device = -1;
+    if (((flags & PT_TRACE) && pt__trace_init(t) < 0) || ((flags & PT_NVTX) && pt__nvtx_init(t) < 0)) {
+        pt_destroy(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -107,6 +111,9 @@ void pt_destroy(pt_timing *t)
     forget_default(t);
     pt__gpu_free(t);
     pt__memory_free(t);
+    pt__trace_free(t);
+    pt__nvtx_free(t);
+    pt__sched_free(t);
     pt__section_free_children(&t->root);
     free(t->stack);
     free(t->name);
@@ -146,16 +153,22 @@ __attribute__((destructor)) static void default_at_exit(void)
     pt_destroy(t);
 }
 
+/* A schedule (schedule.c) also turns recording off between its active
+ * steps; both go through `enabled`, so the hot path tests one word. */
 void pt_disable(pt_timing *t)
 {
-    if (t)
+    if (t) {
+        t->user_off = 1;
         t->enabled = 0;
+    }
 }
 
 void pt_enable(pt_timing *t)
 {
-    if (t)
-        t->enabled = 1;
+    if (t) {
+        t->user_off = 0;
+        t->enabled = pt__sched_records(t);
+    }
 }
 
 int pt_enabled(const pt_timing *t)
@@ -173,6 +186,8 @@ void pt_reset(pt_timing *t)
     if (!t)
         return;
     pt__gpu_reset(t);
+    pt__trace_clear(t);
+    pt__nvtx_forget(t);
     pt__section_free_children(&t->root);
     root_init(t);
     t->depth = 0;
@@ -376,6 +391,8 @@ int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
             pt__add_metrics(node, m);
     }
     node->kind = PT__K_CPU;
+    if (t->hooks)
+        pt__hooks_start(t, node);
     /* Read the clock last, so the bookkeeping above is not in the section. */
     t->stack[t->depth - 1].t0 = pt__now(t);
     return rc;
@@ -435,6 +452,8 @@ int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
                         "pt_stop(\"%s\"): it was opened by pt_start_gpu; close it with pt_stop_gpu",
                         title);
     pt__record(node, (double)(now - f->t0) * t->ns_per_tick);
+    if (t->hooks)
+        pt__hooks_stop(t, node, f->t0, now, 0);
     node->open--;
     t->depth--;
     if (!metrics_empty(m)) {

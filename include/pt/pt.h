@@ -87,7 +87,8 @@ enum pt_flags {
     PT_SYNC       = 1u << 1, /**< pt_stop_gpu() synchronizes the stream and resolves at once */
     PT_NVTX       = 1u << 2, /**< every section is also an NVTX range */
     PT_VERBOSE    = 1u << 3, /**< describe each error on stderr as it happens */
-    PT_NO_TSC     = 1u << 4  /**< use clock_gettime even where an invariant TSC is available */
+    PT_NO_TSC     = 1u << 4, /**< use clock_gettime even where an invariant TSC is available */
+    PT_TRACE      = 1u << 5  /**< keep a bounded log of occurrences for pt_export_trace() */
 };
 
 /** Directions for pt_transfer(). Exactly one per call. */
@@ -420,6 +421,7 @@ typedef struct pt_run_stats {
     uint64_t dropped;        /**< device trace events dropped, summed over folds */
     const char *clock;       /**< "tsc", "clock_gettime" or "user" */
     double clock_ghz;        /**< the TSC rate when "tsc" */
+    uint64_t trace_dropped;  /**< PT_TRACE: events past pt_set_trace_capacity(), not in the trace */
 } pt_run_stats;
 /** \brief The timing's summary (resolves pending GPU work). Zeros for NULL. */
 PT_EXTERN pt_run_stats pt_stats(pt_timing *t);
@@ -626,6 +628,59 @@ PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
 PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
 /** The JSON schema version pt_export_json() writes. */
 #define PT_JSON_SCHEMA 1
+
+/** \brief A Chrome Trace Event file (open it in ui.perfetto.dev or
+ *  chrome://tracing) of a timing created with PT_TRACE: host sections as
+ *  nested complete events per thread; CUDA-event-timed launches on one
+ *  track per stream, placed on the host timeline by one offset measured at
+ *  the first pt_start_gpu() (the GPU synchronized once there, so the
+ *  offset is good to the wake-up latency of that synchronization, a few
+ *  microseconds); folded launches' blocks on one track per SM, each
+ *  launch's earliest block aligned with the launch's start; and
+ *  "metadata" with the schedule and the events dropped past
+ *  pt_set_trace_capacity(). Times are microseconds from pt_create() (or
+ *  the latest pt_set_clock()). Written through a temporary file and
+ *  renamed, as pt_export_csv().
+ *  \return 0; PT_ESTATE without PT_TRACE (nothing written); PT_EOPEN when
+ *  sections are open (written without them); PT_EINVAL for a NULL or
+ *  empty path; PT_EIO as pt_export_csv(). */
+PT_EXTERN int pt_export_trace(pt_timing *t, const char *path);
+/** \brief The most events PT_TRACE keeps of each kind (host sections, GPU
+ *  launches, counter samples; default 1 << 20). Later ones are counted as
+ *  dropped, and the trace and the report say how many. Block records of
+ *  folds are kept for at most 64 launches of at most 4096 blocks each.
+ *  \return 0, PT_EINVAL for n == 0, PT_ESTATE without PT_TRACE. */
+PT_EXTERN int pt_set_trace_capacity(pt_timing *t, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Step schedule                                                      */
+/* ------------------------------------------------------------------ */
+
+/** \brief Record only some steps of a loop, as torch.profiler.schedule:
+ *  skip `wait` steps, run `warmup` steps unrecorded, record `active`
+ *  steps, and do that `repeat` times (0: for ever); call pt_step() at the
+ *  end of each step. Outside the recorded steps starts and stops behave as
+ *  after pt_disable(). The state changes only at pt_step(): a section
+ *  keeps what it was when it started, so one opened in a recorded step
+ *  and closed after it is recorded whole, and one opened outside is not.
+ *  The step counter restarts at 0 with this call.
+ *  \return 0, PT_EINVAL when active is 0. */
+PT_EXTERN int pt_schedule(pt_timing *t, unsigned wait, unsigned warmup, unsigned active,
+                          unsigned repeat);
+/** \brief End the current step and enter the next one of the schedule
+ *  (without a schedule it only counts steps).
+ *  \return 0. */
+PT_EXTERN int pt_step(pt_timing *t);
+/** What pt_schedule() has done so far. */
+typedef struct pt_schedule_info {
+    int on;                   /**< 1 when a schedule is set */
+    unsigned wait, warmup, active, repeat;
+    uint64_t steps;           /**< pt_step() calls since pt_schedule() */
+    uint64_t recorded;        /**< steps recorded (active steps ended by pt_step()) */
+    int recording;            /**< 1 when the current step records */
+} pt_schedule_info;
+/** \brief The schedule's figures. \return 0, or PT_EINVAL for a NULL out. */
+PT_EXTERN int pt_schedule_get(const pt_timing *t, pt_schedule_info *out);
 
 /* With -DPT_DISABLE a timing is never made, so every remaining call is
  * on NULL and does nothing; the calls above compile to nothing at all. */
