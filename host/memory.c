@@ -5,8 +5,10 @@
  * Only metadata is kept: the pointer is shown, never dereferenced. The
  * high-water mark of a section is the largest tracked total while it was
  * open: a change of the total raises it on every open section, and the
- * boundary hook (pt__memory_hook) gives a section opened since the last
- * change the total it opened with. */
+ * boundary hook (pt__memory_hook, on PT__HOOK_MEMORY, set from the first
+ * pt_track() or pt_memory_sampling() on) gives a section opened since the
+ * last change the total it opened with. Each change of the total and each
+ * device sample is also a counter sample for the trace. */
 #include "gpu.h"
 
 #include <math.h>
@@ -65,6 +67,8 @@ static void set_total(pt_timing *t, double total)
     if (m->total > m->peak)
         m->peak = m->total;
     raise_open(t, m->total);
+    t->hooks |= PT__HOOK_MEMORY;
+    pt__trace_counter(t, "tracked memory (B)", pt__now(t), m->total);
 }
 
 static pt__tensor *find(struct pt__memory *m, const char *name)
@@ -169,6 +173,8 @@ static int sample(pt_timing *t)
     m->dev_total = (double)tot;
     if (tot >= fr && (double)(tot - fr) > m->dev_used_peak)
         m->dev_used_peak = (double)(tot - fr);
+    if (tot >= fr)
+        pt__trace_counter(t, "device memory used (B)", pt__now(t), (double)(tot - fr));
     return 0;
 }
 
@@ -194,6 +200,7 @@ int pt_memory_sampling(pt_timing *t, int on)
     if (rc)
         return rc;
     m->sampling = 1;
+    t->hooks |= PT__HOOK_MEMORY;
     return 0;
 }
 

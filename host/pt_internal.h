@@ -125,7 +125,7 @@ struct pt_timing {
     int user_off;             /* pt_disable(); enabled = !user_off && the schedule's step records */
 };
 
-enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1 };
+enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1, PT__HOOK_MEMORY = 1u << 2 };
 
 
 enum { PT__CLOCK_USER = 0, PT__CLOCK_TSC, PT__CLOCK_MONO };

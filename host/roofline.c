@@ -13,7 +13,7 @@
  * multiply-add, per clock per SM):
  *   3.x 192; 5.x 128; 6.0 64; 6.1, 6.2 128; 7.x 64; 8.0 64; 8.6, 8.7, 8.9 128;
  *   9.0 128; 10.x, 11.x, 12.x 128.
- * An architecture not in the table gives no FLOP peak rather than a guess. */
+ * An architecture not in the table gives no device peaks rather than a guess. */
 #include "gpu.h"
 
 #include <math.h>

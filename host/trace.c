@@ -129,6 +129,8 @@ void pt__hooks_start(pt_timing *t, pt_section *node)
 {
     if (t->hooks & PT__HOOK_NVTX)
         pt__nvtx_push(t, node);
+    if (t->hooks & PT__HOOK_MEMORY)
+        pt__memory_hook(t, node, 0);
 }
 
 void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int gpu)
@@ -153,6 +155,8 @@ void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int 
     }
     if (t->hooks & PT__HOOK_NVTX)
         pt__nvtx_pop(t);
+    if (t->hooks & PT__HOOK_MEMORY)
+        pt__memory_hook(t, node, 1);
 }
 
 void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64_t ref_tick,

@@ -638,3 +638,20 @@ Test(export, exporting_changes_nothing_in_the_timing)
     cr_assert_eq(a.total_ms, b.total_ms, "no time added");
     cr_assert_eq(b.error_count, 0, "no error counted");
 }
+
+Test(export, json_device_clock_counts_folds_even_uncalibrated)
+{
+    TEST_SPAN(t, &clk, "step", MS);
+    t->dev_clock.calibrated = 0;
+    t->dev_clock.cycles_per_ns = 1.5;
+    t->dev_clock.folds = 3;
+    t->dev_clock.slots_skipped = 2;
+    cr_assert_eq(pt_export_json(t, in_dir("unc.json")), 0, "%s", pt_last_error(t));
+    json_t *j = load(in_dir("unc.json"));
+    json_t *dc = member(j, "device_clock");
+    cr_assert(json_is_object(dc), "an object once a fold ran, calibrated or not");
+    cr_assert(json_is_false(member(dc, "calibrated")), "not calibrated");
+    cr_assert_eq(json_integer_value(member(dc, "folds")), 3, "folds");
+    cr_assert_eq(json_integer_value(member(dc, "slots_skipped")), 2, "slots_skipped");
+    json_decref(j);
+}

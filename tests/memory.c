@@ -105,7 +105,8 @@ Test(memory, high_water_per_section)
     cr_assert_eq(a.mem_high_water, 1000.0, "outer saw 1000: %g", a.mem_high_water);
     cr_assert_eq(b.mem_high_water, 1000.0, "inner saw 1000: %g", b.mem_high_water);
     cr_assert_eq(mstats().peak, 5500.0, "peak %g", mstats().peak);
-    (void)c;
+    cr_assert_eq(c.mem_high_water, 5500.0, "after opened with 5500 tracked: %g",
+                 c.mem_high_water);
 }
 
 Test(memory, device_memory_through_the_fake_runtime)
@@ -229,4 +230,27 @@ Test(memory, csv_and_json_read_back)
     json_decref(root);
     unlink(path);
     rmdir(dir);
+}
+
+Test(memory, device_sampled_at_section_boundaries)
+{
+    pt_timing *g;
+    pt_memory_stats m;
+
+    fake_install();
+    fake.mem_total = 1000;
+    fake.mem_free = 900;
+    g = pt_create("gpu", PT_GPU_EVENTS);
+    cr_assert_eq(pt_memory_sampling(g, 1), 0, "sampling: %s", pt_last_error(g));
+    pt_start(g, "a");
+    fake.mem_free = 400; /* 600 used by the time "a" stops */
+    pt_stop(g, "a");
+    cr_assert_eq(fake.meminfos, 3, "one sample at once, one per boundary: %lld", fake.meminfos);
+    pt_memory_get(g, &m);
+    cr_assert_eq(m.device_used_peak, 600.0, "peak used %g", m.device_used_peak);
+    pt_memory_sampling(g, 0);
+    pt_start(g, "b");
+    pt_stop(g, "b");
+    cr_assert_eq(fake.meminfos, 3, "off: no more samples");
+    pt_destroy(g);
 }

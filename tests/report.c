@@ -826,3 +826,40 @@ Test(report, tsc_clock_states_its_rate)
     lines_free(&l);
     pt_destroy(real);
 }
+
+Test(report, uncalibrated_device_clock_says_launch_average)
+{
+    lines l = { 0 };
+    int rc, found = 0;
+
+    fake_fold();
+    t->dev_clock.calibrated = 0;
+    LOG(&l, &rc);
+    for (size_t i = 0; i < l.n; i++)
+        found |= strcmp(l.v[i], "  device clock: NVIDIA H100 80GB HBM3 (device 0), SM clock "
+                                "1.755 GHz: launch-average rate, calibration unavailable; 3 "
+                                "blocks timed by their own measured rate; 2 folds, 1 slot "
+                                "skipped (no END)") == 0;
+    cr_assert(found, "the uncalibrated device clock line");
+    lines_free(&l);
+}
+
+Test(report, host_mode_states_the_host_tsc)
+{
+    lines l = { 0 };
+    int rc, found = 0;
+
+    fake_fold();
+    t->dev_clock.device = -1;
+    snprintf(t->dev_clock.device_name, sizeof t->dev_clock.device_name, "host");
+    LOG(&l, &rc);
+    for (size_t i = 0; i < l.n; i++) {
+        found |= strcmp(l.v[i], "  device clock: host, host TSC 1.755 GHz calibrated, "
+                                "globaltimer tick 32 ns; 3 blocks timed by their own measured "
+                                "rate, 1 by the calibrated rate; 2 folds, 1 slot skipped "
+                                "(no END)") == 0;
+        cr_assert_null(strstr(l.v[i], "SM clock"), "no SM clock in host mode: %s", l.v[i]);
+    }
+    cr_assert(found, "the host-mode clock line");
+    lines_free(&l);
+}
