@@ -55,6 +55,8 @@ all: lib
 
 # Sub-makefiles add generated sources, tools and their rules.
 -include gen/gen.mk
+-include host/ptreport/ptreport.mk
+-include tests/fuzz/fuzz.mk
 -include device/device.mk
 -include tests/tests.mk
 -include samples/samples.mk

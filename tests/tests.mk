@@ -29,3 +29,25 @@ $(BENCH_HOST): $(BUILD)/obj/tests/bench/bench_host.o $(LIB_A)
 
 bench-host: $(BENCH_HOST)
 	$(BENCH_HOST)
+
+# The host-core suites under valgrind memcheck, each test's process traced
+# (Criterion forks one per test, --jobs 1 keeps them in turn). A binary of
+# its own links only those suites: the full one links NVRTC (about 100 MB),
+# which valgrind takes seconds to load in every test's process. Left out:
+# the suites that run nvcc or NVRTC (dev_compile, dev_header, nvrtc,
+# ptgen's compile checks), the HTML suite's browser, and suites whose
+# tools would be traced too; compilers are never traced.
+VALGRIND_SUITES ?= tree scope errors report export fold events devbuf ptreport
+VALGRIND_BIN    := $(BUILD)/tests/ptkit_tests_valgrind
+VALGRIND_FLAGS  ?= --quiet --trace-children=yes --trace-children-skip='*/cc,*/gcc,*/clang,*/nvcc' \
+                   --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+
+$(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -ljansson $(PT_LDLIBS)
+
+.PHONY: test-valgrind
+test-valgrind: test-deps $(VALGRIND_BIN) $(TEST_PREREQS)
+	@command -v valgrind >/dev/null || { echo "test-valgrind needs valgrind:" \
+	    "sudo apt-get install -y valgrind" >&2; exit 1; }
+	cd $(CURDIR) && PT_BUILD=$(BUILD) valgrind $(VALGRIND_FLAGS) $(VALGRIND_BIN) --jobs 1 $(TEST_ARGS)

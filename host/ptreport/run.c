@@ -1,0 +1,685 @@
+/* Reading a saved run: jansson parses, then every member the commands use
+ * is checked for presence and type before anything is computed, so the
+ * commands never meet a missing or mistyped member. A failure names the
+ * file, the line and column of the offending value and what was expected.
+ *
+ * jansson keeps no positions for the values it returns, so a member found
+ * wrong after parsing is located by walking the (already valid) text
+ * again along the member's path. Duplicate keys are refused while parsing,
+ * which keeps that walk unambiguous. */
+#include "ptreport.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const pr_fig_name[NFIG] = {
+#define PR_FIG_NAME(id, name) name,
+    PR_FIGURES(PR_FIG_NAME)
+#undef PR_FIG_NAME
+};
+
+/* ---- where a value is ------------------------------------------------ */
+
+/* The path from the document to the value being checked. Nesting is
+ * bounded by jansson's own depth limit (2048), which the stack matches. */
+#define MAX_STEPS 2100
+
+typedef struct step {
+    const char *key; /* NULL: an array index */
+    size_t index;
+} step;
+
+typedef struct ctx {
+    const char *file, *text;
+    size_t len;
+    step path[MAX_STEPS];
+    int depth;
+    char *err;
+    size_t errlen;
+} ctx;
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Past the string that starts at s[i] (a '"'). */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n && s[i] != '"'; i++)
+        if (s[i] == '\\')
+            i++;
+    return i < n ? i + 1 : n;
+}
+
+/* Past the value that starts at s[i]. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    int nest = 0;
+
+    if (i >= n)
+        return n;
+    if (s[i] == '"')
+        return skip_string(s, n, i);
+    if (s[i] != '{' && s[i] != '[') {
+        while (i < n && !strchr(",]} \t\r\n", s[i]))
+            i++;
+        return i;
+    }
+    for (; i < n; i++) {
+        if (s[i] == '"') {
+            i = skip_string(s, n, i) - 1;
+        } else if (s[i] == '{' || s[i] == '[') {
+            nest++;
+        } else if (s[i] == '}' || s[i] == ']') {
+            if (--nest == 0)
+                return i + 1;
+        }
+    }
+    return n;
+}
+
+/* Whether the JSON string at s[i] reads as `key`; only the escapes that
+ * stand for one ASCII character are decoded, which is all our keys use. */
+static int key_is(const char *s, size_t n, size_t i, const char *key)
+{
+    size_t k = 0;
+    for (i++; i < n && s[i] != '"'; i++, k++) {
+        char c = s[i];
+        if (c == '\\') {
+            if (++i >= n)
+                return 0;
+            switch (s[i]) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case 'r': c = '\r'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'u': return 0;
+            default: c = s[i]; break;
+            }
+        }
+        if (key[k] != c)
+            return 0;
+    }
+    return key[k] == '\0';
+}
+
+/* Offset of the value at the end of c->path, or of the deepest value on
+ * the way that could be found. */
+static size_t locate(const ctx *c)
+{
+    const char *s = c->text;
+    size_t n = c->len, i = skip_ws(s, n, 0);
+
+    for (int d = 0; d < c->depth && i < n; d++) {
+        const step *st = &c->path[d];
+        size_t at = i, idx = 0;
+        int found = 0;
+
+        if (s[i] != (st->key ? '{' : '['))
+            return at;
+        i = skip_ws(s, n, i + 1);
+        while (i < n && s[i] != '}' && s[i] != ']') {
+            if (st->key) {
+                int match = key_is(s, n, i, st->key);
+                i = skip_ws(s, n, skip_string(s, n, i));
+                i = skip_ws(s, n, i + 1); /* the ':' */
+                if (match) {
+                    found = 1;
+                    break;
+                }
+            } else if (idx++ == st->index) {
+                found = 1;
+                break;
+            }
+            i = skip_ws(s, n, skip_value(s, n, i));
+            if (i < n && s[i] == ',')
+                i = skip_ws(s, n, i + 1);
+        }
+        if (!found)
+            return at;
+    }
+    return i < n ? i : n;
+}
+
+static int fail_at(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_at(ctx *c, const char *fmt, ...)
+{
+    size_t off = locate(c), line = 1, col = 1;
+    int k;
+    va_list ap;
+
+    for (size_t i = 0; i < off && i < c->len; i++) {
+        if (c->text[i] == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)c->text[i] & 0xC0) != 0x80) {
+            col++; /* columns count characters, as jansson's own do */
+        }
+    }
+    k = snprintf(c->err, c->errlen, "%s: %zu:%zu: ", c->file, line, col);
+    if (k < 0 || (size_t)k >= c->errlen)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int enter_key(ctx *c, const char *key)
+{
+    if (c->depth == MAX_STEPS)
+        return fail_at(c, "nested too deeply");
+    c->path[c->depth].key = key;
+    c->path[c->depth].index = 0;
+    c->depth++;
+    return 0;
+}
+
+static int enter_index(ctx *c, size_t index)
+{
+    if (c->depth == MAX_STEPS)
+        return fail_at(c, "nested too deeply");
+    c->path[c->depth].key = NULL;
+    c->path[c->depth].index = index;
+    c->depth++;
+    return 0;
+}
+
+static void leave(ctx *c)
+{
+    c->depth--;
+}
+
+/* ---- typed members --------------------------------------------------- */
+
+/* The member `key` of object o, which must exist; on failure the message
+ * points at the object. */
+static json_t *member(ctx *c, json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        fail_at(c, "missing member \"%s\"", key);
+    return v;
+}
+
+static int get_string(ctx *c, json_t *o, const char *key, const char **out)
+{
+    json_t *v = member(c, o, key);
+    int rc = 0;
+    if (!v)
+        return -1;
+    if (!json_is_string(v)) {
+        enter_key(c, key);
+        rc = fail_at(c, "\"%s\" must be a string", key);
+        leave(c);
+        return rc;
+    }
+    *out = json_string_value(v);
+    return 0;
+}
+
+static int get_uint(ctx *c, json_t *o, const char *key, uint64_t *out)
+{
+    json_t *v = member(c, o, key);
+    int rc = 0;
+    if (!v)
+        return -1;
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        enter_key(c, key);
+        rc = fail_at(c, "\"%s\" must be an integer >= 0", key);
+        leave(c);
+        return rc;
+    }
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int get_bool(ctx *c, json_t *o, const char *key, int *out)
+{
+    json_t *v = member(c, o, key);
+    int rc = 0;
+    if (!v)
+        return -1;
+    if (!json_is_boolean(v)) {
+        enter_key(c, key);
+        rc = fail_at(c, "\"%s\" must be true or false", key);
+        leave(c);
+        return rc;
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* A figure: a number, or null where the writer met a non-finite value. */
+static int get_number(ctx *c, json_t *o, const char *key, double *out)
+{
+    json_t *v = member(c, o, key);
+    int rc = 0;
+    if (!v)
+        return -1;
+    if (json_is_null(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!json_is_number(v)) {
+        enter_key(c, key);
+        rc = fail_at(c, "\"%s\" must be a number", key);
+        leave(c);
+        return rc;
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int get_object(ctx *c, json_t *o, const char *key, json_t **out, int nullable)
+{
+    json_t *v = member(c, o, key);
+    int rc = 0;
+    if (!v)
+        return -1;
+    if (nullable && json_is_null(v)) {
+        *out = NULL;
+        return 0;
+    }
+    if (!json_is_object(v)) {
+        enter_key(c, key);
+        rc = fail_at(c, "\"%s\" must be an object%s", key, nullable ? " or null" : "");
+        leave(c);
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+/* ---- sections -------------------------------------------------------- */
+
+static void sec_free(pr_sec *s)
+{
+    for (size_t i = 0; i < s->nkids; i++)
+        sec_free(&s->kids[i]);
+    free(s->kids);
+}
+
+static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *nout);
+
+static int load_section(ctx *c, json_t *o, int depth, pr_sec *s)
+{
+    static const char *const kinds[] = { "cpu", "gpu", "phase", "unattributed" };
+    uint64_t d;
+    json_t *kids, *merged;
+    int ok = 0;
+
+    if (!json_is_object(o))
+        return fail_at(c, "a section must be an object");
+    if (get_string(c, o, "name", (const char **)&s->name) ||
+        get_string(c, o, "path", (const char **)&s->path) || get_uint(c, o, "depth", &d) ||
+        get_string(c, o, "kind", (const char **)&s->kind) || get_bool(c, o, "open", &s->open) ||
+        get_uint(c, o, "count", &s->count) || get_uint(c, o, "blocks", &s->blocks))
+        return -1;
+    if (d != (uint64_t)depth) {
+        enter_key(c, "depth");
+        fail_at(c, "depth %llu where the nesting gives %d", (unsigned long long)d, depth);
+        leave(c);
+        return -1;
+    }
+    s->depth = depth;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        ok |= strcmp(s->kind, kinds[i]) == 0;
+    if (!ok) {
+        enter_key(c, "kind");
+        fail_at(c, "unknown kind \"%s\" (cpu, gpu, phase or unattributed)", s->kind);
+        leave(c);
+        return -1;
+    }
+    for (int f = 0; f < NFIG; f++) {
+        if (f >= PR_FIGS_OPTIONAL && !json_object_get(o, pr_fig_name[f]))
+            s->fig[f] = 0;
+        else if (get_number(c, o, pr_fig_name[f], &s->fig[f]))
+            return -1;
+    }
+    s->bound = "unknown";
+    if (json_object_get(o, "bound")) {
+        if (get_string(c, o, "bound", &s->bound))
+            return -1;
+        if (strcmp(s->bound, "memory") && strcmp(s->bound, "compute") &&
+            strcmp(s->bound, "unknown")) {
+            enter_key(c, "bound");
+            fail_at(c, "unknown bound \"%s\" (memory, compute or unknown)", s->bound);
+            leave(c);
+            return -1;
+        }
+    }
+    merged = json_object_get(o, "merged");
+    if (merged && !json_is_object(merged)) {
+        enter_key(c, "merged");
+        fail_at(c, "\"merged\" must be an object");
+        leave(c);
+        return -1;
+    }
+    s->merged = merged;
+    kids = member(c, o, "children");
+    if (!kids)
+        return -1;
+    if (enter_key(c, "children"))
+        return -1;
+    if (load_sections(c, kids, depth + 1, &s->kids, &s->nkids)) {
+        leave(c);
+        return -1;
+    }
+    leave(c);
+    return 0;
+}
+
+static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *nout)
+{
+    size_t n;
+    pr_sec *v;
+
+    *out = NULL;
+    *nout = 0;
+    if (!json_is_array(arr))
+        return fail_at(c, "sections must be an array");
+    n = json_array_size(arr);
+    if (n == 0)
+        return 0;
+    v = calloc(n, sizeof *v);
+    if (!v)
+        return fail_at(c, "out of memory");
+    *out = v;
+    for (size_t i = 0; i < n; i++) {
+        if (enter_index(c, i))
+            return -1;
+        v[i].order = i;
+        /* Counted before loading, so a failure part way frees what was made. */
+        *nout = i + 1;
+        if (load_section(c, json_array_get(arr, i), depth, &v[i])) {
+            leave(c);
+            return -1;
+        }
+        leave(c);
+    }
+    return 0;
+}
+
+/* ---- the document ---------------------------------------------------- */
+
+static int load_doc(ctx *c, pr_run *r)
+{
+    json_t *d = r->doc, *schema, *clock, *stats, *errors = NULL, *ghz;
+    const char *last = "";
+
+    if (!json_is_object(d))
+        return fail_at(c, "a run must be a JSON object");
+    schema = member(c, d, "schema");
+    if (!schema)
+        return -1;
+    if (!json_is_integer(schema) || json_integer_value(schema) != 1) {
+        enter_key(c, "schema");
+        if (json_is_integer(schema))
+            fail_at(c, "schema %lld is not supported: ptreport reads schema 1",
+                    (long long)json_integer_value(schema));
+        else
+            fail_at(c, "\"schema\" must be an integer");
+        leave(c);
+        return -1;
+    }
+    if (get_string(c, d, "name", &r->name) || get_object(c, d, "clock", &clock, 0) ||
+        get_object(c, d, "stats", &stats, 0) ||
+        get_object(c, d, "device_clock", &r->device_clock, 1))
+        return -1;
+    if (json_object_get(d, "peaks") && get_object(c, d, "peaks", &r->peaks, 1))
+        return -1;
+    if (json_object_get(d, "errors") && get_object(c, d, "errors", &errors, 0))
+        return -1;
+
+    enter_key(c, "clock");
+    if (get_string(c, clock, "kind", &r->clock) || !(ghz = member(c, clock, "ghz")) ||
+        get_number(c, clock, "ghz", &r->clock_ghz)) {
+        leave(c);
+        return -1;
+    }
+    leave(c);
+
+    enter_key(c, "stats");
+    if (get_uint(c, stats, "section_count", &r->section_count) ||
+        get_number(c, stats, "total_ms", &r->total_ms) ||
+        get_uint(c, stats, "error_count", &r->error_count) ||
+        get_bool(c, stats, "gpu_timing", &r->gpu_timing) ||
+        get_bool(c, stats, "gpu_fallback", &r->gpu_fallback) ||
+        get_uint(c, stats, "open_count", &r->open_count) ||
+        get_uint(c, stats, "dropped", &r->dropped)) {
+        leave(c);
+        return -1;
+    }
+    leave(c);
+
+    if (r->device_clock) {
+        json_t *dc = r->device_clock;
+        double x;
+        int b;
+        const char *s;
+        uint64_t u;
+        json_t *dev;
+        enter_key(c, "device_clock");
+        if (get_bool(c, dc, "calibrated", &b) || get_number(c, dc, "cycles_per_ns", &x) ||
+            get_number(c, dc, "tick_ns", &x) || get_uint(c, dc, "blocks_own", &u) ||
+            get_uint(c, dc, "blocks_cal", &u) || get_string(c, dc, "device_name", &s) ||
+            !(dev = member(c, dc, "device"))) {
+            leave(c);
+            return -1;
+        }
+        if (!json_is_integer(dev)) {
+            enter_key(c, "device");
+            fail_at(c, "\"device\" must be an integer");
+            leave(c);
+            leave(c);
+            return -1;
+        }
+        leave(c);
+    }
+    if (r->peaks) {
+        double x;
+        const char *s;
+        enter_key(c, "peaks");
+        if (get_number(c, r->peaks, "bytes_per_s", &x) ||
+            get_number(c, r->peaks, "flops_per_s", &x) || get_string(c, r->peaks, "source", &s)) {
+            leave(c);
+            return -1;
+        }
+        leave(c);
+    }
+    if (errors) {
+        enter_key(c, "errors");
+        if (json_object_get(errors, "last") && get_string(c, errors, "last", &last)) {
+            leave(c);
+            return -1;
+        }
+        leave(c);
+    }
+    r->errors_last = last;
+
+    r->merged = json_object_get(d, "merged");
+    if (r->merged && !json_is_object(r->merged)) {
+        enter_key(c, "merged");
+        fail_at(c, "\"merged\" must be an object");
+        leave(c);
+        return -1;
+    }
+    if (!member(c, d, "sections"))
+        return -1;
+    enter_key(c, "sections");
+    if (load_sections(c, json_object_get(d, "sections"), 1, &r->secs, &r->nsecs)) {
+        leave(c);
+        return -1;
+    }
+    leave(c);
+    return 0;
+}
+
+int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char *err,
+                 size_t errlen)
+{
+    json_error_t je;
+    ctx *c;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    r->file = file;
+    r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!r->doc) {
+        /* jansson counts lines from 1 and columns from 1; column 0 or -1
+         * means the error is about the input as a whole (such as an empty
+         * file), reported at its end. */
+        snprintf(err, errlen, "%s: %d:%d: %s", file, je.line > 0 ? je.line : 1,
+                 je.column > 0 ? je.column : 1, je.text);
+        return -1;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "%s: out of memory", file);
+        pr_run_free(r);
+        return -1;
+    }
+    c->file = file;
+    c->text = text;
+    c->len = len;
+    c->err = err;
+    c->errlen = errlen;
+    rc = load_doc(c, r);
+    free(c);
+    if (rc)
+        pr_run_free(r);
+    return rc;
+}
+
+int pr_run_load(pr_run *r, const char *file, char *err, size_t errlen)
+{
+    FILE *f = fopen(file, "rb");
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", file, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        size_t got;
+        if (cap - len < 65536) {
+            char *p = realloc(text, cap ? cap * 2 : 65536);
+            if (!p) {
+                free(text);
+                fclose(f);
+                snprintf(err, errlen, "%s: out of memory", file);
+                return -1;
+            }
+            text = p;
+            cap = cap ? cap * 2 : 65536;
+        }
+        got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: %s", file, strerror(errno ? errno : EIO));
+        free(text);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    rc = pr_run_parse(r, file, text, len, err, errlen);
+    free(text);
+    return rc;
+}
+
+void pr_run_free(pr_run *r)
+{
+    for (size_t i = 0; i < r->nsecs; i++)
+        sec_free(&r->secs[i]);
+    free(r->secs);
+    json_decref(r->doc);
+    r->secs = NULL;
+    r->nsecs = 0;
+    r->doc = NULL;
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+int pr_out_open(pr_out *o, const char *path)
+{
+    size_t n = strlen(path);
+    int fd;
+
+    memset(o, 0, sizeof *o);
+    o->final = strdup(path);
+    o->tmp = malloc(n + sizeof ".tmp.XXXXXX");
+    if (!o->final || !o->tmp) {
+        pr_out_abort(o);
+        return -1;
+    }
+    memcpy(o->tmp, path, n);
+    memcpy(o->tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        pr_fail("%s: %s", path, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        pr_out_abort(o);
+        return -1;
+    }
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        close(fd);
+        pr_out_abort(o);
+        return -1;
+    }
+    return 0;
+}
+
+void pr_out_abort(pr_out *o)
+{
+    if (o->f)
+        fclose(o->f);
+    if (o->tmp)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->final);
+    memset(o, 0, sizeof *o);
+}
+
+int pr_out_commit(pr_out *o)
+{
+    int bad = ferror(o->f) != 0;
+    bad |= fclose(o->f) != 0;
+    o->f = NULL;
+    if (!bad && rename(o->tmp, o->final) == 0) {
+        free(o->tmp);
+        free(o->final);
+        memset(o, 0, sizeof *o);
+        return 0;
+    }
+    pr_fail("%s: %s", o->final, strerror(errno ? errno : EIO));
+    pr_out_abort(o);
+    return -1;
+}
+
+int pr_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("ptreport: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 2;
+}

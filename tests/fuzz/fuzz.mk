@@ -1,0 +1,45 @@
+# libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined):
+#
+#   make fuzz [FUZZ_SECONDS=60]   builds each target and runs it for that long
+#                                 from its seeds in tests/fuzz/corpus/<target>/;
+#                                 fails on the first crash, leak or sanitizer error
+#
+# Inputs found along the way go to $(BUILD)/fuzz/corpus/<target>/, a crash
+# to $(BUILD)/fuzz/<target>-crash-*. Clang's libFuzzer is in Debian's
+# libclang-rt-14-dev (a Recommends of clang, so not always there).
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-function \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_DIR     := $(BUILD)/fuzz
+# The einsum parser is fuzzed where host/flops.c provides it.
+FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/flops.c),einsum)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+$(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
+
+$(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c host/ptreport/run.c \
+                                host/ptreport/convert.c host/ptreport/ptreport.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ihost/ptreport -Iinclude -o $@ $< host/ptreport/run.c \
+	    host/ptreport/convert.c -ljansson -lm
+
+$(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/flops.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< host/flops.c -lm
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	    mkdir -p $(FUZZ_DIR)/corpus/$$t || exit 1; \
+	    $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- \
+	        $(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t 2>$(FUZZ_DIR)/$$t.log \
+	        || { tail -n 60 $(FUZZ_DIR)/$$t.log; exit 1; }; \
+	    grep -E '^(Done|stat::number_of_executed_units)' $(FUZZ_DIR)/$$t.log; \
+	done
