@@ -7,7 +7,9 @@
  *     "units": { "time": "ms", ... },
  *     "clock": { "kind": "tsc", "ghz": 2.995 },          ghz null unless tsc
  *     "stats": { "section_count", "total_ms", "error_count", "gpu_timing",
- *                "gpu_fallback", "open_count", "dropped" },
+ *                "gpu_fallback", "open_count", "dropped", "trace_dropped" },
+ *     "schedule": null | { "wait", "warmup", "active", "repeat", "steps",
+ *                "recorded" },                        pt_schedule()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
  *                "blocks_own", "blocks_cal", "device", "device_name",
  *                "folds", "slots_skipped" },
@@ -393,7 +395,24 @@ static int document(pt_timing *t, jw *w)
     k_bool(w, "gpu_fallback", rs.gpu_fallback);
     k_u64(w, "open_count", rs.open_count);
     k_u64(w, "dropped", rs.dropped);
+    k_u64(w, "trace_dropped", rs.trace_dropped);
     close_(w, "}");
+
+    pt_schedule_info si;
+    pt_schedule_get(t, &si);
+    key(w, "schedule");
+    if (!si.on) {
+        outs(w, "null");
+    } else {
+        open_(w, "{");
+        k_u64(w, "wait", si.wait);
+        k_u64(w, "warmup", si.warmup);
+        k_u64(w, "active", si.active);
+        k_u64(w, "repeat", si.repeat);
+        k_u64(w, "steps", si.steps);
+        k_u64(w, "recorded", si.recorded);
+        close_(w, "}");
+    }
 
     /* Read from the timing itself: pt_dev_clock_info() gives the same
      * struct, and the writer needs no more than that. */

@@ -393,6 +393,18 @@ static void header(pt_timing *t, sink *k, const pt_run_stats *rs)
             rs->dropped, rs->dropped == 1 ? "" : "s");
         emit(k);
     }
+    if (rs->trace_dropped > 0) {
+        put(k, "  note: %" PRIu64 " event%s left out of the trace (past pt_set_trace_capacity())",
+            rs->trace_dropped, rs->trace_dropped == 1 ? "" : "s");
+        emit(k);
+    }
+    /* A schedule recorded only some steps: the figures are theirs alone. */
+    char sched[160];
+    pt__sched_describe(t, sched, sizeof sched);
+    if (sched[0]) {
+        put(k, "  %s", sched);
+        emit(k);
+    }
 }
 
 static void footer(pt_timing *t, sink *k, const pt_run_stats *rs, const char *stack)

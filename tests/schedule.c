@@ -2,7 +2,9 @@
  * sections that straddle a step boundary keep what they were when they
  * started, and the tree stays whole. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -164,4 +166,49 @@ Test(schedule, a_new_schedule_restarts_the_count)
     cr_assert_eq(in.recorded, 0);
     steps(3);
     cr_assert_eq(count_of("s"), 2);
+}
+
+static void collect(void *ctx, const char *line)
+{
+    int *found = ctx;
+    if (strcmp(line, "  schedule wait=1 warmup=1 active=2 repeat=1: 2 of 5 steps recorded") == 0)
+        *found = 1;
+}
+
+Test(schedule, the_report_and_the_json_state_it)
+{
+    int found = 0;
+    char path[64];
+    t = test_timing(&clk, "run", PT_CPU);
+    pt_schedule(t, 1, 1, 2, 1);
+    steps(5);
+    cr_assert_eq(pt_log_fn(t, collect, &found), 0);
+    cr_assert(found, "the report states the schedule and the steps recorded");
+    snprintf(path, sizeof path, "/tmp/pt_sched_%d.json", (int)getpid());
+    cr_assert_eq(pt_export_json(t, path), 0, "%s", pt_last_error(t));
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err), *s;
+    unlink(path);
+    cr_assert_not_null(j, "%s", err.text);
+    s = json_object_get(j, "schedule");
+    cr_assert(json_is_object(s), "a schedule object");
+    cr_assert_eq(json_integer_value(json_object_get(s, "recorded")), 2);
+    cr_assert_eq(json_integer_value(json_object_get(s, "steps")), 5);
+    cr_assert_eq(json_integer_value(json_object_get(s, "warmup")), 1);
+    json_decref(j);
+}
+
+Test(schedule, json_without_a_schedule_says_null)
+{
+    char path[64];
+    t = test_timing(&clk, "run", PT_CPU);
+    steps(1);
+    snprintf(path, sizeof path, "/tmp/pt_sched_%d.json", (int)getpid());
+    cr_assert_eq(pt_export_json(t, path), 0, "%s", pt_last_error(t));
+    json_t *j = json_load_file(path, 0, NULL);
+    unlink(path);
+    cr_assert_not_null(j);
+    cr_assert(json_is_null(json_object_get(j, "schedule")), "schedule: null");
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "stats"), "trace_dropped")), 0);
+    json_decref(j);
 }

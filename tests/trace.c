@@ -192,6 +192,12 @@ Test(trace, each_thread_has_its_own_track)
     json_decref(j);
 }
 
+static void note_line(void *ctx, const char *line)
+{
+    if (strcmp(line, "  note: 2 events left out of the trace (past pt_set_trace_capacity())") == 0)
+        *(int *)ctx = 1;
+}
+
 Test(trace, drops_past_the_capacity_are_counted)
 {
     t = test_timing(&clk, "run", PT_TRACE);
@@ -208,6 +214,9 @@ Test(trace, drops_past_the_capacity_are_counted)
     /* The first ones are kept, in order. */
     cr_assert_float_eq(num(find(j, "X", 1, "s", 2), "ts"), 0.005, EPS);
     cr_assert_eq(pt_find(t, "s")->count, 5, "the tree still counts every occurrence");
+    int noted = 0;
+    pt_log_fn(t, note_line, &noted);
+    cr_assert(noted, "the report says how many events the trace left out");
     json_decref(j);
 }
 
