@@ -78,7 +78,8 @@ static void host_events(pt_timing *t, tw *w)
     int last_tid = 0;
     char name[32];
 
-    qsort(tr->host, tr->nhost, sizeof *tr->host, host_cmp);
+    if (tr->nhost) /* an empty log has no array to sort */
+        qsort(tr->host, tr->nhost, sizeof *tr->host, host_cmp);
     meta(w, PID_HOST, 0, "process_name", t->name);
     for (size_t i = 0; i < tr->nhost; i++) {
         const pt__thost *e = &tr->host[i];
