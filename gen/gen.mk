@@ -37,3 +37,11 @@ $(BUILD)/obj/generated/%.o: $(BUILD)/gen/%.c
 	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 LIB_GEN_OBJS += $(BUILD)/obj/generated/pt_dev_embed.o
+
+# The HTML report's page (styles and script), written as a plain file and
+# embedded for host/export_html.c, which puts the run's data into it.
+$(BUILD)/gen/pt_html_embed.c: $(PTEMBED) host/export_html.html
+	@mkdir -p $(@D)
+	$(PTEMBED) -o $@ -n pt__html_embed -C host export_html.html
+
+LIB_GEN_OBJS += $(BUILD)/obj/generated/pt_html_embed.o

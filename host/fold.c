@@ -23,7 +23,9 @@
  * recording P_p, with its per-block figures (blocks, hits, sum, min, max,
  * per-SM sums); the child "(unattributed)" records L - sum P_p. So the
  * children add up to the launch, and repeated launches fold into the same
- * children, which keep first-vs-rest statistics like any section.
+ * children, which keep first-vs-rest statistics like any section. The
+ * launch also keeps each block's phase times from its last fold (at most
+ * PT__HEAT_MAX_ROWS blocks, evenly sampled) for the HTML report's heatmap.
  *
  * Grids of at least pt__reduce_min_slots slots are summarized on the
  * device by device/reduce.cu, which runs the same per-slot arithmetic, and
@@ -269,6 +271,51 @@ static int finish(pt_timing *t, pt__fold_job *j, const pt__rword *r, int nsm, do
     return rc;
 }
 
+/* Keeps the launch's per-block phase times of this fold (the HTML
+ * report's heatmap), at the same rates pt__red_slot() converts with. A
+ * failed allocation only loses that picture: the fold's figures are
+ * whole without it, so it is not counted as an error. */
+static void keep_heat(pt_section *node, const pt_dev_buffer *b, const long long *d,
+                      double tick_ns, double ns_per_cycle)
+{
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+    int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS;
+    pt__heat *h;
+
+    size_t cells = (size_t)nrows * (size_t)b->nphases;
+
+    free(node->heat);
+    node->heat = h = malloc(sizeof *h + cells * sizeof(double) +
+                            (size_t)b->nphases * sizeof *h->names);
+    if (!h)
+        return;
+    h->nslots = b->nslots;
+    h->nrows = nrows;
+    h->nphases = b->nphases;
+    /* The names the phases have as children of the launch, which live as
+     * long as the launch does; the buffer's own copies may be freed first. */
+    h->names = (const char **)(void *)(h->ns + cells);
+    for (int p = 0; p < b->nphases; p++) {
+        const pt_section *c = find_child(node, b->names[p]);
+        if (!c) {
+            free(h);
+            node->heat = NULL;
+            return;
+        }
+        h->names[p] = c->name;
+    }
+    for (int i = 0; i < nrows; i++) {
+        const long long *rec = d + PT_DEV_HDR + ((long long)i * b->nslots / nrows) * sw;
+        double rate;
+        pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
+        for (int p = 0; p < b->nphases; p++) {
+            long long cyc = rec[PT_DEV_SLOT_HDR + 2 * p];
+            h->ns[i * b->nphases + p] = rec[PT_DEV_S_DONE] != 1 ? NAN
+                                        : cyc > 0 ? (double)cyc * rate : 0.0;
+        }
+    }
+}
+
 /* Summarizes every slot record in d on the host. */
 static int fold_records(pt_timing *t, pt__fold_job *j, const long long *d, double L)
 {
@@ -300,6 +347,7 @@ static int fold_records(pt_timing *t, pt__fold_job *j, const long long *d, doubl
                      cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
     rc = finish(t, j, r, nsm, L, &cv);
     free(r);
+    keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
     if (t->trace)
         pt__trace_fold(t, b, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
     return rc;
@@ -333,6 +381,9 @@ int pt__fold_run(pt_timing *t, pt__fold_job *j, double launch_ns)
         rc = header_ok(t, j->buf, j->data, title);
         if (!rc)
             rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv);
+        /* Only the summary came back: no per-block picture of this fold. */
+        free(j->node->heat);
+        j->node->heat = NULL;
     } else {
         rc = fold_records(t, j, j->data, launch_ns);
     }

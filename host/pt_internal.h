@@ -66,7 +66,20 @@ struct pt_section {
     pt__phase_ext *phase;     /* PT__K_PHASE only */
     double mem_hwm;           /* peak of the tracked total while open (memory.c) */
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
+    struct pt__heat *heat;    /* a folded launch: its last fold per block (fold.c) */
 };
+
+/* Per-block phase times of a launch's last fold, for the HTML report's
+ * heatmap. Bounded: grids larger than PT__HEAT_MAX_ROWS blocks keep an
+ * evenly spaced sample, row i being slot i * nslots / nrows. One
+ * allocation, freed with its section. */
+#define PT__HEAT_MAX_ROWS 1024
+typedef struct pt__heat {
+    int nslots;               /* slots in the buffer */
+    int nrows, nphases;       /* rows kept; ns holds nrows * nphases */
+    const char **names;       /* the phases: the names of the launch's children */
+    double ns[];              /* row-major; NaN for a slot without END */
+} pt__heat;
 
 /* One open section. A ghost frame stands for a start made while disabled,
  * so its stop pairs with it and does nothing. */

@@ -83,6 +83,7 @@ static void free_node(pt_section *s)
     if (s->phase)
         free(s->phase->sm_ns);
     free(s->phase);
+    free(s->heat);
     free(s->name);
     free(s);
 }

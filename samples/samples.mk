@@ -43,3 +43,19 @@ list-samples: $(SAMPLE_BINS)
 demo: $(BUILD)/samples/transport_step
 	@mkdir -p $(SAMPLE_OUT)
 	$(BUILD)/samples/transport_step - $(SAMPLE_OUT)
+
+# The picture of the demo's HTML report that README.md shows, taken by
+# headless Chromium (installed here as root, as `make test BROWSER=1` does).
+CHROMIUM ?= chromium
+SCREENSHOT := docs/report.png
+.PHONY: screenshots
+screenshots: $(BUILD)/samples/transport_step
+	@sh tests/deps.sh chromium
+	@mkdir -p $(SAMPLE_OUT) docs
+	$(BUILD)/samples/transport_step - $(SAMPLE_OUT) > /dev/null
+	profile=$$(mktemp -d) && timeout 120 $(CHROMIUM) --headless --no-sandbox --disable-gpu \
+	    --disable-quic --no-first-run --disable-background-networking --disable-component-update \
+	    --disable-sync --hide-scrollbars --user-data-dir=$$profile --window-size=1400,1400 \
+	    --screenshot=$(abspath $(SCREENSHOT)) file://$(abspath $(SAMPLE_OUT))/transport_step.html \
+	    2> $(SAMPLE_OUT)/chromium.log; rc=$$?; rm -rf $$profile; exit $$rc
+	@echo "wrote $(SCREENSHOT)"

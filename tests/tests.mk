@@ -10,8 +10,10 @@ TEST_EXTRA_OBJS ?=
 TEST_ARGS ?=
 -include tests/kernels/kernels.mk
 
+# BROWSER=1 also installs Chromium (about 100 MB), which the HTML suite's
+# rendering tests and `make screenshots` need; without it those tests skip.
 test-deps:
-	@sh tests/deps.sh
+	@sh tests/deps.sh $(if $(filter 1,$(BROWSER)),chromium)
 
 $(TEST_BIN): $(TEST_OBJS) $(TEST_EXTRA_OBJS) $(LIB_A)
 	@mkdir -p $(@D)

@@ -628,6 +628,13 @@ PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
 PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
 /** The JSON schema version pt_export_json() writes. */
 #define PT_JSON_SCHEMA 1
+/** \brief One self-contained HTML page (no network needed to view it):
+ *  the run's header, the sections as an icicle chart, the sortable table
+ *  of every figure, per folded launch its phases stacked and a block x
+ *  phase heatmap of its last fold, the bottlenecks, the roofline and the
+ *  tracked memory. As pt_export_csv().
+ *  \return 0, PT_EOPEN, PT_EINVAL or PT_EIO as pt_export_csv(); PT_ENOMEM. */
+PT_EXTERN int pt_export_html(pt_timing *t, const char *path);
 
 /** \brief A Chrome Trace Event file (open it in ui.perfetto.dev or
  *  chrome://tracing) of a timing created with PT_TRACE: host sections as

@@ -279,6 +279,9 @@ int main(int argc, char **argv)
         printf("\nwrote %s", path);
     snprintf(path, sizeof path, "%s/transport_step.csv", dir);
     if (pt_export_csv(t, path) == 0)
+        printf(", %s", path);
+    snprintf(path, sizeof path, "%s/transport_step.html", dir);
+    if (pt_export_html(t, path) == 0)
         printf(" and %s\n", path);
     pt_destroy(t);
     free(psi);

@@ -1,0 +1,597 @@
+/* The HTML report: an atomic, self-contained page whose embedded data is
+ * JSON (read back with jansson), with every section, hostile titles kept
+ * inert, no address outside the file, and the per-block heatmap of a
+ * folded launch (sampled beyond PT__HEAT_MAX_ROWS blocks). The last tests
+ * render the page in headless Chromium and count what its script drew;
+ * they skip when no Chromium is installed (`make test BROWSER=1` installs
+ * it as root). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pt/pt_dev.h>
+
+#include "common.h"
+#include "cuda_fake.h"
+
+static test_clock clk;
+static pt_timing *t;
+static char dir[64];
+
+static void setup(void)
+{
+    fake_install();
+    pt__calib_set(-1, 2.0, 1000.0);
+    pt__calib_set(0, 2.0, 1000.0);
+    snprintf(dir, sizeof dir, "/tmp/ptkit-html-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    t = test_timing(&clk, "html run", PT_CPU);
+    cr_assert_not_null(t);
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    pt_destroy(t);
+    fake_uninstall();
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0, "removing %s", dir);
+}
+
+TestSuite(html, .init = setup, .fini = teardown);
+
+static const char *in_dir(const char *name)
+{
+    static char p[4][160];
+    static int k;
+    char *s = p[k++ & 3];
+    snprintf(s, sizeof p[0], "%s/%s", dir, name);
+    return s;
+}
+
+/* A file's text (tests/common.h), and its size in bytes when asked. */
+static char *slurp(const char *path, size_t *len)
+{
+    struct stat st;
+    char *b = test_read_file(path);
+
+    cr_assert_not_null(b, "reading %s: %s", path, strerror(errno));
+    if (len) {
+        cr_assert_eq(stat(path, &st), 0);
+        *len = (size_t)st.st_size;
+    }
+    return b;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The page's data element, parsed. */
+static json_t *data_of(const char *html)
+{
+    static const char open[] = "<script type=\"application/json\" id=\"pt-data\">";
+    const char *a = strstr(html, open), *b;
+    json_error_t e;
+    json_t *j;
+
+    cr_assert_not_null(a, "no data element in the page");
+    a += strlen(open);
+    b = strstr(a, "</script>");
+    cr_assert_not_null(b, "the data element is not closed");
+    j = json_loadb(a, (size_t)(b - a), 0, &e);
+    cr_assert_not_null(j, "the data is not JSON: %s at line %d column %d", e.text, e.line,
+                       e.column);
+    return j;
+}
+
+static json_t *export_data(const char *name, char **html_out)
+{
+    const char *p = in_dir(name);
+    int rc = pt_export_html(t, p);
+    cr_assert_eq(rc, 0, "pt_export_html: %s (%s)", pt_strerror(rc), pt_last_error(t));
+    char *html = slurp(p, NULL);
+    json_t *j = data_of(html);
+    if (html_out)
+        *html_out = html;
+    else
+        free(html);
+    return j;
+}
+
+static json_t *section_named(json_t *d, const char *name)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(d, "sections"), i, s)
+        if (strcmp(json_string_value(json_object_get(s, "name")), name) == 0)
+            return s;
+    cr_assert_fail("no section \"%s\" in the data", name);
+    return NULL;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    cr_assert(json_is_number(v), "\"%s\" is not a number", k);
+    return json_number_value(v);
+}
+
+/* A few nested CPU sections with figures. */
+static void small_run(void)
+{
+    pt_start(t, "outer");
+    TEST_SPAN(t, &clk, "inner", 2000000, .read = 4e6, .flops = 1e9);
+    TEST_SPAN(t, &clk, "inner", 1000000);
+    clk.now += 500000;
+    pt_stop(t, "outer");
+    TEST_SPAN(t, &clk, "tail", 250000, .written = 1e3);
+}
+
+/* Writes slot s as END leaves it: done, with clock64 and globaltimer spans
+ * long enough (1 ms, 1000 ticks) for the slot's own rate, and each phase's
+ * cycles. */
+static void slot(pt_dev_buffer *b, int s, long long clk_span, const long long *cycles)
+{
+    pt_dev_buf a = pt_dev_arg(b);
+    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
+    r[PT_DEV_S_DONE] = 1;
+    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
+    r[PT_DEV_S_CLK0] = 1000000007LL;
+    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
+    r[PT_DEV_S_GT0] = 5000000000LL;
+    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + 1000000;
+    for (int p = 0; p < a.nphases; p++) {
+        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
+        r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
+    }
+}
+
+/* A launch of `ns` folded from a host buffer of n slots where slot s spent
+ * (s + 1) * 1000 cycles in phase 0 and 500 in phase 1, at 0.25 ns per cycle
+ * (4,000,000 cycles per 1 ms of globaltimer), except slots in `skip`. */
+static void folded_launch(int n, int skip)
+{
+    const char *names[] = { "load", "compute" };
+    pt_dev_buffer *b = pt_dev_buffer_create(t, n, 2, names, PT_DEV_HOST, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int s = 0; s < n; s++)
+        if (s != skip)
+            slot(b, s, 4000000, (long long[]){ (s + 1) * 1000LL, 500 });
+    pt_start(t, "step");
+    clk.now += 5000000;
+    pt_stop(t, "step");
+    int rc = pt_dev_fold(t, b, "step");
+    cr_assert(rc == 0 || (skip >= 0 && rc < 0), "pt_dev_fold: %s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+}
+
+/* ---- without a browser ------------------------------------------- */
+
+Test(html, null_timing_is_a_no_op)
+{
+    const char *p = in_dir("null.html");
+    cr_assert_eq(pt_export_html(NULL, p), 0);
+    cr_assert_neq(access(p, F_OK), 0, "nothing written for a NULL timing");
+}
+
+Test(html, written_atomically_and_replaces_the_old_file)
+{
+    const char *p = in_dir("r.html");
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs("old", f);
+    fclose(f);
+    small_run();
+    cr_assert_eq(pt_export_html(t, p), 0, "%s", pt_last_error(t));
+    size_t n;
+    char *html = slurp(p, &n);
+    cr_assert(n > 1000 && strncmp(html, "<!DOCTYPE html>", 15) == 0, "a whole page replaced it");
+    cr_assert(strstr(html, "</html>"), "the page is whole");
+    free(html);
+    /* Nothing but the report is left in the directory: no temporary file. */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.') {
+            files++;
+            cr_assert_str_eq(e->d_name, "r.html", "left behind: %s", e->d_name);
+        }
+    closedir(d);
+    cr_assert_eq(files, 1);
+}
+
+Test(html, the_data_is_json_with_every_section_and_figure)
+{
+    char *html;
+    small_run();
+    json_t *d = export_data("d.html", &html);
+    json_t *secs = json_object_get(d, "sections");
+    cr_assert_eq(json_array_size(secs), 3, "outer, inner, tail");
+    cr_assert_str_eq(json_string_value(json_object_get(d, "name")), "html run");
+    cr_assert_float_eq(num(json_object_get(d, "stats"), "total_ms"), 3.75, 1e-12);
+    json_t *in = section_named(d, "inner"), *out = section_named(d, "outer");
+    cr_assert_str_eq(json_string_value(json_object_get(in, "path")), "outer/inner");
+    cr_assert_float_eq(num(in, "parent"), num(out, "id"), 0, "inner is under outer");
+    cr_assert_float_eq(num(out, "parent"), -1, 0);
+    cr_assert_float_eq(num(in, "count"), 2, 0);
+    cr_assert_float_eq(num(in, "total_ms"), 3.0, 1e-12);
+    cr_assert_float_eq(num(in, "first_ms"), 2.0, 1e-12);
+    cr_assert_float_eq(num(in, "read_gbs"), 4e6 / 3e6, 1e-12);
+    cr_assert_float_eq(num(in, "gflops"), 1e9 / 3e6, 1e-9);
+    cr_assert_float_eq(num(out, "self_ms"), 0.5, 1e-12);
+    cr_assert(json_is_null(json_object_get(in, "heat")), "no fold, no heatmap");
+    /* Each section's name also appears in the page as written. */
+    const char *names[] = { "outer", "inner", "tail" };
+    for (int i = 0; i < 3; i++)
+        cr_assert(strstr(html, names[i]), "\"%s\" is in the page", names[i]);
+    json_decref(d);
+    free(html);
+}
+
+Test(html, bottlenecks_are_those_of_pt_bottlenecks)
+{
+    small_run();
+    json_t *d = export_data("b.html", NULL);
+    json_t *b = json_object_get(d, "bottlenecks"), *secs = json_object_get(d, "sections");
+    const pt_section *top[10];
+    size_t n = pt_bottlenecks(t, 10, top);
+    cr_assert_eq(json_array_size(b), n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *s = json_array_get(secs, (size_t)num(json_array_get(b, i), "id"));
+        cr_assert_str_eq(json_string_value(json_object_get(s, "name")), pt_section_name(top[i]),
+                         "rank %zu", i + 1);
+    }
+    json_decref(d);
+}
+
+Test(html, hostile_titles_stay_inert_text)
+{
+    const char *evil = "</script><img src=x onerror=alert(1)><!-- \"q\" 'a' & \\";
+    const char bad_utf8[] = "bad \xff\xfe bytes";
+    char *html;
+    TEST_SPAN(t, &clk, evil, 1000);
+    TEST_SPAN(t, &clk, bad_utf8, 1000);
+    json_t *d = export_data("evil.html", &html);
+    /* The page's own two scripts close; the title closes nothing. */
+    cr_assert_eq(count_of(html, "</script"), 2, "a title closed a script element");
+    cr_assert_null(strstr(html, "<img"), "markup from a title reached the page");
+    cr_assert_null(strstr(html, "<!-- \""), "a title opened a comment");
+    cr_assert(strstr(html, "\\u003C/script\\u003E"), "'<' and '>' are escaped in the data");
+    json_t *s = json_array_get(json_object_get(d, "sections"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(s, "name")), evil, "read back exactly");
+    s = json_array_get(json_object_get(d, "sections"), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(s, "name")),
+                     "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes", "bytes that are not UTF-8 are U+FFFD");
+    json_decref(d);
+    free(html);
+}
+
+Test(html, names_no_address_outside_the_file)
+{
+    char *html;
+    small_run();
+    folded_launch(8, -1);
+    json_t *d = export_data("self.html", &html);
+    const char *banned[] = { "http:", "https:", "//cdn", "<script src", "<link", "@import",
+                             "url(", "<iframe", "<img" };
+    for (size_t i = 0; i < sizeof banned / sizeof *banned; i++)
+        cr_assert_null(strstr(html, banned[i]), "the page contains \"%s\"", banned[i]);
+    cr_assert_eq(count_of(html, "<script"), 2, "only the data and the inline script");
+    json_decref(d);
+    free(html);
+}
+
+Test(html, unwritable_paths_leave_nothing)
+{
+    small_run();
+    cr_assert_eq(pt_export_html(t, in_dir("no/such/dir/r.html")), PT_EIO);
+    cr_assert_eq(pt_export_html(t, "/dev/full"), PT_EIO, "a device cannot be renamed over");
+    cr_assert_eq(pt_export_html(t, ""), PT_EINVAL);
+    cr_assert_eq(pt_error_count_of(t, PT_EIO), 2, "%s", pt_last_error(t));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        cr_assert(e->d_name[0] == '.', "left behind: %s", e->d_name);
+    closedir(d);
+}
+
+Test(html, open_sections_are_written_and_reported)
+{
+    const char *p = in_dir("open.html");
+    pt_start(t, "still running");
+    clk.now += 100;
+    int rc = pt_export_html(t, p);
+    cr_assert_eq(rc, PT_EOPEN, "%s", pt_strerror(rc));
+    char *html = slurp(p, NULL);
+    json_t *d = data_of(html);
+    cr_assert_float_eq(num(json_object_get(d, "stats"), "open_count"), 1, 0);
+    cr_assert_float_eq(num(section_named(d, "still running"), "open"), 1, 0);
+    cr_assert_eq(pt_error_count_of(t, PT_EOPEN), 1, "counted after the page was written");
+    json_decref(d);
+    free(html);
+    pt_stop(t, "still running");
+}
+
+Test(html, errors_and_the_device_clock_are_in_the_header_data)
+{
+    pt_stop(t, "never started");
+    folded_launch(4, -1);
+    json_t *d = export_data("hdr.html", NULL);
+    json_t *e = json_object_get(d, "errors"), *dc = json_object_get(d, "device_clock");
+    cr_assert_float_eq(num(e, "count"), 1, 0);
+    cr_assert(strstr(json_string_value(json_object_get(e, "last")), "never started"));
+    cr_assert(json_is_object(dc), "a fold ran: the device clock is stated");
+    cr_assert_float_eq(num(dc, "blocks_own"), 4, 0);
+    cr_assert_float_eq(num(dc, "folds"), 1, 0);
+    cr_assert_float_eq(num(dc, "cycles_per_ns"), 2.0, 1e-12);
+    json_decref(d);
+}
+
+Test(html, a_folded_launch_keeps_each_blocks_phase_times)
+{
+    folded_launch(6, 4);
+    json_t *d = export_data("heat.html", NULL);
+    json_t *h = json_object_get(section_named(d, "step"), "heat");
+    cr_assert(json_is_object(h), "the launch has a heatmap");
+    cr_assert_float_eq(num(h, "nslots"), 6, 0);
+    cr_assert_float_eq(num(h, "nrows"), 6, 0, "small grids keep every block");
+    json_t *ph = json_object_get(h, "phases"), *ns = json_object_get(h, "ns");
+    cr_assert_str_eq(json_string_value(json_array_get(ph, 0)), "load");
+    cr_assert_str_eq(json_string_value(json_array_get(ph, 1)), "compute");
+    cr_assert_eq(json_array_size(ns), 6);
+    for (int s = 0; s < 6; s++) {
+        json_t *row = json_array_get(ns, (size_t)s);
+        if (s == 4) {
+            cr_assert(json_is_null(json_array_get(row, 0)), "a block without END has no time");
+            continue;
+        }
+        /* 0.25 ns per cycle, the slot's own rate. */
+        cr_assert_float_eq(json_number_value(json_array_get(row, 0)), (s + 1) * 250.0, 1e-9,
+                           "slot %d", s);
+        cr_assert_float_eq(json_number_value(json_array_get(row, 1)), 125.0, 1e-9);
+    }
+    json_t *load = section_named(d, "load");
+    cr_assert(json_is_null(json_object_get(load, "heat")), "phases carry no heatmap");
+    json_decref(d);
+}
+
+Test(html, large_grids_are_sampled_evenly)
+{
+    enum { N = 3000 };
+    folded_launch(N, -1);
+    folded_launch(N, -1); /* the heatmap is the last fold's, not a sum */
+    json_t *d = export_data("big.html", NULL);
+    json_t *h = json_object_get(section_named(d, "step"), "heat");
+    cr_assert_float_eq(num(h, "nslots"), N, 0);
+    cr_assert_float_eq(num(h, "nrows"), 1024, 0, "bounded");
+    json_t *ns = json_object_get(h, "ns");
+    cr_assert_eq(json_array_size(ns), 1024);
+    for (int i = 0; i < 1024; i += 97) {
+        int s = (int)((long long)i * N / 1024);
+        cr_assert_float_eq(json_number_value(json_array_get(json_array_get(ns, (size_t)i), 0)),
+                           (s + 1) * 250.0, 1e-9, "row %d is slot %d", i, s);
+    }
+    json_decref(d);
+}
+
+Test(html, a_grid_reduced_on_the_device_has_no_heatmap)
+{
+    pt_destroy(t);
+    t = test_timing(&clk, "gpu", PT_GPU_EVENTS);
+    pt__reduce_min_slots = 1;
+    pt_dev_buffer *b = pt_dev_buffer_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int s = 0; s < 8; s++)
+        slot(b, s, 4000000, (long long[]){ 1000, 500 });
+    pt_start_gpu(t, "k", 0);
+    fake.now_ms += 2.0;
+    pt_stop_gpu(t, "k", 0);
+    cr_assert_eq(pt_dev_fold(t, b, "k"), 0, "%s", pt_last_error(t));
+    json_t *d = export_data("red.html", NULL);
+    json_t *h = json_object_get(section_named(d, "k"), "heat");
+    if (pt__fatbin_reduce_size > 0)
+        cr_assert(json_is_null(h), "only a summary came back");
+    else
+        cr_assert(json_is_object(h), "no reduction kernel: every record came back");
+    cr_assert_float_eq(num(section_named(d, "phase 0"), "blocks"), 8, 0);
+    json_decref(d);
+    pt_dev_buffer_free(b);
+}
+
+Test(html, the_json_export_escapes_as_before)
+{
+    /* The escaper is shared with the JSON export, which must not escape
+     * for HTML. */
+    TEST_SPAN(t, &clk, "a<b>&\"c\"\n", 1000);
+    const char *p = in_dir("x.json");
+    cr_assert_eq(pt_export_json(t, p), 0, "%s", pt_last_error(t));
+    char *j = slurp(p, NULL);
+    cr_assert(strstr(j, "\"a<b>&\\\"c\\\"\\n\""), "plain JSON escaping: %s", j);
+    free(j);
+}
+
+Test(html, roofline_and_tracked_memory_are_in_the_data)
+{
+    cr_assert_eq(pt_set_peaks(t, 1e12, 2e13), 0, "%s", pt_last_error(t));
+    pt_start(t, "solve");
+    cr_assert_eq(pt_track(t, "psi", NULL, 8e7, (long long[]){ 100, 50, 64, 64 }, 4, "float32"), 0,
+                 "%s", pt_last_error(t));
+    TEST_SPAN(t, &clk, "kernel", 1000000, .read = 1e9, .written = 1e9, .flops = 4e9);
+    clk.now += 1000;
+    pt_stop(t, "solve");
+    json_t *d = export_data("roof.html", NULL);
+    json_t *r = json_object_get(d, "roofline"), *m = json_object_get(d, "memory");
+    cr_assert(json_is_object(r), "the peaks were set");
+    cr_assert_float_eq(num(r, "bytes_per_s"), 1e12, 0);
+    cr_assert_float_eq(num(r, "flops_per_s"), 2e13, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(r, "source")), "user");
+    json_t *k = section_named(d, "kernel");
+    cr_assert_float_eq(num(k, "ai"), 2.0, 1e-12, "4e9 FLOP over 2e9 bytes");
+    cr_assert_float_eq(num(k, "pct_peak_bw"), 100.0 * 2e12 / 1e12, 1e-9);
+    cr_assert_str_eq(json_string_value(json_object_get(k, "bound")), "memory", "2 < ridge 20");
+    cr_assert_float_eq(num(section_named(d, "solve"), "mem_high_water"), 8e7, 0);
+    cr_assert(json_is_object(m), "a tensor was tracked");
+    json_t *x = json_array_get(json_object_get(m, "tensors"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(x, "name")), "psi");
+    cr_assert_str_eq(json_string_value(json_object_get(x, "dtype")), "float32");
+    cr_assert_eq(json_array_size(json_object_get(x, "shape")), 4);
+    cr_assert_float_eq(num(m, "peak"), 8e7, 0);
+    cr_assert(json_is_null(json_object_get(m, "device_total")), "no device sample");
+    json_decref(d);
+}
+
+Test(html, without_peaks_or_tracking_both_are_null)
+{
+    small_run();
+    json_t *d = export_data("none.html", NULL);
+    cr_assert(json_is_null(json_object_get(d, "roofline")), "a CPU run knows no peaks");
+    cr_assert(json_is_null(json_object_get(d, "memory")), "nothing tracked");
+    json_decref(d);
+}
+
+/* ---- in a browser ------------------------------------------------ */
+
+static const char *chromium(void)
+{
+    static char found[256];
+    const char *env = getenv("PT_CHROMIUM");
+    const char *names[] = { "chromium", "chromium-browser", "google-chrome" };
+    const char *path = getenv("PATH");
+
+    if (env && *env)
+        return access(env, X_OK) == 0 ? env : NULL;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
+        for (char *d = strtok(buf, ":"); d; d = strtok(NULL, ":")) {
+            snprintf(found, sizeof found, "%s/%s", d, names[i]);
+            if (access(found, X_OK) == 0)
+                return found;
+        }
+    }
+    return NULL;
+}
+
+/* Runs Chromium headless on the page with extra arguments; out gets its stdout. */
+static void browse(const char *page, const char *args, const char *out)
+{
+    const char *c = chromium();
+    char cmd[2048];
+    if (!c)
+        cr_skip_test("no Chromium found (chromium, chromium-browser, google-chrome or "
+                     "$PT_CHROMIUM): the browser tests are skipped; `make test BROWSER=1` "
+                     "installs it as root");
+    snprintf(cmd, sizeof cmd,
+             "timeout 90 '%s' --headless --no-sandbox --disable-gpu --disable-quic "
+             "--no-first-run --disable-background-networking --disable-component-update "
+             "--disable-sync --hide-scrollbars --user-data-dir='%s/profile' %s 'file://%s' "
+             "> '%s' 2> '%s/chromium.log'",
+             c, dir, args, page, out, dir);
+    int rc = system(cmd);
+    cr_assert_eq(rc, 0, "chromium failed (%d): see %s/chromium.log", rc, dir);
+}
+
+Test(html, the_page_renders_in_chromium, .timeout = 120)
+{
+    pt_set_peaks(t, 1e12, 2e13);
+    pt_start(t, "alloc");
+    pt_track(t, "psi", NULL, 8e7, (long long[]){ 100, 50, 64, 64 }, 4, "float32");
+    pt_stop(t, "alloc");
+    small_run();
+    folded_launch(40, -1);
+    const char *page = in_dir("page.html"), *dom = in_dir("dom.html");
+    cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
+    size_t nsec = pt_stats(t).section_count;
+    browse(page, "--dump-dom", dom);
+    char *h = slurp(dom, NULL);
+    cr_assert_eq(count_of(h, "class=\"pt-ice-rect\""), nsec, "one icicle bar per section");
+    cr_assert_eq(count_of(h, "class=\"pt-row\""), nsec, "one table row per section");
+    cr_assert_eq(count_of(h, "class=\"pt-heat-cell\""), 40 * 2, "blocks x phases cells");
+    cr_assert_eq(count_of(h, "class=\"pt-stack-seg\""), 3, "two phases and the rest");
+    cr_assert(strstr(h, "html run"), "the run's name is shown");
+    cr_assert(strstr(h, "outer/inner"), "paths are shown");
+    cr_assert(strstr(h, "id=\"pt-bn-table\""), "the bottlenecks are drawn");
+    /* What the data says should be drawn. */
+    char *src = slurp(page, NULL);
+    json_t *d = data_of(src), *s;
+    size_t i, points = 0, bars = 0;
+    json_array_foreach(json_object_get(d, "sections"), i, s) {
+        points += num(s, "flops") > 0 && num(s, "read_bytes") + num(s, "written_bytes") > 0;
+        bars += num(s, "mem_high_water") > 0;
+    }
+    cr_assert(points == 1 && bars >= 1, "inner declared bytes and FLOPS; psi was tracked");
+    json_decref(d);
+    free(src);
+    cr_assert_eq(count_of(h, "class=\"pt-roof-pt\""), points, "one point per section with both");
+    cr_assert_eq(count_of(h, "class=\"pt-roof\""), 1, "the roofs, from the peaks");
+    cr_assert_eq(count_of(h, "class=\"pt-mem-bar\""), bars, "one bar per high-water mark");
+    cr_assert(strstr(h, "id=\"pt-tensors\""), "the tracked tensors are listed");
+    free(h);
+
+    const char *png = in_dir("shot.png");
+    char args[256];
+    snprintf(args, sizeof args, "--screenshot='%s' --window-size=1400,1800", png);
+    browse(page, args, in_dir("shot.log"));
+    size_t n;
+    char *img = slurp(png, &n);
+    cr_assert(n > 20000, "a screenshot with content (%zu bytes)", n);
+    cr_assert(memcmp(img, "\x89PNG\r\n\x1a\n", 8) == 0, "a PNG");
+    free(img);
+}
+
+/* Elements named `name` in a serialized DOM. Attribute values are skipped
+ * (a serializer leaves '<' in them as it is) and so are scripts' texts. */
+static size_t elements(const char *h, const char *name)
+{
+    size_t n = 0, len = strlen(name);
+    const char *p = h;
+
+    while ((p = strchr(p, '<')) != NULL) {
+        const char *q = ++p;
+        while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9'))
+            q++;
+        if ((size_t)(q - p) == len && strncasecmp(p, name, len) == 0)
+            n++;
+        int script = q - p == 6 && strncasecmp(p, "script", 6) == 0;
+        if (q == p)
+            continue;
+        for (char quote = 0; *q && (quote || *q != '>'); q++)
+            if (quote ? *q == quote : (*q == '"' || *q == '\''))
+                quote = quote ? 0 : *q;
+        if (script && (q = strstr(q, "</script>")) == NULL)
+            break;
+        p = q;
+    }
+    return n;
+}
+
+Test(html, hostile_titles_stay_text_in_chromium, .timeout = 120)
+{
+    TEST_SPAN(t, &clk, "</script><img src=x onerror=\"document.title='owned'\">", 1000);
+    TEST_SPAN(t, &clk, "<marquee>moving</marquee> \xff", 1000);
+    const char *page = in_dir("evil.html"), *dom = in_dir("evil-dom.html");
+    cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
+    browse(page, "--dump-dom", dom);
+    char *h = slurp(dom, NULL);
+    cr_assert_eq(elements(h, "img"), 0, "no element was made from a title");
+    cr_assert_eq(elements(h, "marquee"), 0, "no element was made from a title");
+    cr_assert_eq(elements(h, "script"), 2, "no script element was made from a title");
+    cr_assert(strstr(h, "<title>html run"), "no script ran from a title (it would set the title)");
+    cr_assert(strstr(h, "&lt;/script&gt;&lt;img"), "the title is shown as text");
+    cr_assert_eq(count_of(h, "class=\"pt-row\""), 2);
+    free(h);
+}
