@@ -254,3 +254,33 @@ Test(memory, device_sampled_at_section_boundaries)
     cr_assert_eq(fake.meminfos, 3, "off: no more samples");
     pt_destroy(g);
 }
+
+Test(memory, changes_are_counter_samples_in_the_trace)
+{
+    char dir[] = "/tmp/ptkit-memtr-XXXXXX", path[128];
+    pt_timing *tr = test_timing(&clk, "traced", PT_TRACE);
+    FILE *f;
+    char *text = NULL;
+    size_t n = 0;
+
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp");
+    pt_start(tr, "a");
+    clk.now += 1000;
+    pt_track(tr, "psi", NULL, 4096, NULL, 0, "float32");
+    clk.now += 1000;
+    pt_stop(tr, "a");
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    cr_assert_eq(pt_export_trace(tr, path), 0, "pt_export_trace: %s", pt_last_error(tr));
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "open trace");
+    text = calloc(1, 1 << 20);
+    n = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    cr_assert_gt(n, 0, "a trace");
+    cr_assert_not_null(strstr(text, "tracked memory (B)"), "the counter track:\n%s", text);
+    cr_assert_not_null(strstr(text, "4096"), "its value:\n%s", text);
+    free(text);
+    unlink(path);
+    rmdir(dir);
+    pt_destroy(tr);
+}
