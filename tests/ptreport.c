@@ -230,6 +230,33 @@ Test(ptreport, show_options_match_pt_log)
     pt_destroy(t);
 }
 
+Test(ptreport, show_and_csv_carry_the_roofline)
+{
+    test_clock clk;
+    pt_timing *t = workload(&clk, "roof");
+    char *want, *got;
+
+    cr_assert_eq(pt_set_peaks(t, 2e9, 1e12), 0, "pt_set_peaks");
+    save(t, "run.json");
+    pt_log_to(t, in_dir("want.txt"), (pt_log_opts){ .percentages = 1 });
+    cr_assert_eq(run("show %s --percentages", in_dir("run.json")), 0, "%s", err_text());
+    want = slurp(in_dir("want.txt"));
+    got = out_text();
+    cr_assert_str_eq(got, want, "with peaks:\n%s\nwanted:\n%s", got, want);
+    cr_assert(strstr(got, "  peaks: 2.0 GB/s, 1000.0 GFLOP/s (given)"), "%s", got);
+    cr_assert(strstr(got, "roofline: AI 200 FLOP/B,"), "%s", got);
+    free(want);
+    free(got);
+    cr_assert_eq(pt_export_csv(t, in_dir("want.csv")), 0);
+    cr_assert_eq(run("convert %s --to csv -o %s", in_dir("run.json"), in_dir("got.csv")), 0);
+    want = slurp(in_dir("want.csv"));
+    got = slurp(in_dir("got.csv"));
+    cr_assert_str_eq(got, want, "convert with peaks:\n%s\npt_export_csv:\n%s", got, want);
+    free(want);
+    free(got);
+    pt_destroy(t);
+}
+
 Test(ptreport, show_empty_run_and_bad_options)
 {
     test_clock clk;

@@ -37,9 +37,12 @@ bench-host: $(BENCH_HOST)
 # its own links only those suites: the full one links NVRTC (about 100 MB),
 # which valgrind takes seconds to load in every test's process. Left out:
 # the suites that run nvcc or NVRTC (dev_compile, dev_header, nvrtc,
-# ptgen's compile checks), the HTML suite's browser, and suites whose
-# tools would be traced too; compilers are never traced.
-VALGRIND_SUITES ?= tree scope errors report export fold events devbuf ptreport
+# ptgen's compile checks), the HTML suite's browser, and the newer suites,
+# since every traced process costs seconds here (about 4 s per test on 2
+# cores): ptreport's suite, which runs a shell and the tool per case, is
+# left to the sanitizer build and its fuzz target (VALGRIND_SUITES='...
+# ptreport' adds it). Compilers are never traced.
+VALGRIND_SUITES ?= tree scope errors report export fold events devbuf
 VALGRIND_BIN    := $(BUILD)/tests/ptkit_tests_valgrind
 VALGRIND_FLAGS  ?= --quiet --trace-children=yes --trace-children-skip='*/cc,*/gcc,*/clang,*/nvcc' \
                    --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const pr_fig_name[NFIG] = {
@@ -636,6 +637,17 @@ int pr_out_open(pr_out *o, const char *path)
         o->tmp = NULL;
         pr_out_abort(o);
         return -1;
+    }
+    /* mkstemp makes the file 0600; the result should get the mode any
+     * new file gets here, as the library's exports do. */
+    {
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fd, 0666 & ~mask) != 0) {
+            close(fd);
+            pr_out_abort(o);
+            return -1;
+        }
     }
     o->f = fdopen(fd, "w");
     if (!o->f) {
