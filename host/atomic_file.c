@@ -191,3 +191,24 @@ void pt__afile_abort(pt__afile *a)
         unlink(a->tmp);
     afile_clear(a);
 }
+
+int pt__afile_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const char *path,
+                     int open_written)
+{
+    char stack[256];
+    size_t open;
+
+    if (rc < 0) {
+        pt__afile_abort(a);
+        return pt__fail(t, rc, "%s(\"%s\"): %s", fn, path, pt_strerror(rc));
+    }
+    rc = pt__afile_commit(t, a);
+    if (rc)
+        return rc;
+    open = pt_stats(t).open_count;
+    if (!open)
+        return 0;
+    pt__stack_str(t, stack, sizeof stack);
+    return pt__fail(t, PT_EOPEN, "%s(\"%s\"): written %s %zu open section%s (open: %s)", fn, path,
+                    open_written ? "with its" : "without its", open, open == 1 ? "" : "s", stack);
+}

@@ -135,8 +135,6 @@ static int rows(pt_timing *t, FILE *f)
 int pt_export_csv(pt_timing *t, const char *path)
 {
     pt__afile a;
-    size_t open = 0;
-    char stack[256];
     int rc;
 
     if (!t)
@@ -147,19 +145,5 @@ int pt_export_csv(pt_timing *t, const char *path)
     pt__gpu_resolve(t);
     pt__peaks_resolve(t);
     rc = fputs(header, a.f) == EOF ? WRITE_FAILED : rows(t, a.f);
-    if (rc < 0) {
-        pt__afile_abort(&a);
-        return pt__fail(t, rc, "pt_export_csv(\"%s\"): %s", path, pt_strerror(rc));
-    }
-    rc = pt__afile_commit(t, &a);
-    if (rc)
-        return rc;
-    open = pt_stats(t).open_count;
-    if (open) {
-        pt__stack_str(t, stack, sizeof stack);
-        return pt__fail(t, PT_EOPEN,
-                        "pt_export_csv(\"%s\"): written with %zu section%s open (open: %s)", path,
-                        open, open == 1 ? "" : "s", stack);
-    }
-    return 0;
+    return pt__afile_finish(t, &a, rc, "pt_export_csv", path, 1);
 }

@@ -354,8 +354,6 @@ int pt_export_html(pt_timing *t, const char *path)
     const char *mark = page ? strstr(page, data_mark) : NULL;
     pt__afile a;
     hw w = { 0 };
-    size_t open;
-    char stack[256];
     int rc;
 
     if (!t)
@@ -371,19 +369,5 @@ int pt_export_html(pt_timing *t, const char *path)
     outn(&w, page, (size_t)(mark - page));
     rc = data(t, &w);
     outs(&w, mark + strlen(data_mark));
-    if (rc < 0) {
-        pt__afile_abort(&a);
-        return pt__fail(t, rc, "pt_export_html(\"%s\"): %s", path, pt_strerror(rc));
-    }
-    rc = pt__afile_commit(t, &a);
-    if (rc)
-        return rc;
-    open = pt_stats(t).open_count;
-    if (open) {
-        pt__stack_str(t, stack, sizeof stack);
-        return pt__fail(t, PT_EOPEN,
-                        "pt_export_html(\"%s\"): written with %zu section%s open (open: %s)", path,
-                        open, open == 1 ? "" : "s", stack);
-    }
-    return 0;
+    return pt__afile_finish(t, &a, rc, "pt_export_html", path, 1);
 }

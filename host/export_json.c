@@ -481,8 +481,6 @@ int pt_export_json(pt_timing *t, const char *path)
 {
     pt__afile a;
     jw w;
-    size_t open;
-    char stack[256];
     int rc;
 
     if (!t)
@@ -496,19 +494,5 @@ int pt_export_json(pt_timing *t, const char *path)
     w.first = 1;
     w.err = 0;
     rc = document(t, &w);
-    if (rc < 0) {
-        pt__afile_abort(&a);
-        return pt__fail(t, rc, "pt_export_json(\"%s\"): %s", path, pt_strerror(rc));
-    }
-    rc = pt__afile_commit(t, &a);
-    if (rc)
-        return rc;
-    open = pt_stats(t).open_count;
-    if (open) {
-        pt__stack_str(t, stack, sizeof stack);
-        return pt__fail(t, PT_EOPEN,
-                        "pt_export_json(\"%s\"): written with %zu section%s open (open: %s)", path,
-                        open, open == 1 ? "" : "s", stack);
-    }
-    return 0;
+    return pt__afile_finish(t, &a, rc, "pt_export_json", path, 1);
 }

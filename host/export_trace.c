@@ -251,8 +251,6 @@ int pt_export_trace(pt_timing *t, const char *path)
 {
     pt__afile a;
     tw w = { NULL, 1, 0 };
-    size_t open = 0;
-    char stack[256];
     int rc;
 
     if (!t)
@@ -271,15 +269,5 @@ int pt_export_trace(pt_timing *t, const char *path)
     fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", w.f);
     metadata(t, &w);
     fputs("}\n", w.f);
-    rc = pt__afile_commit(t, &a);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < t->depth; i++)
-        open += t->stack[i].node != NULL;
-    if (open) {
-        pt__stack_str(t, stack, sizeof stack);
-        return pt__fail(t, PT_EOPEN, "pt_export_trace(\"%s\"): written without the %zu open section%s (open: %s)",
-                        path, open, open == 1 ? "" : "s", stack);
-    }
-    return 0;
+    return pt__afile_finish(t, &a, 0, "pt_export_trace", path, 0);
 }

@@ -276,6 +276,47 @@ PT__HIDDEN int pt__gpu_resolve(pt_timing *t);  /* resolve all pending work */
 PT__HIDDEN void pt__gpu_free(pt_timing *t);
 PT__HIDDEN void pt__gpu_reset(pt_timing *t);
 
+/* restore.c: a timing rebuilt from a saved run (pt_export_json()), so the
+ * report a run printed can be printed again by the one writer. Only the
+ * figures the reports read are restored; such a timing is for reporting
+ * and destroying, never for timing. */
+typedef struct pt__restored {
+    int kind;                 /* enum pt__kind */
+    int open;                 /* open at save time: a frame goes on the stack */
+    uint64_t count;
+    double total_ns, first_ns;
+    double mean_ns, sd_ns, min_ns, max_ns; /* of occurrences 2..count */
+    double read, written, flops;
+    double xfer[3];           /* H2D, D2H, D2D bytes */
+    uint64_t blocks;          /* PT__K_PHASE and PT__K_UNATTR */
+    double hits, block_mean_ns, block_min_ns, block_max_ns;
+    double mem_hwm;
+} pt__restored;
+
+typedef struct pt__restored_run {
+    const char *clock;        /* "tsc", "user" or "clock_gettime" */
+    double clock_ghz;         /* for "tsc" */
+    size_t section_count;
+    uint64_t errors;
+    const char *last_error;
+    int gpu_fallback;
+    uint64_t dropped;
+    const pt_dev_clock *dev_clock; /* NULL: no device clock was used */
+    int peak_src;             /* PT__PEAKS_USER, PT__PEAKS_DEVICE, else none */
+    double peak_bw, peak_flops;
+} pt__restored_run;
+
+/* A timing named name holding no sections, with its errors kept silent
+ * (a report of open sections counts one). NULL without memory. */
+PT__HIDDEN pt_timing *pt__restore_create(const char *name);
+/* A child of parent (NULL: the root) holding the figures f exactly;
+ * siblings are kept in the order they are added. NULL without memory. */
+PT__HIDDEN pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *name,
+                                           const pt__restored *f);
+/* The run-level state the reports print. 0, or PT_EINVAL for a clock
+ * this build cannot stand for. */
+PT__HIDDEN int pt__restore_run(pt_timing *t, const pt__restored_run *r);
+
 /* atomic_file.c: write through a temporary file and rename. */
 typedef struct pt__afile {
     FILE *f;
@@ -284,5 +325,10 @@ typedef struct pt__afile {
 PT__HIDDEN int pt__afile_open(pt_timing *t, pt__afile *a, const char *path);
 PT__HIDDEN int pt__afile_commit(pt_timing *t, pt__afile *a); /* closes; renames or removes */
 PT__HIDDEN void pt__afile_abort(pt__afile *a);
+/* Ends an export named fn: a negative rc abandons the file and is counted;
+ * else the file is committed, and sections still open are counted and
+ * returned as PT_EOPEN (the file holds them when open_written, else not). */
+PT__HIDDEN int pt__afile_finish(pt_timing *t, pt__afile *a, int rc, const char *fn,
+                                const char *path, int open_written);
 
 #endif
