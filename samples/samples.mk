@@ -47,7 +47,7 @@ demo: $(BUILD)/samples/transport_step
 # The picture of the demo's HTML report that README.md shows, taken by
 # headless Chromium (installed here as root, as `make test BROWSER=1` does).
 CHROMIUM ?= chromium
-SCREENSHOT := docs/report.png
+SCREENSHOT := samples/transport_step/report.png
 .PHONY: screenshots
 screenshots: $(BUILD)/samples/transport_step
 	@sh tests/deps.sh chromium
