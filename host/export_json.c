@@ -224,23 +224,11 @@ static void k_bool(jw *w, const char *k, int v)
     outs(w, v ? "true" : "false");
 }
 
-static const char *kind_name(int kind)
-{
-    switch (kind) {
-    case PT__K_GPU: return "gpu";
-    case PT__K_PHASE: return "phase";
-    case PT__K_UNATTR: return "unattributed";
-    default: return "cpu";
-    }
-}
 
 /* ---- sections ---------------------------------------------------- */
 
 static int section(pt_timing *t, jw *w, const pt_section *s)
 {
-    static const char *const xname[3][2] = {
-        { "h2d_bytes", "h2d_gbs" }, { "d2h_bytes", "d2h_gbs" }, { "d2d_bytes", "d2d_gbs" }
-    };
     pt_section_stats st;
     int n = pt_section_path(s, NULL, 0), rc = 0;
     char *path;
@@ -258,39 +246,18 @@ static int section(pt_timing *t, jw *w, const pt_section *s)
     k_str(w, "path", path);
     free(path);
     k_u64(w, "depth", (uint64_t)st.depth);
-    k_str(w, "kind", kind_name(s->kind));
+    k_str(w, "kind", pt__kind_name(s->kind));
     k_bool(w, "open", st.open);
-    k_u64(w, "count", st.count);
-    k_num(w, "total_ms", st.total_ms);
-    k_num(w, "self_ms", st.self_ms);
-    k_num(w, "first_ms", st.first_ms);
-    k_num(w, "mean_ms", st.mean_ms);
-    k_num(w, "stddev_ms", st.stddev_ms);
-    k_num(w, "min_ms", st.min_ms);
-    k_num(w, "max_ms", st.max_ms);
-    k_num(w, "pct_parent", st.pct_parent);
-    k_num(w, "pct_total", st.pct_total);
-    k_num(w, "read_bytes", st.read_bytes);
-    k_num(w, "written_bytes", st.written_bytes);
-    k_num(w, "flops", st.flops);
-    k_num(w, "read_gbs", st.read_gbs);
-    k_num(w, "write_gbs", st.write_gbs);
-    k_num(w, "gflops", st.gflops);
-    for (int i = 0; i < 3; i++)
-        k_num(w, xname[i][0], st.xfer_bytes[i]);
-    for (int i = 0; i < 3; i++)
-        k_num(w, xname[i][1], st.xfer_gbs[i]);
-    k_u64(w, "blocks", st.blocks);
-    k_num(w, "hits", st.hits);
-    k_num(w, "block_mean_ms", st.block_mean_ms);
-    k_num(w, "block_min_ms", st.block_min_ms);
-    k_num(w, "block_max_ms", st.block_max_ms);
-    k_num(w, "imbalance", st.imbalance);
-    k_num(w, "ai", st.ai);
-    k_num(w, "pct_peak_bw", st.pct_peak_bw);
-    k_num(w, "pct_peak_flops", st.pct_peak_flops);
-    k_str(w, "bound", pt__bound_name(st.bound));
-    k_num(w, "mem_high_water", st.mem_high_water);
+    for (size_t i = 0; i < pt__nfigures; i++) {
+        const pt__figure *fig = &pt__figures[i];
+        double v = pt__figure_value(&st, fig);
+        if (fig->type == PT__FIG_F64)
+            k_num(w, fig->name, v);
+        else if (fig->type == PT__FIG_U64)
+            k_u64(w, fig->name, (uint64_t)v);
+        else
+            k_str(w, fig->name, pt__bound_name((int)v));
+    }
     key(w, "children");
     open_(w, "[");
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {

@@ -2,8 +2,52 @@
 #include "pt_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define F64(name, field) { name, PT__FIG_F64, offsetof(pt_section_stats, field) }
+#define U64(name, field) { name, PT__FIG_U64, offsetof(pt_section_stats, field) }
+const pt__figure pt__figures[] = {
+    U64("count", count),
+    F64("total_ms", total_ms), F64("self_ms", self_ms), F64("first_ms", first_ms),
+    F64("mean_ms", mean_ms), F64("stddev_ms", stddev_ms), F64("min_ms", min_ms),
+    F64("max_ms", max_ms), F64("pct_parent", pct_parent), F64("pct_total", pct_total),
+    F64("read_bytes", read_bytes), F64("written_bytes", written_bytes), F64("flops", flops),
+    F64("read_gbs", read_gbs), F64("write_gbs", write_gbs), F64("gflops", gflops),
+    F64("h2d_bytes", xfer_bytes[0]), F64("d2h_bytes", xfer_bytes[1]),
+    F64("d2d_bytes", xfer_bytes[2]), F64("h2d_gbs", xfer_gbs[0]), F64("d2h_gbs", xfer_gbs[1]),
+    F64("d2d_gbs", xfer_gbs[2]),
+    U64("blocks", blocks), F64("hits", hits), F64("block_mean_ms", block_mean_ms),
+    F64("block_min_ms", block_min_ms), F64("block_max_ms", block_max_ms),
+    F64("imbalance", imbalance),
+    F64("ai", ai), F64("pct_peak_bw", pct_peak_bw), F64("pct_peak_flops", pct_peak_flops),
+    { "bound", PT__FIG_BOUND, offsetof(pt_section_stats, bound) },
+    F64("mem_high_water", mem_high_water),
+};
+#undef F64
+#undef U64
+const size_t pt__nfigures = sizeof pt__figures / sizeof pt__figures[0];
+
+double pt__figure_value(const pt_section_stats *st, const pt__figure *f)
+{
+    const char *p = (const char *)st + f->off;
+    switch (f->type) {
+    case PT__FIG_U64: return (double)*(const uint64_t *)(const void *)p;
+    case PT__FIG_BOUND: return (double)*(const int *)(const void *)p;
+    default: return *(const double *)(const void *)p;
+    }
+}
+
+const char *pt__kind_name(int kind)
+{
+    switch (kind) {
+    case PT__K_GPU: return "gpu";
+    case PT__K_PHASE: return "phase";
+    case PT__K_UNATTR: return "unattributed";
+    default: return "cpu";
+    }
+}
 
 static double root_total_ns(const pt_section *root)
 {
