@@ -11,7 +11,7 @@
  *   gradient g = ATA x - A^T b          (einsum "ijk,jk->ik")
  *   step     a = (g.g) / (g.ATA.g)     (einsum "ik,ijk,jk->")
  *
- * usage: led_optimizer [frames] [output-directory] */
+ * usage: led_optimizer [frames] [output-directory] ("-" keeps 5 frames) */
 #include <pt/pt.h>
 
 #include <math.h>
@@ -159,7 +159,7 @@ static double optimize_frame(pt_timing *t, problem *p, const float *frame, unsig
 
 int main(int argc, char **argv)
 {
-    int frames = argc > 1 ? atoi(argv[1]) : 5;
+    int frames = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : 5;
     const char *dir = argc > 2 ? argv[2] : ".";
     char path[4096];
     problem p;
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: led_optimizer [frames >= 1] [output-directory]\n");
         return 2;
     }
-    pt_timing *t = pt_create("LED Optimization Module", PT_CPU);
+    pt_timing *t = pt_create("LED Optimization Module", PT_CPU | PT_TRACE);
     printf("CPU only: %d frames of %d pixels x %d channels onto %d LEDs\n", frames, P, C, L);
     if (setup(t, &p) != 0) {
         fprintf(stderr, "led_optimizer: out of memory\n");
@@ -188,7 +188,14 @@ int main(int argc, char **argv)
     pt_log(t, stdout, .view = PT_VIEW_BOTTLENECKS, .top = 5);
     snprintf(path, sizeof path, "%s/led_optimizer.json", dir);
     if (pt_export_json(t, path) == 0)
-        printf("\nwrote %s\n", path);
+        printf("\nwrote %s", path);
+    snprintf(path, sizeof path, "%s/led_optimizer.html", dir);
+    if (pt_export_html(t, path) == 0)
+        printf(", %s", path);
+    snprintf(path, sizeof path, "%s/led_optimizer.trace.json", dir);
+    if (pt_export_trace(t, path) == 0)
+        printf(" and %s", path);
+    putchar('\n');
     pt_destroy(t);
     free(p.A); free(p.ATA); free(p.b); free(p.ATb); free(p.x); free(p.g); free(p.ATAg);
     free(frame);

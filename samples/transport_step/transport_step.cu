@@ -245,7 +245,7 @@ int main(int argc, char **argv)
     }
     initial_beam(psi);
 
-    pt_timing *t = pt_create("transport_step (2D proton transport)", PT_GPU_EVENTS);
+    pt_timing *t = pt_create("transport_step (2D proton transport)", PT_GPU_EVENTS | PT_TRACE);
 #if defined(__CUDACC__)
     int ndev = 0;
     cudaError_t err = cudaGetDeviceCount(&ndev);
@@ -282,7 +282,11 @@ int main(int argc, char **argv)
         printf(", %s", path);
     snprintf(path, sizeof path, "%s/transport_step.html", dir);
     if (pt_export_html(t, path) == 0)
-        printf(" and %s\n", path);
+        printf(", %s", path);
+    snprintf(path, sizeof path, "%s/transport_step.trace.json", dir);
+    if (pt_export_trace(t, path) == 0)
+        printf(" and %s", path);
+    putchar('\n');
     pt_destroy(t);
     free(psi);
     free(next);
