@@ -3,6 +3,9 @@
 # machine has one, else on the CPU path; with CUDA=0 the C++ compiler builds
 # the CPU path alone.
 SAMPLE_NAMES := transport_step led_optimizer solver_phases gpu_ops
+ifeq ($(CUDA),1)
+SAMPLE_NAMES += nvrtc_phases
+endif
 SAMPLE_BINS  := $(SAMPLE_NAMES:%=$(BUILD)/samples/%)
 SAMPLE_OUT   := $(BUILD)/samples/out
 
@@ -41,6 +44,15 @@ $$(BUILD)/samples/$(1): samples/$(1)/$(1).cu $$(LIB_A) $$(wildcard include/pt/*.
 endef
 endif
 $(foreach s,$(CUDA_SAMPLES),$(eval $(call cuda_sample,$(s))))
+
+# nvrtc_phases compiles its kernel at run time, so it needs NVRTC (and the
+# CUDA runtime's library API to load the PTX): built only with CUDA.
+ifeq ($(CUDA),1)
+$(BUILD)/samples/nvrtc_phases: samples/nvrtc_phases/nvrtc_phases.cu $(LIB_A) $(wildcard include/pt/*.h include/pt/detail/*.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(SAMPLE_NVCCFLAGS) -Iinclude -I$(BUILD)/gen -o $@ $< $(LIB_A) \
+	    -L$(CUDA_HOME)/lib64 -lnvrtc -Xlinker -rpath,$(CUDA_HOME)/lib64 -ldl -lpthread -lm
+endif
 
 samples: $(SAMPLE_BINS)
 
