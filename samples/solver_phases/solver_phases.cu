@@ -36,9 +36,7 @@
 enum { N = 64, NPROB = 256, ITERS = 24, THREADS = N };
 enum { WAIT = 2, WARMUP = 1, ACTIVE = 3 };
 
-struct lane {
-    int tid, nthreads;
-};
+struct lane { int tid, nthreads; };
 
 /* A block's working set: shared memory on the GPU, a static array on the CPU. */
 struct work {
@@ -264,10 +262,7 @@ static int run_gpu(pt_timing *t, int steps, const float *H_h, float *b_h, float 
     pt_sync(t);
     int ok = cudaGetLastError() == cudaSuccess;
     pt_dev_buffer_free(buf);
-    cudaFree(H);
-    cudaFree(b);
-    cudaFree(x);
-    cudaFree(res);
+    cudaFree(H); cudaFree(b); cudaFree(x); cudaFree(res);
     cudaStreamDestroy(st);
     return ok ? 0 : -1;
 }
@@ -302,7 +297,7 @@ int main(int argc, char **argv)
         printf("GPU: %s: %d steps of %d problems (N = %d) x %d iterations, phases timed in the kernel\n",
                p.name, steps, NPROB, N, ITERS);
         on_gpu = run_gpu(t, steps, H, b, x, res) == 0;
-        if (!on_gpu) {
+        if (!on_gpu) { /* start over: nothing of the failed run in the figures */
             printf("the GPU run failed; running on the CPU instead\n");
             pt_reset(t);
             pt_schedule(t, WAIT, WARMUP, ACTIVE, 1);
@@ -341,9 +336,6 @@ int main(int argc, char **argv)
         printf(" and %s", path);
     putchar('\n');
     pt_destroy(t);
-    free(H);
-    free(b);
-    free(x);
-    free(res);
+    free(H); free(b); free(x); free(res);
     return 0;
 }
