@@ -11,6 +11,8 @@
  * usage: gpu_ops [repeats] [output-directory] ("-" keeps the default) */
 #include <pt/pt.h>
 
+#include "../sample_reports.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +92,6 @@ int main(int argc, char **argv)
 {
     int reps = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : 5;
     const char *dir = argc > 2 ? argv[2] : ".";
-    char path[4096];
     int on_gpu = 0, dim = 256, ne = 1 << 20;
 
     if (reps < 1) {
@@ -192,16 +193,7 @@ int main(int argc, char **argv)
     pt_log(t, stdout, .percentages = 1);
     putchar('\n');
     pt_log(t, stdout, .view = PT_VIEW_BOTTLENECKS, .top = 5);
-    snprintf(path, sizeof path, "%s/gpu_ops.json", dir);
-    if (pt_export_json(t, path) == 0)
-        printf("\nwrote %s", path);
-    snprintf(path, sizeof path, "%s/gpu_ops.html", dir);
-    if (pt_export_html(t, path) == 0)
-        printf(", %s", path);
-    snprintf(path, sizeof path, "%s/gpu_ops.trace.json", dir);
-    if (pt_export_trace(t, path) == 0)
-        printf(" and %s", path);
-    putchar('\n');
+    sample_write_reports(t, dir, "gpu_ops");
     pt_destroy(t);
     free(A); free(B); free(C); free(x); free(y);
     return 0;

@@ -14,6 +14,8 @@
  * usage: led_optimizer [frames] [output-directory] ("-" keeps 5 frames) */
 #include <pt/pt.h>
 
+#include "../sample_reports.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +163,6 @@ int main(int argc, char **argv)
 {
     int frames = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : 5;
     const char *dir = argc > 2 ? argv[2] : ".";
-    char path[4096];
     problem p;
     float *frame = malloc(sizeof(float) * P * C);
     unsigned char *leds = malloc(L * C);
@@ -186,16 +187,7 @@ int main(int argc, char **argv)
     pt_log(t, stdout, .percentages = 1, .sort = PT_SORT_ORDER);
     putchar('\n');
     pt_log(t, stdout, .view = PT_VIEW_BOTTLENECKS, .top = 5);
-    snprintf(path, sizeof path, "%s/led_optimizer.json", dir);
-    if (pt_export_json(t, path) == 0)
-        printf("\nwrote %s", path);
-    snprintf(path, sizeof path, "%s/led_optimizer.html", dir);
-    if (pt_export_html(t, path) == 0)
-        printf(", %s", path);
-    snprintf(path, sizeof path, "%s/led_optimizer.trace.json", dir);
-    if (pt_export_trace(t, path) == 0)
-        printf(" and %s", path);
-    putchar('\n');
+    sample_write_reports(t, dir, "led_optimizer");
     pt_destroy(t);
     free(p.A); free(p.ATA); free(p.b); free(p.ATb); free(p.x); free(p.g); free(p.ATAg);
     free(frame);

@@ -17,6 +17,8 @@
 #include <pt/pt_dev.h>
 #include <pt/pt_nvrtc.h>
 
+#include "../sample_reports.h"
+
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
@@ -169,7 +171,6 @@ int main(int argc, char **argv)
 {
     int launches = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : 0;
     const char *dir = argc > 2 ? argv[2] : ".";
-    char path[4096];
     int ndev = 0, arch = 80, on_gpu = 0;
     float *in = (float *)malloc(sizeof(float) * BLOCKS * TILE);
     float *out = (float *)calloc(BLOCKS, sizeof(float));
@@ -222,16 +223,7 @@ int main(int argc, char **argv)
     printf("%d launches of %d blocks; sum of the block results %.6g\n\n", launches, BLOCKS, sum);
 
     pt_log(t, stdout, .percentages = 1);
-    snprintf(path, sizeof path, "%s/nvrtc_phases.json", dir);
-    if (pt_export_json(t, path) == 0)
-        printf("\nwrote %s", path);
-    snprintf(path, sizeof path, "%s/nvrtc_phases.html", dir);
-    if (pt_export_html(t, path) == 0)
-        printf(", %s", path);
-    snprintf(path, sizeof path, "%s/nvrtc_phases.trace.json", dir);
-    if (pt_export_trace(t, path) == 0)
-        printf(" and %s", path);
-    putchar('\n');
+    sample_write_reports(t, dir, "nvrtc_phases");
     pt_destroy(t);
     free(ptx);
     free(in);

@@ -19,6 +19,8 @@
  * (steps: at least wait + warmup + active = 6; "-" keeps that) */
 #include <pt/pt.h>
 #include <pt/pt_dev.h>
+
+#include "../sample_reports.h"
 #include "solver_phases.h"
 
 #include <math.h>
@@ -272,7 +274,6 @@ int main(int argc, char **argv)
 {
     int steps = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : WAIT + WARMUP + ACTIVE;
     const char *dir = argc > 2 ? argv[2] : ".";
-    char path[4096];
     int on_gpu = 0;
     float *H = (float *)malloc(sizeof(float) * NPROB * N * N);
     float *b = (float *)malloc(sizeof(float) * NPROB * N);
@@ -325,16 +326,7 @@ int main(int argc, char **argv)
     printf("largest projected-gradient norm after the last step: %.3g\n\n", worst);
 
     pt_log(t, stdout, .percentages = 1);
-    snprintf(path, sizeof path, "%s/solver_phases.json", dir);
-    if (pt_export_json(t, path) == 0)
-        printf("\nwrote %s", path);
-    snprintf(path, sizeof path, "%s/solver_phases.html", dir);
-    if (pt_export_html(t, path) == 0)
-        printf(", %s", path);
-    snprintf(path, sizeof path, "%s/solver_phases.trace.json", dir);
-    if (pt_export_trace(t, path) == 0)
-        printf(" and %s", path);
-    putchar('\n');
+    sample_write_reports(t, dir, "solver_phases");
     pt_destroy(t);
     free(H); free(b); free(x); free(res);
     return 0;

@@ -17,6 +17,8 @@
 #include <pt/pt.h>
 #include <pt/pt_dev.h>
 
+#include "../sample_reports.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,7 +235,6 @@ int main(int argc, char **argv)
 {
     int steps = argc > 1 && strcmp(argv[1], "-") != 0 ? atoi(argv[1]) : 0;
     const char *dir = argc > 2 ? argv[2] : ".";
-    char path[4096];
     int on_gpu = 0;
     float *psi = (float *)malloc(sizeof(float) * NCELL * SLAB);
     float *next = (float *)malloc(sizeof(float) * NCELL * SLAB);
@@ -274,19 +275,7 @@ int main(int argc, char **argv)
     printf("dose deposited: %.4g (arbitrary units)\n\n", total_dose(dose));
 
     pt_log(t, stdout, .percentages = 1);
-    snprintf(path, sizeof path, "%s/transport_step.json", dir);
-    if (pt_export_json(t, path) == 0)
-        printf("\nwrote %s", path);
-    snprintf(path, sizeof path, "%s/transport_step.csv", dir);
-    if (pt_export_csv(t, path) == 0)
-        printf(", %s", path);
-    snprintf(path, sizeof path, "%s/transport_step.html", dir);
-    if (pt_export_html(t, path) == 0)
-        printf(", %s", path);
-    snprintf(path, sizeof path, "%s/transport_step.trace.json", dir);
-    if (pt_export_trace(t, path) == 0)
-        printf(" and %s", path);
-    putchar('\n');
+    sample_write_reports(t, dir, "transport_step");
     pt_destroy(t);
     free(psi);
     free(next);
