@@ -58,16 +58,11 @@ static int header(FILE *f)
 static int row(pt_timing *t, FILE *f, const pt_section *s)
 {
     pt_section_stats st;
-    int n = pt_section_path(s, NULL, 0);
-    char *path;
+    char *path = pt__section_path_dup(s);
     int rc;
 
-    if (n < 0)
-        return n;
-    path = malloc((size_t)n + 1);
     if (!path)
         return PT_ENOMEM;
-    pt_section_path(s, path, (size_t)n + 1);
     pt__stats_of(t, s, &st);
 
     rc = field(f, path);

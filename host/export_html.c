@@ -129,15 +129,11 @@ static void heat(hw *w, const pt__heat *h)
 static int section(pt_timing *t, hw *w, const pt_section *s, int parent)
 {
     pt_section_stats st;
-    int n = pt_section_path(s, NULL, 0), id = w->id++, rc = 0;
-    char *path;
+    char *path = pt__section_path_dup(s);
+    int id = w->id++, rc = 0;
 
-    if (n < 0)
-        return n;
-    path = malloc((size_t)n + 1);
     if (!path)
         return PT_ENOMEM;
-    pt_section_path(s, path, (size_t)n + 1);
     pt__stats_of(t, s, &st);
 
     outs(w, id ? ",\n{\"id\":" : "\n{\"id\":");

@@ -230,15 +230,11 @@ static void k_bool(jw *w, const char *k, int v)
 static int section(pt_timing *t, jw *w, const pt_section *s)
 {
     pt_section_stats st;
-    int n = pt_section_path(s, NULL, 0), rc = 0;
-    char *path;
+    char *path = pt__section_path_dup(s);
+    int rc = 0;
 
-    if (n < 0)
-        return n;
-    path = malloc((size_t)n + 1);
     if (!path)
         return PT_ENOMEM;
-    pt_section_path(s, path, (size_t)n + 1);
     pt__stats_of(t, s, &st);
 
     open_(w, "{");

@@ -159,6 +159,8 @@ PT__HIDDEN void pt__stack_str(const pt_timing *t, char *buf, size_t n);
 /* tree.c */
 PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);
 PT__HIDDEN pt_section *pt__top(const pt_timing *t);  /* open section or root */
+/* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */
+PT__HIDDEN char *pt__section_path_dup(const pt_section *s);
 PT__HIDDEN int pt__check_metrics(pt_timing *t, const pt_metrics *m, const char *where);
 PT__HIDDEN void pt__add_metrics(pt_section *s, const pt_metrics *m);
 PT__HIDDEN void pt__section_free_children(pt_section *s);

@@ -277,15 +277,10 @@ static void rows_free(rows *r)
 
 static char *path_dup(const pt_section *s)
 {
-    int n = pt_section_path(s, NULL, 0);
-    char *raw, *clean;
+    char *raw = pt__section_path_dup(s), *clean;
 
-    if (n < 0)
-        return NULL;
-    raw = malloc((size_t)n + 1);
     if (!raw)
         return NULL;
-    pt_section_path(s, raw, (size_t)n + 1);
     clean = clean_dup(raw);
     free(raw);
     return clean;
