@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A manual clock: tests set `now` (ns) and ptkit reads it. */
 typedef struct test_clock {
@@ -35,6 +36,26 @@ static inline pt_timing *test_timing(test_clock *c, const char *name, unsigned f
         (c)->now += (ns);                                                \
         pt_stop((t), (title), __VA_ARGS__);                              \
     } while (0)
+
+/* A report gathered by pt_log_fn() into one string, a line per row. */
+typedef struct test_text {
+    char *s;
+    size_t n;
+} test_text;
+
+static inline void test_text_line(void *ctx, const char *line)
+{
+    test_text *b = (test_text *)ctx;
+    size_t l = strlen(line);
+    char *grown = (char *)realloc(b->s, b->n + l + 2);
+    if (!grown)
+        return;
+    b->s = grown;
+    memcpy(b->s + b->n, line, l);
+    b->n += l;
+    b->s[b->n++] = '\n';
+    b->s[b->n] = '\0';
+}
 
 /* A whole file as a NUL-terminated string (malloc'ed), or NULL when it
  * cannot be opened or read. */

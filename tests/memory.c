@@ -146,26 +146,10 @@ Test(memory, sampling_without_a_device_is_enodev)
     cr_assert_eq(pt_memory_sampling(t, 0), 0, "turning it off always works");
 }
 
-typedef struct buf {
-    char *s;
-    size_t n;
-} buf;
-
-static void collect_line(void *ctx, const char *line)
-{
-    buf *b = ctx;
-    size_t l = strlen(line);
-    b->s = realloc(b->s, b->n + l + 2);
-    memcpy(b->s + b->n, line, l);
-    b->n += l;
-    b->s[b->n++] = '\n';
-    b->s[b->n] = '\0';
-}
-
 Test(memory, the_memory_table)
 {
     static const long long esc[] = { 5 };
-    buf b = { 0 };
+    test_text b = { 0 };
 
     pt_track(t, "psi", NULL, PSI_BYTES, psi_shape, 4, "float32");
     pt_track(t, "dose", NULL, DOSE_BYTES, dose_shape, 2, "float32");
@@ -174,7 +158,7 @@ Test(memory, the_memory_table)
     pt_track(t, "tmp", NULL, 1e6, NULL, 0, "float32");
     pt_untrack(t, "tmp");
     pt_stop(t, "step");
-    cr_assert_eq(pt_log_fn(t, collect_line, &b, .view = PT_VIEW_MEMORY), 0, "%s",
+    cr_assert_eq(pt_log_fn(t, test_text_line, &b, .view = PT_VIEW_MEMORY), 0, "%s",
                  pt_last_error(t));
     cr_assert(strstr(b.s, "Tensor   Shape              Dtype    Size (MB)\n"), "head:\n%s", b.s);
     cr_assert(strstr(b.s, "psi      (100, 50, 64, 64)  float32     81.920\n"), "psi:\n%s", b.s);

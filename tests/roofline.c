@@ -158,33 +158,17 @@ Test(roofline, unknown_architecture_gives_no_device_peaks)
     pt_destroy(g);
 }
 
-typedef struct buf {
-    char *s;
-    size_t n;
-} buf;
-
-static void collect_line(void *ctx, const char *line)
-{
-    buf *b = ctx;
-    size_t l = strlen(line);
-    b->s = realloc(b->s, b->n + l + 2);
-    memcpy(b->s + b->n, line, l);
-    b->n += l;
-    b->s[b->n++] = '\n';
-    b->s[b->n] = '\0';
-}
-
 Test(roofline, report_shows_peaks_and_a_roofline_line_only_when_known)
 {
-    buf b = { 0 };
+    test_text b = { 0 };
     TEST_SPAN(t, &clk, "k", 1 * MS, .read = 1e6, .written = 1e6, .flops = 8e6);
-    pt_log_fn(t, collect_line, &b);
+    pt_log_fn(t, test_text_line, &b);
     cr_assert_null(strstr(b.s, "roofline:"), "no peaks, no roofline line:\n%s", b.s);
     free(b.s);
     b.s = NULL;
     b.n = 0;
     pt_set_peaks(t, 1e12, 1e13);
-    pt_log_fn(t, collect_line, &b);
+    pt_log_fn(t, test_text_line, &b);
     cr_assert(strstr(b.s, "peaks: 1000.0 GB/s, 10000.0 GFLOP/s (given); ridge point 10 FLOP/B"),
               "peaks line:\n%s", b.s);
     cr_assert(strstr(b.s, "roofline: AI 4 FLOP/B, 0.2% of peak bandwidth, 0.1% of peak FLOP/s, "
