@@ -211,18 +211,23 @@ static json_t *member(ctx *c, json_t *o, const char *key)
     return v;
 }
 
+/* key's value has the wrong type: said at that value, as "must be <want>". */
+static int wrong_type(ctx *c, const char *key, const char *want)
+{
+    int rc;
+    enter_key(c, key);
+    rc = fail_at(c, "\"%s\" must be %s", key, want);
+    leave(c);
+    return rc;
+}
+
 static int get_string(ctx *c, json_t *o, const char *key, const char **out)
 {
     json_t *v = member(c, o, key);
-    int rc = 0;
     if (!v)
         return -1;
-    if (!json_is_string(v)) {
-        enter_key(c, key);
-        rc = fail_at(c, "\"%s\" must be a string", key);
-        leave(c);
-        return rc;
-    }
+    if (!json_is_string(v))
+        return wrong_type(c, key, "a string");
     *out = json_string_value(v);
     return 0;
 }
@@ -230,15 +235,10 @@ static int get_string(ctx *c, json_t *o, const char *key, const char **out)
 static int get_uint(ctx *c, json_t *o, const char *key, uint64_t *out)
 {
     json_t *v = member(c, o, key);
-    int rc = 0;
     if (!v)
         return -1;
-    if (!json_is_integer(v) || json_integer_value(v) < 0) {
-        enter_key(c, key);
-        rc = fail_at(c, "\"%s\" must be an integer >= 0", key);
-        leave(c);
-        return rc;
-    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return wrong_type(c, key, "an integer >= 0");
     *out = (uint64_t)json_integer_value(v);
     return 0;
 }
@@ -246,15 +246,10 @@ static int get_uint(ctx *c, json_t *o, const char *key, uint64_t *out)
 static int get_bool(ctx *c, json_t *o, const char *key, int *out)
 {
     json_t *v = member(c, o, key);
-    int rc = 0;
     if (!v)
         return -1;
-    if (!json_is_boolean(v)) {
-        enter_key(c, key);
-        rc = fail_at(c, "\"%s\" must be true or false", key);
-        leave(c);
-        return rc;
-    }
+    if (!json_is_boolean(v))
+        return wrong_type(c, key, "true or false");
     *out = json_is_true(v);
     return 0;
 }
@@ -263,19 +258,14 @@ static int get_bool(ctx *c, json_t *o, const char *key, int *out)
 static int get_number(ctx *c, json_t *o, const char *key, double *out)
 {
     json_t *v = member(c, o, key);
-    int rc = 0;
     if (!v)
         return -1;
     if (json_is_null(v)) {
         *out = NAN;
         return 0;
     }
-    if (!json_is_number(v)) {
-        enter_key(c, key);
-        rc = fail_at(c, "\"%s\" must be a number", key);
-        leave(c);
-        return rc;
-    }
+    if (!json_is_number(v))
+        return wrong_type(c, key, "a number");
     *out = json_number_value(v);
     return 0;
 }
@@ -283,19 +273,14 @@ static int get_number(ctx *c, json_t *o, const char *key, double *out)
 static int get_object(ctx *c, json_t *o, const char *key, json_t **out, int nullable)
 {
     json_t *v = member(c, o, key);
-    int rc = 0;
     if (!v)
         return -1;
     if (nullable && json_is_null(v)) {
         *out = NULL;
         return 0;
     }
-    if (!json_is_object(v)) {
-        enter_key(c, key);
-        rc = fail_at(c, "\"%s\" must be an object%s", key, nullable ? " or null" : "");
-        leave(c);
-        return rc;
-    }
+    if (!json_is_object(v))
+        return wrong_type(c, key, nullable ? "an object or null" : "an object");
     *out = v;
     return 0;
 }
