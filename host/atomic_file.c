@@ -208,7 +208,7 @@ int pt__afile_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const c
     open = pt_stats(t).open_count;
     if (!open)
         return 0;
-    pt__stack_str(t, stack, sizeof stack);
+    pt__stack_str(&t->main, stack, sizeof stack);
     return pt__fail(t, PT_EOPEN, "%s(\"%s\"): written %s %zu open section%s (open: %s)", fn, path,
                     open_written ? "with its" : "without its", open, open == 1 ? "" : "s", stack);
 }

@@ -107,8 +107,8 @@ int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
 {
     if (!t)
         return 0;
-    if (t->depth > 0)
-        return pt__fail(t, PT_ESTATE, "pt_set_clock with sections open: %zu", t->depth);
+    if (t->main.depth > 0)
+        return pt__fail(t, PT_ESTATE, "pt_set_clock with sections open: %zu", t->main.depth);
     if (!fn) {
         pt__clock_init(t);
         pt__trace_origin(t);

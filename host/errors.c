@@ -26,18 +26,18 @@ const char *pt_err_name(int code)
     return "PT_UNKNOWN";
 }
 
-void pt__stack_str(const pt_timing *t, char *buf, size_t n)
+void pt__stack_str(const pt__thr *r, char *buf, size_t n)
 {
     size_t used = 0;
     if (n == 0)
         return;
     buf[0] = '\0';
-    if (t->depth == 0) {
+    if (r->depth == 0) {
         snprintf(buf, n, "(none)");
         return;
     }
-    for (size_t i = 0; i < t->depth && used < n; i++) {
-        const pt_section *s = t->stack[i].node;
+    for (size_t i = 0; i < r->depth && used < n; i++) {
+        const pt_section *s = r->stack[i].node;
         int w = snprintf(buf + used, n - used, "%s%s", i ? " > " : "",
                          s ? s->name : "(disabled)");
         if (w < 0)
@@ -51,19 +51,26 @@ int pt__fail(pt_timing *t, int code, const char *fmt, ...)
     va_list ap;
     char msg[sizeof t->last_error - 16];
 
+    char line[sizeof t->last_error];
+
     if (!t)
         return code;
-    t->errors++;
-    if (code < 0 && code > PT__ERR_LAST)
-        t->errors_of[-code]++;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(t->last_error, sizeof t->last_error, "%s: %s", pt_err_name(code), msg);
+    snprintf(line, sizeof line, "%s: %s", pt_err_name(code), msg);
+    /* Any thread may fail; the user's function is called outside the
+     * lock, so it may itself call into ptkit. */
+    pthread_mutex_lock(&t->err_lock);
+    t->errors++;
+    if (code < 0 && code > PT__ERR_LAST)
+        t->errors_of[-code]++;
+    memcpy(t->last_error, line, sizeof line);
+    pthread_mutex_unlock(&t->err_lock);
     if (t->error_fn)
-        t->error_fn(t->error_ctx, t->last_error);
+        t->error_fn(t->error_ctx, line);
     if (t->flags & PT_VERBOSE)
-        fprintf(stderr, "ptkit [%s]: %s\n", t->name, t->last_error);
+        fprintf(stderr, "ptkit [%s]: %s\n", t->name, line);
     return code;
 }
 

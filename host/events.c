@@ -29,7 +29,6 @@
 /* Queued pairs beyond which the oldest half is resolved. */
 #define PT__PENDING_MAX 1024
 
-int pt__stop_check(pt_timing *t, const char *title, const char *fn, pt__frame **out);
 
 /* One occurrence of a GPU section, from its start to its resolution; or,
  * with node == NULL, a fold whose launch time is already known. */
@@ -504,11 +503,13 @@ int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics
 
     if (!t)
         return 0;
-    depth = t->depth;
+    if ((rc = pt__owner_only(t, "pt_start_gpu")) < 0)
+        return rc;
+    depth = t->main.depth;
     rc = pt__start(t, title, m);
-    if (t->depth == depth)
+    if (t->main.depth == depth)
         return rc; /* nothing was opened: a NULL title, or no memory */
-    f = &t->stack[t->depth - 1];
+    f = &t->main.stack[t->main.depth - 1];
     if (!f->node)
         return rc; /* opened while disabled: its stop pairs with it silently */
     f->gpu = 1;
@@ -525,7 +526,7 @@ int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics
     } else {
         t->gpu->pairs[i].node = f->node;
     }
-    t->stack[t->depth - 1].pending = i;
+    f->pending = i;
     return rc;
 }
 
@@ -559,7 +560,9 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
     if (!t)
         return 0;
     now = pt__now(t);
-    rc = pt__stop_check(t, title, "pt_stop_gpu", &f);
+    if ((rc = pt__owner_only(t, "pt_stop_gpu")) < 0)
+        return rc;
+    rc = pt__stop_check(t, &t->main, title, "pt_stop_gpu", &f);
     if (rc)
         return rc > 0 ? 0 : rc;
     if (!f->gpu)
@@ -571,8 +574,7 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
     cpu_ns = (double)(now - f->t0) * t->ns_per_tick;
     if (t->hooks)
         pt__hooks_stop(t, node, f->t0, now, 1);
-    node->open--;
-    t->depth--;
+    pt__stop_pop(&t->main, node, cpu_ns);
 
     if (i >= 0) {
         pt__gpu *g = t->gpu;

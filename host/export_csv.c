@@ -119,7 +119,7 @@ int pt_export_csv(pt_timing *t, const char *path)
     rc = pt__afile_open(t, &a, path);
     if (rc)
         return rc;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     pt__peaks_resolve(t);
     rc = header(a.f);
     if (rc == 0)

@@ -324,7 +324,7 @@ int pt_export_html(pt_timing *t, const char *path)
     rc = pt__afile_open(t, &a, path);
     if (rc)
         return rc;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     w.f = a.f;
     outn(&w, page, (size_t)(mark - page));
     rc = data(t, &w);

@@ -451,7 +451,7 @@ int pt_export_json(pt_timing *t, const char *path)
     rc = pt__afile_open(t, &a, path);
     if (rc)
         return rc;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     w.f = a.f;
     w.level = 0;
     w.first = 1;

@@ -260,7 +260,7 @@ int pt_export_trace(pt_timing *t, const char *path)
     rc = pt__afile_open(t, &a, path);
     if (rc)
         return rc;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     w.f = a.f;
     fputs("{\"traceEvents\":[", w.f);
     host_events(t, &w);

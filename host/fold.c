@@ -522,6 +522,8 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
 
     if (!t)
         return 0;
+    if ((rc = pt__owner_only(t, "pt_dev_fold")) < 0)
+        return rc;
     if (!b || !title)
         return pt__fail(t, PT_EINVAL, "pt_dev_fold: NULL %s", b ? "title" : "buffer");
     if (!t->enabled)
@@ -529,7 +531,7 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
     parent = pt__top(t);
     node = find_child(parent, title);
     if (!node) {
-        pt__stack_str(t, stack, sizeof stack);
+        pt__stack_str(&t->main, stack, sizeof stack);
         return pt__fail(t, PT_ENOTFOUND, "pt_dev_fold(\"%s\"): no such section under \"%s\" (open: %s)",
                         title, parent->name, stack);
     }

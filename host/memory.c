@@ -53,8 +53,8 @@ void pt__memory_free(pt_timing *t)
 
 static void raise_open(pt_timing *t, double total)
 {
-    for (size_t i = 0; i < t->depth; i++) {
-        pt_section *s = t->stack[i].node;
+    for (size_t i = 0; i < t->main.depth; i++) {
+        pt_section *s = t->main.stack[i].node;
         if (s && s->mem_hwm < total)
             s->mem_hwm = total;
     }
@@ -87,6 +87,8 @@ int pt_track(pt_timing *t, const char *name, const void *ptr, double bytes,
 
     if (!t)
         return 0;
+    if (pt__owner_only(t, "pt_track") < 0)
+        return PT_ETHREAD;
     if (!name)
         return pt__fail(t, PT_EINVAL, "pt_track: NULL name");
     if (!isfinite(bytes) || bytes < 0)
@@ -140,6 +142,8 @@ int pt_untrack(pt_timing *t, const char *name)
 
     if (!t)
         return 0;
+    if (pt__owner_only(t, "pt_untrack") < 0)
+        return PT_ETHREAD;
     if (!name)
         return pt__fail(t, PT_EINVAL, "pt_untrack: NULL name");
     m = t->mem;
@@ -185,6 +189,8 @@ int pt_memory_sampling(pt_timing *t, int on)
 
     if (!t)
         return 0;
+    if (pt__owner_only(t, "pt_memory_sampling") < 0)
+        return PT_ETHREAD;
     m = mem_get(t);
     if (!m)
         return pt__fail(t, PT_ENOMEM, "pt_memory_sampling: out of memory");

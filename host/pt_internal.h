@@ -4,7 +4,9 @@
 
 #include <pt/pt.h>
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -90,20 +92,47 @@ typedef struct pt__frame {
     int pending;              /* index of its GPU event pair, or -1 */
 } pt__frame;
 
+/* One thread's recording: its open sections and the tree they go into.
+ * The thread that created a timing records straight into t->root through
+ * t->main; any other thread gets one of these with a tree of its own
+ * (thread.c), so start and stop take no lock. A report pools the other
+ * trees into t->root by path (pt__threads_merge). */
+typedef struct pt__thr {
+    pt__frame *stack;
+    size_t depth, stack_cap;
+    pt_section *root;         /* &t->root for the creating thread, else &own_root */
+    uint64_t next_order;      /* creation order of the next section in root's tree */
+    size_t nsections;
+    /* The innermost open section, for other threads to read when a stop
+     * finds no start on its own thread (PT_ETHREAD). */
+    _Atomic(const pt_section *) top;
+    int index;                /* 0 for the creating thread, then 1, 2, ... */
+    long tid;                 /* the OS thread id */
+    uint64_t stops;           /* occurrences recorded by this thread */
+    double busy_ns;           /* time in its outermost sections */
+    const void *self;         /* the thread's pt__me */
+    struct pt__thr *next;
+    pt_section own_root;
+} pt__thr;
+
 /* The GPU side keeps its state behind this pointer (host/events.c). */
 typedef struct pt__gpu pt__gpu;
 
 struct pt_timing {
     char *name;
     unsigned flags;
-    int enabled;
+    _Atomic int enabled;      /* read by every thread's start and stop */
 
     pt_section root;
-    uint64_t next_order;
-    size_t nsections;
+    pt__thr main;             /* the creating thread; its tree is root */
 
-    pt__frame *stack;
-    size_t depth, stack_cap;
+    /* Threads: the creating thread's pt__me, the others' recorders. */
+    const void *owner;
+    uint64_t serial;          /* unique per timing, for the threads' caches */
+    pthread_mutex_t lock;     /* the list below, and hooks shared by threads */
+    pthread_mutex_t err_lock; /* the error counts and message */
+    pt__thr *threads;
+    int nthreads;             /* in the list */
 
     /* The clock: a user function, the TSC, or clock_gettime. */
     pt_clock_fn clock_fn;
@@ -153,12 +182,54 @@ PT__HIDDEN double pt__tsc_ns_per_tick(void);
 /* errors.c: count and describe an error on t; returns code. */
 PT__HIDDEN int pt__fail(pt_timing *t, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Writes "a > b > c" (the open stack) into buf. */
-PT__HIDDEN void pt__stack_str(const pt_timing *t, char *buf, size_t n);
+/* Writes "a > b > c" (r's open stack) into buf. */
+PT__HIDDEN void pt__stack_str(const pt__thr *r, char *buf, size_t n);
 
 /* tree.c */
+/* parent's child of that title, created if missing, in the tree of r. */
+PT__HIDDEN pt_section *pt__child_in(pt__thr *r, pt_section *parent, const char *title);
+/* The same in t->root's tree (the creating thread's). */
 PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);
 PT__HIDDEN pt_section *pt__top(const pt_timing *t);  /* open section or root */
+/* Checks that r's innermost frame may be closed by a stop of title (fn
+ * names the call). Returns 0 and the frame, 1 for a frame opened while
+ * disabled (popped: the stop does nothing), or an error counted on t. */
+PT__HIDDEN int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn,
+                              pt__frame **out);
+/* Closes r's innermost frame, node's, which lasted ns. */
+PT__HIDDEN void pt__stop_pop(pt__thr *r, pt_section *node, double ns);
+
+/* thread.c: every thread has a distinct address here. */
+PT__HIDDEN extern _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
+/* The calling thread's recorder for t, created at its first use; NULL
+ * without memory. */
+PT__HIDDEN pt__thr *pt__thr_other(pt_timing *t);
+static inline pt__thr *pt__thr_of(pt_timing *t)
+{
+    return t->owner == &pt__me ? &t->main : pt__thr_other(t);
+}
+PT__HIDDEN void pt__threads_init(pt_timing *t);
+PT__HIDDEN void pt__threads_free(pt_timing *t);
+PT__HIDDEN void pt__threads_reset(pt_timing *t); /* pt_reset: empty every tree */
+/* Pool every other thread's occurrences into t->root by path. Called by
+ * the reports, when the threads are not timing. */
+PT__HIDDEN void pt__threads_merge(pt_timing *t);
+/* A thread other than r's that has title as its innermost open section:
+ * its index, else -1. */
+PT__HIDDEN int pt__threads_open_elsewhere(pt_timing *t, const pt__thr *r, const char *title);
+/* What every report does first: pool the threads, resolve GPU work. */
+PT__HIDDEN void pt__settle(pt_timing *t);
+/* Open sections on every thread (frames opened while disabled aside). */
+PT__HIDDEN size_t pt__open_count(pt_timing *t);
+/* 0 on the creating thread, else PT_ETHREAD counted for the call fn. */
+PT__HIDDEN int pt__owner_only(pt_timing *t, const char *fn);
+
+/* merge.c: src's occurrences, metrics and phase figures pooled into dst,
+ * then src's children into dst's children of the same titles (created in
+ * t->root's tree when missing). dst and src may be in different trees. */
+PT__HIDDEN int pt__merge_tree(pt_timing *t, pt_section *dst, const pt_section *src);
+/* s's subtree with its occurrences and metrics zeroed, its shape kept. */
+PT__HIDDEN void pt__clear_occurrences(pt_section *s);
 /* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */
 PT__HIDDEN char *pt__section_path_dup(const pt_section *s);
 PT__HIDDEN int pt__check_metrics(pt_timing *t, const pt_metrics *m, const char *where);

@@ -336,7 +336,44 @@ static int collect(const pt_timing *t, const pt_section *parent, const pt_log_op
 
 /* ---- header and footer ------------------------------------------- */
 
-static void header(pt_timing *t, sink *k, const pt_run_stats *rs)
+/* Sections from several threads are pooled by path; say so, with how
+ * evenly the threads were busy, and with per_thread a line for each. */
+static void thread_lines(pt_timing *t, sink *k, int n, int per_thread)
+{
+    double lo = 0, hi = 0, sum = 0;
+    char a[CELL], b[CELL];
+    int busy = 0;
+
+    for (int i = 0; i < n; i++) {
+        pt_thread_info ti;
+        if (pt_thread_stats(t, i, &ti) < 0 || !ti.occurrences)
+            continue;
+        lo = busy && lo < ti.busy_ms ? lo : ti.busy_ms;
+        hi = busy && hi > ti.busy_ms ? hi : ti.busy_ms;
+        sum += ti.busy_ms;
+        busy++;
+    }
+    fmt_ms(a, lo);
+    fmt_ms(b, hi);
+    put(k, "  threads: %d, %d of them timed sections (pooled by path); busy per thread %s to %s ms",
+        n, busy, a, b);
+    if (busy > 1 && sum > 0)
+        put(k, ", imbalance %.2f (max/mean)", hi / (sum / busy));
+    emit(k);
+    for (int i = 0; per_thread && i < n; i++) {
+        pt_thread_info ti;
+        if (pt_thread_stats(t, i, &ti) < 0)
+            continue;
+        fmt_ms(a, ti.busy_ms);
+        put(k, "    thread %d (tid %ld)%s: %" PRIu64 " occurrence%s, busy %s ms", ti.index, ti.tid,
+            ti.index == 0 ? ", creator" : "", ti.occurrences, ti.occurrences == 1 ? "" : "s", a);
+        if (ti.open)
+            put(k, ", %zu open", ti.open);
+        emit(k);
+    }
+}
+
+static void header(pt_timing *t, sink *k, const pt_run_stats *rs, int per_thread)
 {
     char ms[CELL];
 
@@ -393,6 +430,8 @@ static void header(pt_timing *t, sink *k, const pt_run_stats *rs)
             rs->trace_dropped, rs->trace_dropped == 1 ? "" : "s");
         emit(k);
     }
+    if (rs->threads > 1)
+        thread_lines(t, k, rs->threads, per_thread);
     /* A schedule recorded only some steps: the figures are theirs alone. */
     char sched[160];
     pt__sched_describe(t, sched, sizeof sched);
@@ -670,8 +709,8 @@ static int view_bottlenecks(pt_timing *t, sink *k, const pt_log_opts *o, const p
     int rc = 0;
 
     /* A generous .top must not become a huge allocation. */
-    if (top > t->nsections)
-        top = t->nsections ? t->nsections : 1;
+    if (top > t->main.nsections)
+        top = t->main.nsections ? t->main.nsections : 1;
     v = malloc(top * sizeof *v);
     if (!v)
         return PT_ENOMEM;
@@ -842,11 +881,11 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
     char stack[256];
     int rc = 0;
 
-    pt__gpu_resolve(t);
+    pt__settle(t);
     rs = pt_stats(t);
-    pt__stack_str(t, stack, sizeof stack);
+    pt__stack_str(&t->main, stack, sizeof stack);
 
-    header(t, &k, &rs);
+    header(t, &k, &rs, o->threads);
     if (o->view == PT_VIEW_BOTTLENECKS) {
         rc = view_bottlenecks(t, &k, o, &rs);
     } else {

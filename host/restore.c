@@ -41,15 +41,16 @@ pt_timing *pt__restore_create(const char *name)
 
 static int push_open(pt_timing *t, pt_section *s)
 {
-    if (t->depth == t->stack_cap) {
-        size_t cap = t->stack_cap ? t->stack_cap * 2 : 8;
-        pt__frame *v = realloc(t->stack, cap * sizeof *v);
+    pt__thr *r = &t->main;
+    if (r->depth == r->stack_cap) {
+        size_t cap = r->stack_cap ? r->stack_cap * 2 : 8;
+        pt__frame *v = realloc(r->stack, cap * sizeof *v);
         if (!v)
             return PT_ENOMEM;
-        t->stack = v;
-        t->stack_cap = cap;
+        r->stack = v;
+        r->stack_cap = cap;
     }
-    t->stack[t->depth++] = (pt__frame){ .node = s, .t0 = 0, .gpu = s->kind == PT__K_GPU,
+    r->stack[r->depth++] = (pt__frame){ .node = s, .t0 = 0, .gpu = s->kind == PT__K_GPU,
                                         .pending = -1 };
     s->open++;
     return 0;
@@ -118,7 +119,7 @@ int pt__restore_run(pt_timing *t, const pt__restored_run *r)
         return PT_EINVAL;
     t->clock_kind = kind;
     t->ns_per_tick = kind == PT__CLOCK_TSC ? 1.0 / r->clock_ghz : 1;
-    t->nsections = r->section_count;
+    t->main.nsections = r->section_count;
     t->errors = r->errors;
     snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error ? r->last_error : "");
     t->gpu_fallback = r->gpu_fallback;

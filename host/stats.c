@@ -146,7 +146,7 @@ int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
 {
     if (!t || !s || !out)
         return PT_EINVAL;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     pt__peaks_resolve(t);
     pt__stats_of(t, s, out);
     return 0;
@@ -215,7 +215,7 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
 
     if (!t || !out || n == 0)
         return 0;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
     s = t->root.child;
     while (s) {
@@ -250,15 +250,15 @@ pt_run_stats pt_stats(pt_timing *t)
     r.clock = "";
     if (!t)
         return r;
-    pt__gpu_resolve(t);
+    pt__settle(t);
     pt__peaks_resolve(t);
-    r.section_count = t->nsections;
+    r.section_count = t->main.nsections;
     r.total_ms = root_total_ns(&t->root) / 1e6;
     r.error_count = t->errors;
     r.gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
     r.gpu_fallback = t->gpu_fallback;
-    for (size_t i = 0; i < t->depth; i++)
-        r.open_count += t->stack[i].node != NULL;
+    r.open_count = pt__open_count(t);
+    r.threads = pt_threads(t);
     r.dropped = t->dropped;
     r.trace_dropped = pt__trace_dropped(t);
     r.clock = pt__clock_name(t);

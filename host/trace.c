@@ -125,18 +125,23 @@ double pt__trace_us(const pt_timing *t, int64_t tick)
     return (double)(tick - t->trace->origin) * t->ns_per_tick / 1e3;
 }
 
+/* The hooks' state (this log, NVTX's strings, the memory counters) is
+ * shared by the threads that time into t, so they take t's lock. */
 void pt__hooks_start(pt_timing *t, pt_section *node)
 {
+    pthread_mutex_lock(&t->lock);
     if (t->hooks & PT__HOOK_NVTX)
         pt__nvtx_push(t, node);
     if (t->hooks & PT__HOOK_MEMORY)
         pt__memory_hook(t, node, 0);
+    pthread_mutex_unlock(&t->lock);
 }
 
 void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int gpu)
 {
     pt__trace *tr = t->trace;
 
+    pthread_mutex_lock(&t->lock);
     if (t->hooks & PT__HOOK_TRACE) {
         pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e, tr->cap,
                             &tr->dropped_host);
@@ -157,6 +162,7 @@ void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int 
         pt__nvtx_pop(t);
     if (t->hooks & PT__HOOK_MEMORY)
         pt__memory_hook(t, node, 1);
+    pthread_mutex_unlock(&t->lock);
 }
 
 void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64_t ref_tick,

@@ -68,6 +68,7 @@ pt_timing *pt_create(const char *name, unsigned flags)
     t->flags = flags;
     t->enabled = 1;
     root_init(t);
+    pt__threads_init(t);
     pt__clock_init(t);
     t->dev_clock.device = -1;
     if (((flags & PT_TRACE) && pt__trace_init(t) < 0) || ((flags & PT_NVTX) && pt__nvtx_init(t) < 0)) {
@@ -116,7 +117,7 @@ void pt_destroy(pt_timing *t)
     pt__nvtx_free(t);
     pt__sched_free(t);
     pt__section_free_children(&t->root);
-    free(t->stack);
+    pt__threads_free(t);
     free(t->name);
     free(t);
 }
@@ -191,9 +192,7 @@ void pt_reset(pt_timing *t)
     pt__nvtx_forget(t);
     pt__section_free_children(&t->root);
     root_init(t);
-    t->depth = 0;
-    t->nsections = 0;
-    t->next_order = 0;
+    pt__threads_reset(t);
     t->errors = 0;
     memset(t->errors_of, 0, sizeof t->errors_of);
     t->last_error[0] = '\0';
@@ -258,7 +257,7 @@ static inline int same_title(const pt_section *c, const char *title)
     return *a == *b;
 }
 
-pt_section *pt__child(pt_timing *t, pt_section *p, const char *title)
+pt_section *pt__child_in(pt__thr *r, pt_section *p, const char *title)
 {
     pt_section *c = p->hot;
     size_t len;
@@ -291,14 +290,14 @@ pt_section *pt__child(pt_timing *t, pt_section *p, const char *title)
     c->key = title;
     c->parent = p;
     c->depth = p->depth + 1;
-    c->order = t->next_order++;
+    c->order = r->next_order++;
     if (p->last_child)
         p->last_child->next = c;
     else
         p->child = c;
     p->last_child = c;
     p->nchildren++;
-    t->nsections++;
+    r->nsections++;
     if (p->tab && p->nchildren * 2 <= p->tab_cap)
         tab_insert(p, c);
     else if (p->nchildren > PT__TAB_MIN_CHILDREN)
@@ -308,12 +307,22 @@ found:
     return c;
 }
 
+pt_section *pt__child(pt_timing *t, pt_section *p, const char *title)
+{
+    return pt__child_in(&t->main, p, title);
+}
+
+static pt_section *top_of(const pt__thr *r)
+{
+    for (size_t i = r->depth; i > 0; i--)
+        if (r->stack[i - 1].node)
+            return r->stack[i - 1].node;
+    return r->root;
+}
+
 pt_section *pt__top(const pt_timing *t)
 {
-    for (size_t i = t->depth; i > 0; i--)
-        if (t->stack[i - 1].node)
-            return t->stack[i - 1].node;
-    return (pt_section *)&t->root;
+    return top_of(&t->main);
 }
 
 /* ---- occurrences and metrics ------------------------------------- */
@@ -350,41 +359,59 @@ void pt__add_metrics(pt_section *s, const pt_metrics *m)
 
 /* ---- start / stop ------------------------------------------------ */
 
-static inline int push(pt_timing *t, pt_section *node)
+static inline void publish_top(pt__thr *r)
 {
-    if (t->depth == t->stack_cap) {
-        size_t cap = t->stack_cap ? t->stack_cap * 2 : 16;
-        pt__frame *s = realloc(t->stack, cap * sizeof *s);
+    atomic_store_explicit(&r->top, r->depth ? r->stack[r->depth - 1].node : NULL,
+                          memory_order_release);
+}
+
+static inline int push(pt__thr *r, pt_section *node)
+{
+    if (r->depth == r->stack_cap) {
+        size_t cap = r->stack_cap ? r->stack_cap * 2 : 16;
+        pt__frame *s = realloc(r->stack, cap * sizeof *s);
         if (!s)
             return PT_ENOMEM;
-        t->stack = s;
-        t->stack_cap = cap;
+        r->stack = s;
+        r->stack_cap = cap;
     }
-    pt__frame *f = &t->stack[t->depth++];
+    pt__frame *f = &r->stack[r->depth++];
     f->node = node;
     f->gpu = 0;
     f->pending = -1;
     if (node)
         node->open++;
+    publish_top(r);
     return 0;
+}
+
+static inline void pop(pt__thr *r)
+{
+    r->depth--;
+    publish_top(r);
 }
 
 int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
 {
     pt_section *node;
+    pt__thr *r;
     int rc = 0;
 
     if (!t)
         return 0;
+    r = pt__thr_of(t);
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
     if (!t->enabled) {
-        if (push(t, NULL) < 0)
+        if (push(r, NULL) < 0)
             return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): stack", title ? title : "(null)");
         return 0;
     }
     if (!title)
         return pt__fail(t, PT_EINVAL, "pt_start: NULL title");
-    node = pt__child(t, pt__top(t), title);
-    if (!node || push(t, node) < 0)
+    node = pt__child_in(r, top_of(r), title);
+    if (!node || push(r, node) < 0)
         return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): out of memory", title);
     if (!metrics_empty(m)) {
         rc = pt__check_metrics(t, m, "pt_start");
@@ -395,33 +422,51 @@ int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
     if (t->hooks)
         pt__hooks_start(t, node);
     /* Read the clock last, so the bookkeeping above is not in the section. */
-    t->stack[t->depth - 1].t0 = pt__now(t);
+    r->stack[r->depth - 1].t0 = pt__now(t);
     return rc;
 }
 
-/* Checks that the open frame may be closed by a stop of `title`. Returns
+/* A stop whose title is not open on its own thread: if it is another
+ * thread's innermost section, say so (PT_ETHREAD) rather than calling
+ * it a stop without a start. */
+static int other_thread(pt_timing *t, const pt__thr *r, const char *title, const char *fn)
+{
+    int at = pt__threads_open_elsewhere(t, r, title);
+    if (at < 0)
+        return 0;
+    return pt__fail(t, PT_ETHREAD,
+                    "%s(\"%s\") on thread %d, but \"%s\" was started on thread %d and is open "
+                    "there; a section stops on the thread that started it", fn, title, r->index,
+                    title, at);
+}
+
+/* Checks that r's open frame may be closed by a stop of `title`. Returns
  * 0 and the frame, 1 for a ghost frame to pop silently, or an error. */
-int pt__stop_check(pt_timing *t, const char *title, const char *fn, pt__frame **out);
-int pt__stop_check(pt_timing *t, const char *title, const char *fn, pt__frame **out)
+int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, pt__frame **out)
 {
     char stack[256];
     pt__frame *f;
+    int rc;
 
-    if (t->depth == 0) {
+    if (r->depth == 0) {
         if (!t->enabled)
             return 1;
+        if (title && (rc = other_thread(t, r, title, fn)) < 0)
+            return rc;
         return pt__fail(t, PT_ENOSTART, "%s(\"%s\") with no section open", fn,
                         title ? title : "(null)");
     }
-    f = &t->stack[t->depth - 1];
+    f = &r->stack[r->depth - 1];
     if (!f->node) {
-        t->depth--;
+        pop(r);
         return 1;
     }
     if (!title)
         return pt__fail(t, PT_EINVAL, "%s: NULL title", fn);
     if (f->node->key != title && strcmp(f->node->name, title) != 0) {
-        pt__stack_str(t, stack, sizeof stack);
+        if ((rc = other_thread(t, r, title, fn)) < 0)
+            return rc;
+        pt__stack_str(r, stack, sizeof stack);
         return pt__fail(t, PT_EMISMATCH, "%s(\"%s\") but the open section is \"%s\" (open: %s)",
                         fn, title, f->node->name, stack);
     }
@@ -429,21 +474,36 @@ int pt__stop_check(pt_timing *t, const char *title, const char *fn, pt__frame **
     return 0;
 }
 
+void pt__stop_pop(pt__thr *r, pt_section *node, double ns)
+{
+    node->open--;
+    pop(r);
+    r->stops++;
+    if (r->depth == 0)
+        r->busy_ns += ns;
+}
+
 int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
 {
     int64_t now;
     pt__frame *f;
     pt_section *node;
+    pt__thr *r;
+    double ns;
     int rc;
 
     if (!t)
         return 0;
     now = pt__now(t);
+    r = pt__thr_of(t);
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
     /* The common case first: the open section, stopped by the same
      * pointer that started it. Everything else goes through the checks. */
-    f = t->depth ? &t->stack[t->depth - 1] : NULL;
+    f = r->depth ? &r->stack[r->depth - 1] : NULL;
     if (!f || !f->node || f->node->key != title) {
-        rc = pt__stop_check(t, title, "pt_stop", &f);
+        rc = pt__stop_check(t, r, title, "pt_stop", &f);
         if (rc)
             return rc > 0 ? 0 : rc;
     }
@@ -452,11 +512,11 @@ int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
         return pt__fail(t, PT_EMISMATCH,
                         "pt_stop(\"%s\"): it was opened by pt_start_gpu; close it with pt_stop_gpu",
                         title);
-    pt__record(node, (double)(now - f->t0) * t->ns_per_tick);
+    ns = (double)(now - f->t0) * t->ns_per_tick;
+    pt__record(node, ns);
     if (t->hooks)
         pt__hooks_stop(t, node, f->t0, now, 0);
-    node->open--;
-    t->depth--;
+    pt__stop_pop(r, node, ns);
     if (!metrics_empty(m)) {
         rc = pt__check_metrics(t, m, "pt_stop");
         if (rc == 0)
@@ -465,21 +525,28 @@ int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
     return rc;
 }
 
-static pt_section *open_node(pt_timing *t)
+/* The calling thread's innermost open section; NULL with none, or inside
+ * a start made while disabled (*ghost set). */
+static pt_section *open_node(pt_timing *t, int *ghost)
 {
-    return t->depth ? t->stack[t->depth - 1].node : NULL;
+    pt__thr *r = pt__thr_of(t);
+    *ghost = 0;
+    if (!r || !r->depth)
+        return NULL;
+    *ghost = r->stack[r->depth - 1].node == NULL;
+    return r->stack[r->depth - 1].node;
 }
 
 int pt__add(pt_timing *t, const pt_metrics *m)
 {
     pt_section *node;
-    int rc;
+    int rc, ghost;
 
     if (!t)
         return 0;
-    if (t->depth && !t->stack[t->depth - 1].node)
+    node = open_node(t, &ghost);
+    if (ghost)
         return 0; /* inside a start made while disabled */
-    node = open_node(t);
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
     rc = pt__check_metrics(t, m, "pt_add");
@@ -491,7 +558,7 @@ int pt__add(pt_timing *t, const pt_metrics *m)
 int pt_transfer(pt_timing *t, double bytes, unsigned dir)
 {
     pt_section *node;
-    int i;
+    int i, ghost;
 
     if (!t)
         return 0;
@@ -506,9 +573,9 @@ int pt_transfer(pt_timing *t, double bytes, unsigned dir)
     if (!metric_ok(bytes))
         return pt__fail(t, PT_ERANGE, "pt_transfer: bytes must be finite and >= 0 (%g); ignored",
                         bytes);
-    if (t->depth && !t->stack[t->depth - 1].node)
+    node = open_node(t, &ghost);
+    if (ghost)
         return 0;
-    node = open_node(t);
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_transfer with no section open") : 0;
     node->xfer[i] += bytes;
@@ -517,9 +584,14 @@ int pt_transfer(pt_timing *t, double bytes, unsigned dir)
 
 /* ---- walking and lookup ------------------------------------------ */
 
+/* The walkers take a const timing, but the sections other threads timed
+ * join its tree first, as for every report. */
 const pt_section *pt_root(const pt_timing *t)
 {
-    return t ? &t->root : NULL;
+    if (!t)
+        return NULL;
+    pt__threads_merge((pt_timing *)t);
+    return &t->root;
 }
 
 const pt_section *pt_section_child(const pt_section *s)
@@ -549,6 +621,7 @@ const pt_section *pt_find(const pt_timing *t, const char *path)
 
     if (!t || !path)
         return NULL;
+    pt__threads_merge((pt_timing *)t);
     comp = malloc(strlen(path) + 1);
     if (!comp)
         return NULL;

@@ -56,3 +56,20 @@ test-valgrind: test-deps $(VALGRIND_BIN) $(TEST_PREREQS)
 	@command -v valgrind >/dev/null || { echo "test-valgrind needs valgrind:" \
 	    "sudo apt-get install -y valgrind" >&2; exit 1; }
 	cd $(CURDIR) && PT_BUILD=$(BUILD) valgrind $(VALGRIND_FLAGS) $(VALGRIND_BIN) --jobs 1 $(TEST_ARGS)
+
+# The threads under ThreadSanitizer: the library and a plain program
+# (Criterion cannot start under TSan) built into a build folder of their
+# own. TSan exits with 66 on the first race it reports.
+TSAN_BUILD ?= $(BUILD)/tsan
+TSAN_FLAGS ?= -O1 -g -fsanitize=thread
+.PHONY: test-tsan tsan-run
+test-tsan:
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS="$(TSAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=thread" tsan-run
+
+$(BUILD)/tests/threads_tsan: tests/tsan/threads_tsan.c tests/threads_jobs.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(PT_LDLIBS)
+
+tsan-run: $(BUILD)/tests/threads_tsan
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" $(BUILD)/tests/threads_tsan

@@ -422,12 +422,38 @@ typedef struct pt_run_stats {
     const char *clock;       /**< "tsc", "clock_gettime" or "user" */
     double clock_ghz;        /**< the TSC rate when "tsc" */
     uint64_t trace_dropped;  /**< PT_TRACE: events past pt_set_trace_capacity(), not in the trace */
+    int threads;             /**< threads that timed sections into it, the creating one included */
 } pt_run_stats;
 /** \brief The timing's summary (resolves pending GPU work). Zeros for NULL. */
 PT_EXTERN pt_run_stats pt_stats(pt_timing *t);
 /** \brief The n sections with the most self time, largest first.
  *  \return how many were written to out (<= n). */
 PT_EXTERN size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out);
+
+/* Threads. Any thread may time sections into one pt_timing at once:
+ * pt_start, pt_stop, pt_add, pt_transfer, PT_SECTION and PT_FUNC take no
+ * lock; each thread has its own open sections and its own tree, and the
+ * reports pool the trees by path (counts and times added, mean and
+ * stddev over every thread's occurrences). A stop on another thread than
+ * its start is PT_ETHREAD, counted and described. GPU sections, folds
+ * and memory tracking belong to the thread that created the timing (on
+ * another: PT_ETHREAD). Reports, exports, pt_reset and pt_destroy read
+ * every thread's tree: call them when the other threads are not timing
+ * (after joining them, or past a barrier). */
+
+/** One thread's share of a timing. */
+typedef struct pt_thread_info {
+    int index;               /**< 0 for the creating thread, then 1, 2, ... in order of first use */
+    long tid;                /**< the OS thread id (gettid) */
+    uint64_t occurrences;    /**< sections it stopped */
+    double busy_ms;          /**< time in its outermost sections */
+    size_t open;             /**< its sections open now */
+} pt_thread_info;
+/** \brief Threads that timed into t (1 until a second thread starts a section); 0 for NULL. */
+PT_EXTERN int pt_threads(pt_timing *t);
+/** \brief Thread i's share (0 <= i < pt_threads(t)).
+ *  \return 0, PT_EINVAL, or PT_ENOTFOUND past the last. */
+PT_EXTERN int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out);
 
 /* ------------------------------------------------------------------ */
 /* FLOPS helpers                                                      */
@@ -596,6 +622,7 @@ typedef struct pt_log_opts {
     int view PT__DEF(0);          /**< enum pt_view */
     int max_depth PT__DEF(0);     /**< 0: all */
     int top PT__DEF(0);           /**< rows for PT_VIEW_BOTTLENECKS; 0: 10 */
+    int threads PT__DEF(0);       /**< a line per thread (when more than one timed) */
 } pt_log_opts;
 
 PT_EXTERN int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o);

@@ -1,0 +1,218 @@
+/* Threads. A timing belongs to the thread that created it, which records
+ * into t->root; each other thread that starts a section gets a recorder
+ * with its own stack and tree, found through a one-entry cache in thread
+ * local storage, so start and stop take no lock and share no cache line
+ * with another thread. A report pools the trees into t->root by path.
+ *
+ * A recorder lives until the timing is destroyed. A thread that starts
+ * after another has exited may be handed the exited thread's recorder
+ * (they share the address of pt__me), which keeps memory bounded by the
+ * threads alive at once. */
+#define _GNU_SOURCE /* syscall */
+#include "pt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+_Thread_local char pt__me __attribute__((tls_model("initial-exec")));
+
+static _Thread_local struct {
+    const pt_timing *t;
+    uint64_t serial;
+    pt__thr *r;
+} cache __attribute__((tls_model("initial-exec")));
+
+static atomic_uint_fast64_t next_serial = 1;
+
+static long os_tid(void)
+{
+    return (long)syscall(SYS_gettid);
+}
+
+void pt__threads_init(pt_timing *t)
+{
+    t->owner = &pt__me;
+    t->serial = atomic_fetch_add(&next_serial, 1);
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_mutex_init(&t->err_lock, NULL);
+    t->main.root = &t->root;
+    t->main.self = &pt__me;
+    t->main.tid = os_tid();
+}
+
+static void thr_free(pt__thr *r)
+{
+    pt__section_free_children(&r->own_root);
+    free(r->stack);
+    free(r);
+}
+
+void pt__threads_free(pt_timing *t)
+{
+    pt__thr *r = t->threads;
+    while (r) {
+        pt__thr *n = r->next;
+        thr_free(r);
+        r = n;
+    }
+    t->threads = NULL;
+    free(t->main.stack);
+    pthread_mutex_destroy(&t->lock);
+    pthread_mutex_destroy(&t->err_lock);
+}
+
+void pt__threads_reset(pt_timing *t)
+{
+    for (pt__thr *r = t->threads; r; r = r->next) {
+        pt__section_free_children(&r->own_root);
+        r->depth = 0;
+        r->nsections = 0;
+        r->next_order = 0;
+        r->stops = 0;
+        r->busy_ns = 0;
+        atomic_store_explicit(&r->top, NULL, memory_order_release);
+    }
+    t->main.depth = 0;
+    t->main.nsections = 0;
+    t->main.next_order = 0;
+    t->main.stops = 0;
+    t->main.busy_ns = 0;
+    atomic_store_explicit(&t->main.top, NULL, memory_order_release);
+}
+
+pt__thr *pt__thr_other(pt_timing *t)
+{
+    pt__thr *r;
+
+    if (cache.t == t && cache.serial == t->serial)
+        return cache.r;
+    pthread_mutex_lock(&t->lock);
+    for (r = t->threads; r; r = r->next)
+        if (r->self == &pt__me)
+            break;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (r) {
+            pt__thr **at = &t->threads;
+            while (*at)
+                at = &(*at)->next;
+            *at = r;
+            r->self = &pt__me;
+            r->root = &r->own_root;
+            r->own_root.name = t->name;
+            r->own_root.name_len = strlen(t->name);
+            r->own_root.key = t->name;
+            r->index = ++t->nthreads;
+        }
+    }
+    if (r)
+        r->tid = os_tid();
+    pthread_mutex_unlock(&t->lock);
+    if (r) {
+        cache.t = t;
+        cache.serial = t->serial;
+        cache.r = r;
+    }
+    return r;
+}
+
+void pt__threads_merge(pt_timing *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->lock);
+    for (pt__thr *r = t->threads; r; r = r->next) {
+        if (!r->own_root.child)
+            continue;
+        if (pt__merge_tree(t, &t->root, &r->own_root) < 0)
+            pt__fail(t, PT_ENOMEM, "thread %d's sections: out of memory while merging; "
+                     "some are missing from the report", r->index);
+        pt__clear_occurrences(&r->own_root);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+static int open_here(const pt__thr *r, const char *title)
+{
+    const pt_section *s = atomic_load_explicit(&r->top, memory_order_acquire);
+    return s && strcmp(s->name, title) == 0;
+}
+
+int pt__threads_open_elsewhere(pt_timing *t, const pt__thr *self, const char *title)
+{
+    int found = -1;
+
+    if (self != &t->main && open_here(&t->main, title))
+        return 0;
+    pthread_mutex_lock(&t->lock);
+    for (const pt__thr *r = t->threads; r && found < 0; r = r->next)
+        if (r != self && open_here(r, title))
+            found = r->index;
+    pthread_mutex_unlock(&t->lock);
+    return found;
+}
+
+void pt__settle(pt_timing *t)
+{
+    pt__threads_merge(t);
+    pt__gpu_resolve(t);
+}
+
+size_t pt__open_count(pt_timing *t)
+{
+    size_t n = 0;
+
+    pthread_mutex_lock(&t->lock);
+    for (const pt__thr *r = &t->main; r; r = r == &t->main ? t->threads : r->next)
+        for (size_t i = 0; i < r->depth; i++)
+            n += r->stack[i].node != NULL;
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+int pt__owner_only(pt_timing *t, const char *fn)
+{
+    if (t->owner == &pt__me)
+        return 0;
+    return pt__fail(t, PT_ETHREAD,
+                    "%s on a thread other than the one that created \"%s\": GPU sections, "
+                    "folds and memory tracking belong to the creating thread", fn, t->name);
+}
+
+int pt_threads(pt_timing *t)
+{
+    int n;
+
+    if (!t)
+        return 0;
+    pthread_mutex_lock(&t->lock);
+    n = t->nthreads + 1;
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out)
+{
+    const pt__thr *r = NULL;
+
+    if (!t || !out || i < 0)
+        return PT_EINVAL;
+    pthread_mutex_lock(&t->lock);
+    if (i == 0) {
+        r = &t->main;
+    } else {
+        for (r = t->threads; r && r->index != i; r = r->next)
+            ;
+    }
+    if (r) {
+        out->index = r->index;
+        out->tid = r->tid;
+        out->occurrences = r->stops;
+        out->busy_ms = r->busy_ns / 1e6;
+        out->open = r->depth;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return r ? 0 : PT_ENOTFOUND;
+}
