@@ -8,6 +8,8 @@
  *     "clock": { "kind": "tsc", "ghz": 2.995 },          ghz null unless tsc
  *     "stats": { "section_count", "total_ms", "error_count", "gpu_timing",
  *                "gpu_fallback", "open_count", "dropped", "trace_dropped" },
+ *     "threads": [ { "index", "tid", "occurrences", "busy_ms", "open" } ],
+ *                                     the creating thread first (index 0)
  *     "schedule": null | { "wait", "warmup", "active", "repeat", "steps",
  *                "recorded" },                        pt_schedule()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
@@ -360,6 +362,26 @@ static int document(pt_timing *t, jw *w)
     k_u64(w, "dropped", rs.dropped);
     k_u64(w, "trace_dropped", rs.trace_dropped);
     close_(w, "}");
+
+    key(w, "threads");
+    open_(w, "[");
+    for (int i = 0; i < rs.threads; i++) {
+        pt_thread_info ti;
+        if (pt_thread_stats(t, i, &ti) < 0)
+            continue;
+        if (!w->first)
+            outs(w, ",");
+        newline(w);
+        w->first = 0;
+        open_(w, "{");
+        k_u64(w, "index", (uint64_t)ti.index);
+        k_u64(w, "tid", (uint64_t)ti.tid);
+        k_u64(w, "occurrences", ti.occurrences);
+        k_num(w, "busy_ms", ti.busy_ms);
+        k_u64(w, "open", ti.open);
+        close_(w, "}");
+    }
+    close_(w, "]");
 
     pt_schedule_info si;
     pt_schedule_get(t, &si);

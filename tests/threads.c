@@ -4,7 +4,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
+#include <jansson.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "threads_jobs.h"
@@ -296,5 +298,40 @@ Test(threads, reset_empties_every_thread)
     run(jobs, 2);
     get(t, "outer", &st);
     cr_assert_eq(st.count, 20);
+    pt_destroy(t);
+}
+
+/* The JSON export lists the threads; its sections are the pooled ones. */
+Test(threads, json_lists_threads_and_pooled_sections)
+{
+    pt_timing *t = threaded_timing();
+    job jobs[2] = { { .t = t, .index = 1, .step = 10, .n = 40 },
+                    { .t = t, .index = 2, .step = 10, .n = 60 } };
+    char path[] = "/tmp/ptkit-threads-XXXXXX";
+    json_error_t err;
+    json_t *doc, *th, *sec;
+    uint64_t occ = 0;
+
+    run(jobs, 2);
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    cr_assert_eq(pt_export_json(t, path), 0, "%s", pt_last_error(t));
+    doc = json_load_file(path, 0, &err);
+    unlink(path);
+    cr_assert_not_null(doc, "%s", err.text);
+    th = json_object_get(doc, "threads");
+    cr_assert(json_is_array(th));
+    cr_assert_eq(json_array_size(th), 3);
+    for (size_t i = 0; i < 3; i++) {
+        json_t *o = json_array_get(th, i);
+        cr_assert_eq(json_integer_value(json_object_get(o, "index")), (json_int_t)i);
+        occ += (uint64_t)json_integer_value(json_object_get(o, "occurrences"));
+    }
+    cr_assert_eq(occ, 2 * 100 + 2);
+    sec = json_array_get(json_object_get(doc, "sections"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(sec, "name")), "outer");
+    cr_assert_eq(json_integer_value(json_object_get(sec, "count")), 100);
+    json_decref(doc);
     pt_destroy(t);
 }
