@@ -187,28 +187,6 @@ Test(threads, per_thread_lines_in_the_report)
 
 /* ---- the wrong thread ------------------------------------------------ */
 
-typedef struct handoff {
-    pt_timing *t;
-    atomic_int stage;
-    int rc;
-} handoff;
-
-static void wait_for(atomic_int *stage, int v)
-{
-    while (atomic_load(stage) < v)
-        ;
-}
-
-static void *start_and_hold(void *arg)
-{
-    handoff *h = arg;
-    h->rc = pt_start(h->t, "handoff");
-    atomic_store(&h->stage, 1);
-    wait_for(&h->stage, 2);
-    h->rc = h->rc ? h->rc : pt_stop(h->t, "handoff");
-    return NULL;
-}
-
 Test(threads, stop_on_another_thread_is_counted_and_described)
 {
     pt_timing *t = pt_create("handoff", PT_CPU);

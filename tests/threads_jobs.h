@@ -5,6 +5,7 @@
 
 #include <pt/pt.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -68,6 +69,30 @@ static inline int run_jobs(job *jobs, int n)
     for (int i = 0; i < n && !rc; i++)
         rc = jobs[i].rc;
     return rc;
+}
+
+/* A section handed from one thread to another: start_and_hold starts
+ * "handoff" and sets stage 1, waits for stage 2, then stops it. */
+typedef struct handoff {
+    pt_timing *t;
+    atomic_int stage;
+    int rc;
+} handoff;
+
+static inline void wait_for(atomic_int *stage, int v)
+{
+    while (atomic_load(stage) < v)
+        ;
+}
+
+static inline void *start_and_hold(void *arg)
+{
+    handoff *h = (handoff *)arg;
+    h->rc = pt_start(h->t, "handoff");
+    atomic_store(&h->stage, 1);
+    wait_for(&h->stage, 2);
+    h->rc = h->rc ? h->rc : pt_stop(h->t, "handoff");
+    return NULL;
 }
 
 #endif

@@ -116,33 +116,14 @@ static void errors(void)
     pt_destroy(t);
 }
 
-typedef struct handoff {
-    pt_timing *t;
-    atomic_int stage;
-    int rc;
-} handoff;
-
-static void *hold(void *arg)
-{
-    handoff *h = arg;
-    h->rc = pt_start(h->t, "handoff");
-    atomic_store(&h->stage, 1);
-    while (atomic_load(&h->stage) < 2)
-        ;
-    if (!h->rc)
-        h->rc = pt_stop(h->t, "handoff");
-    return NULL;
-}
-
 static void wrong_thread(void)
 {
     pt_timing *t = pt_create("handoff", PT_CPU);
     handoff h = { .t = t };
     pthread_t th;
 
-    pthread_create(&th, NULL, hold, &h);
-    while (atomic_load(&h.stage) < 1)
-        ;
+    pthread_create(&th, NULL, start_and_hold, &h);
+    wait_for(&h.stage, 1);
     CHECK(pt_stop(t, "handoff") == PT_ETHREAD, "%s", pt_last_error(t));
     atomic_store(&h.stage, 2);
     pthread_join(th, NULL);
