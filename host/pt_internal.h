@@ -123,11 +123,13 @@ struct pt_timing {
     unsigned flags;
     _Atomic int enabled;      /* read by every thread's start and stop */
 
-    pt_section root;
+    /* Written by the creating thread at every start and stop: on cache
+     * lines of their own, apart from what the other threads read. */
+    _Alignas(64) pt_section root;
     pt__thr main;             /* the creating thread; its tree is root */
 
     /* Threads: the creating thread's pt__me, the others' recorders. */
-    const void *owner;
+    _Alignas(64) const void *owner;
     uint64_t serial;          /* unique per timing, for the threads' caches */
     pthread_mutex_t lock;     /* the list below, and hooks shared by threads */
     pthread_mutex_t err_lock; /* the error counts and message */

@@ -1,8 +1,8 @@
 /* Threads. A timing belongs to the thread that created it, which records
  * into t->root; each other thread that starts a section gets a recorder
- * with its own stack and tree, found through a one-entry cache in thread
- * local storage, so start and stop take no lock and share no cache line
- * with another thread. A report pools the trees into t->root by path.
+ * with its own stack and tree, found through a small cache in thread
+ * local storage (four timings per thread), so start and stop take no lock
+ * and share no cache line with another thread. A report pools the trees into t->root by path.
  *
  * A recorder lives until the timing is destroyed. A thread that starts
  * after another has exited may be handed the exited thread's recorder
@@ -18,10 +18,15 @@
 
 _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
 
+/* The recorders this thread used last, for a few timings at once. */
+#define CACHE_WAYS 4
 static _Thread_local struct {
-    const pt_timing *t;
-    uint64_t serial;
-    pt__thr *r;
+    struct {
+        const pt_timing *t;
+        uint64_t serial;
+        pt__thr *r;
+    } way[CACHE_WAYS];
+    unsigned next;
 } cache __attribute__((tls_model("initial-exec")));
 
 static atomic_uint_fast64_t next_serial = 1;
@@ -86,15 +91,19 @@ pt__thr *pt__thr_other(pt_timing *t)
 {
     pt__thr *r;
 
-    if (cache.t == t && cache.serial == t->serial)
-        return cache.r;
+    for (int i = 0; i < CACHE_WAYS; i++)
+        if (cache.way[i].t == t && cache.way[i].serial == t->serial)
+            return cache.way[i].r;
     pthread_mutex_lock(&t->lock);
     for (r = t->threads; r; r = r->next)
         if (r->self == &pt__me)
             break;
     if (!r) {
-        r = calloc(1, sizeof *r);
+        /* A cache line of its own, so threads never write to a shared one. */
+        size_t size = (sizeof *r + 63) & ~(size_t)63;
+        r = aligned_alloc(64, size);
         if (r) {
+            memset(r, 0, size);
             pt__thr **at = &t->threads;
             while (*at)
                 at = &(*at)->next;
@@ -111,9 +120,10 @@ pt__thr *pt__thr_other(pt_timing *t)
         r->tid = os_tid();
     pthread_mutex_unlock(&t->lock);
     if (r) {
-        cache.t = t;
-        cache.serial = t->serial;
-        cache.r = r;
+        unsigned i = cache.next++ % CACHE_WAYS;
+        cache.way[i].t = t;
+        cache.way[i].serial = t->serial;
+        cache.way[i].r = r;
     }
     return r;
 }

@@ -313,3 +313,44 @@ Test(threads, json_lists_threads_and_pooled_sections)
     json_decref(doc);
     pt_destroy(t);
 }
+
+/* A thread timing into more timings than its cache holds keeps each
+ * one's sections apart and exact. */
+typedef struct many {
+    pt_timing *t[6];
+    int rc;
+} many;
+
+static void *round_robin(void *arg)
+{
+    many *m = arg;
+    for (int i = 0; i < 600; i++) {
+        pt_timing *t = m->t[i % 6];
+        int rc = pt_start(t, "step");
+        rc = rc ? rc : pt_stop(t, "step");
+        if (rc && !m->rc)
+            m->rc = rc;
+    }
+    return NULL;
+}
+
+Test(threads, one_thread_many_timings)
+{
+    many m = { .rc = 0 };
+    pthread_t th[2];
+
+    for (int i = 0; i < 6; i++)
+        m.t[i] = pt_create("many", PT_CPU);
+    cr_assert_eq(pthread_create(&th[0], NULL, round_robin, &m), 0);
+    cr_assert_eq(pthread_create(&th[1], NULL, round_robin, &m), 0);
+    cr_assert_eq(pthread_join(th[0], NULL), 0);
+    cr_assert_eq(pthread_join(th[1], NULL), 0);
+    cr_assert_eq(m.rc, 0, "%s", pt_strerror(m.rc));
+    for (int i = 0; i < 6; i++) {
+        pt_section_stats st;
+        get(m.t[i], "step", &st);
+        cr_assert_eq(st.count, 200);
+        cr_assert_eq(pt_threads(m.t[i]), 3);
+        pt_destroy(m.t[i]);
+    }
+}
