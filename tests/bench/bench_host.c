@@ -5,10 +5,14 @@
  *   - ns per pt_start+pt_stop pair with a known title, aggregated into the tree;
  *   - ns per pair of bare clock_gettime(CLOCK_MONOTONIC) calls;
  *   - ns per call on a NULL timing (a start+stop pair, halved);
+ *   - ns per pair on a thread other than the timing's creator, alone and
+ *     with a second thread timing into the same timing at once (no lock is
+ *     taken, so the two should cost about the same on two idle cores);
  *   - the quotient of the first two, on the last line, containing "ratio".
  * Goal: ratio <= 1.0, NULL call <= 1 ns. */
 #include <pt/pt.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -70,6 +74,46 @@ __attribute__((noinline)) static double null_round(pt_timing *t)
     return (now_ns() - t0) / N;
 }
 
+/* Threads timing into one timing: each measures its own loop, started
+ * together at a barrier. */
+#define THREAD_ROUNDS 21
+typedef struct worker {
+    pt_timing *t;
+    pthread_barrier_t *go;
+    double ns;
+} worker;
+
+static void *worker_round(void *arg)
+{
+    worker *w = arg;
+    pair_round(w->t); /* this thread's recorder and sections exist */
+    pthread_barrier_wait(w->go);
+    w->ns = pair_round(w->t);
+    return NULL;
+}
+
+/* ns per pair of the slowest of n threads timing at once. */
+static double threads_round(pt_timing *t, int n)
+{
+    pthread_t th[2];
+    worker w[2];
+    pthread_barrier_t go;
+    double worst = 0;
+
+    pthread_barrier_init(&go, NULL, (unsigned)n);
+    for (int i = 0; i < n; i++) {
+        w[i] = (worker){ .t = t, .go = &go };
+        pthread_create(&th[i], NULL, worker_round, &w[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        pthread_join(th[i], NULL);
+        if (w[i].ns > worst)
+            worst = w[i].ns;
+    }
+    pthread_barrier_destroy(&go);
+    return worst;
+}
+
 int main(void)
 {
     static double ours[ROUNDS], bare[ROUNDS], nul[ROUNDS], ratio[ROUNDS];
@@ -96,6 +140,13 @@ int main(void)
     }
     pt_stop(t, "outer");
 
+    static double one[THREAD_ROUNDS], two[THREAD_ROUNDS], scale[THREAD_ROUNDS];
+    for (int r = 0; r < THREAD_ROUNDS; r++) {
+        one[r] = threads_round(t, 1);
+        two[r] = threads_round(t, 2);
+        scale[r] = two[r] / one[r];
+    }
+
     pt_run_stats st = pt_stats(t);
     const pt_section *s = pt_find(t, "outer/step");
     pt_section_stats ss;
@@ -109,6 +160,10 @@ int main(void)
            median(ours, ROUNDS), ROUNDS, N);
     printf("two bare clock_gettime(MONOTONIC):   %7.2f ns\n", median(bare, ROUNDS));
     printf("one call on a NULL timing:            %7.2f ns (goal <= 1 ns)\n", median(nul, ROUNDS) / 2);
+    printf("pair on another thread than the creator: %7.2f ns; with 2 threads at once: %.2f ns\n",
+           median(one, THREAD_ROUNDS), median(two, THREAD_ROUNDS));
+    printf("2 threads at once / 1 thread, per pair: %6.3f (about 1 on two idle cores: no lock, "
+           "no shared line; median of %d rounds)\n", median(scale, THREAD_ROUNDS), THREAD_ROUNDS);
     printf("ratio pair / two clock_gettime:       %7.3f (goal <= 1.0; median of per-round ratios)\n",
            median(ratio, ROUNDS));
     pt_destroy(t);
