@@ -88,7 +88,7 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
 {
     struct stat st;
     mode_t mode;
-    int fd, err;
+    int fd, err, rc;
 
     if (!a)
         return pt__fail(t, PT_EINVAL, "export: NULL file handle");
@@ -96,13 +96,21 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
     a->tmp = a->path = NULL;
     if (!path || !*path)
         return pt__fail(t, PT_EINVAL, "export: %s path", path ? "empty" : "NULL");
+    /* %r, %p and %% (path.c); from here on the path is the expanded one. */
+    rc = pt__path_expand(t, path, &a->path);
+    if (rc)
+        return rc;
+    path = a->path;
 
     if (stat(path, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
-            return pt__fail(t, PT_EIO,
-                            "export to \"%s\": not a regular file; a report is written to a "
-                            "temporary file and renamed over its target, which a device, FIFO "
-                            "or directory cannot take", path);
+        if (!S_ISREG(st.st_mode)) {
+            rc = pt__fail(t, PT_EIO,
+                          "export to \"%s\": not a regular file; a report is written to a "
+                          "temporary file and renamed over its target, which a device, FIFO "
+                          "or directory cannot take", path);
+            afile_clear(a);
+            return rc;
+        }
         mode = st.st_mode & 07777;
     } else {
         /* A missing target, or a path that cannot exist (a missing
@@ -111,11 +119,11 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
         mode = 0666 & ~current_umask();
     }
 
-    a->path = dup_str(path);
     a->tmp = malloc(strlen(path) + sizeof ".XXXXXX");
-    if (!a->path || !a->tmp) {
+    if (!a->tmp) {
+        rc = pt__fail(t, PT_ENOMEM, "export to \"%s\": out of memory", path);
         afile_clear(a);
-        return pt__fail(t, PT_ENOMEM, "export to \"%s\": out of memory", path);
+        return rc;
     }
     strcpy(a->tmp, path);
     strcat(a->tmp, ".XXXXXX");
@@ -123,17 +131,19 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
     fd = mkstemp(a->tmp);
     if (fd < 0) {
         err = errno;
+        rc = pt__fail(t, PT_EIO, "export to \"%s\": cannot create a temporary file beside it: %s",
+                      path, strerror(err));
         afile_clear(a);
-        return pt__fail(t, PT_EIO, "export to \"%s\": cannot create a temporary file beside it: %s",
-                        path, strerror(err));
+        return rc;
     }
     if (fchmod(fd, mode) != 0 || !(a->f = fdopen(fd, "w"))) {
         err = errno;
         close(fd);
         unlink(a->tmp);
+        rc = pt__fail(t, PT_EIO, "export to \"%s\": cannot open a temporary file: %s", path,
+                      strerror(err));
         afile_clear(a);
-        return pt__fail(t, PT_EIO, "export to \"%s\": cannot open a temporary file: %s", path,
-                        strerror(err));
+        return rc;
     }
     return 0;
 }

@@ -422,4 +422,10 @@ PT__HIDDEN void pt__afile_abort(pt__afile *a);
 PT__HIDDEN int pt__afile_finish(pt_timing *t, pt__afile *a, int rc, const char *fn,
                                 const char *path, int open_written);
 
+/* path.c: an export path with %r (the rank), %p (the process id) and %%
+ * expanded, malloc'ed into *out. 0; PT_EINVAL described on t for another
+ * conversion or a rank variable that is not a non-negative integer;
+ * PT_ENOMEM. */
+PT__HIDDEN int pt__path_expand(pt_timing *t, const char *path, char **out);
+
 #endif

@@ -647,9 +647,15 @@ static inline int pt__log_fn_i(pt_timing *t, pt_line_fn fn, void *ctx, pt_log_op
 
 /** \brief One CSV row per section: path and every figure. Written to a
  *  temporary file and renamed, so the target must be a regular file or new.
+ *  Every export's path may hold %r, the process's rank (OMPI_COMM_WORLD_RANK,
+ *  else PMI_RANK, else SLURM_PROCID: the first set and not empty; 0 when
+ *  none is), %p, the process id, and %%, a %: "perf-%r.csv" gives one file
+ *  per MPI rank. Any other % is refused, and so is a rank variable that is
+ *  not a non-negative decimal integer.
  *  \return 0; PT_EOPEN when sections are open (the file is still written whole);
- *  PT_EINVAL for a NULL or empty path; PT_EIO when it cannot be written or the
- *  target is not a regular file (nothing left behind). */
+ *  PT_EINVAL for a NULL or empty path, another % than %r, %p or %%, or a
+ *  malformed rank; PT_EIO when it cannot be written or the target is not a
+ *  regular file (nothing left behind). */
 PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
 /** \brief The tree as JSON with a "schema" version. As pt_export_csv(). */
 PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
