@@ -722,6 +722,38 @@ typedef struct pt_schedule_info {
 /** \brief The schedule's figures. \return 0, or PT_EINVAL for a NULL out. */
 PT_EXTERN int pt_schedule_get(const pt_timing *t, pt_schedule_info *out);
 
+/* ------------------------------------------------------------------ */
+/* Several processes: packed trees                                    */
+/* ------------------------------------------------------------------ */
+
+/** \brief The tree of t as bytes that pt_unpack_merge() merges into
+ *  another timing, in another process (MPI ranks: see <pt/pt_mpi.h>):
+ *  every section's title, kind, occurrences (count, total, the first
+ *  apart, mean, deviation, min, max), bytes, FLOPS, transfers, memory
+ *  high-water mark and per-block phase figures, in a fixed little-endian
+ *  format. Pending GPU work is resolved and other threads' trees pooled
+ *  first, as a report does. A NULL t packs an empty tree.
+ *  \param buf receives the bytes, malloc'ed (free() them); NULL on failure
+ *  \param len receives their length
+ *  \return 0; PT_EOPEN when sections are open (packed whole without their
+ *  running occurrences, *buf set); PT_EINVAL for a NULL buf or len;
+ *  PT_ERANGE for sections nested deeper than 4096; PT_ENOMEM. */
+PT_EXTERN int pt_pack(pt_timing *t, void **buf, size_t *len);
+/** \brief Merge a tree packed by pt_pack() into t by path, as if its
+ *  occurrences had been recorded here: counts, totals, bytes, FLOPS,
+ *  transfers and per-block phase figures added, mean and deviation
+ *  combined exactly, the extremes and the memory high-water mark the
+ *  larger; a section t has not got is added. Call it when no other
+ *  thread is timing into t, as a report.
+ *  \return 0; PT_EINVAL for a NULL buf; PT_EPARSE for bytes that are not
+ *  one whole packed tree (truncated, corrupt, with bytes after it, of a
+ *  later format): described, and t's tree is left unchanged; PT_ENOMEM
+ *  (while merging, the tree may hold part of it). */
+PT_EXTERN int pt_unpack_merge(pt_timing *t, const void *buf, size_t len);
+/** \brief Internal, for header-only helpers (pt_mpi.h): count the error
+ *  code on t and describe it with msg. \return code. */
+PT_EXTERN int pt__error(pt_timing *t, int code, const char *msg);
+
 /* With -DPT_DISABLE a timing is never made, so every remaining call is
  * on NULL and does nothing; the calls above compile to nothing at all. */
 #ifdef PT_DISABLE
