@@ -4,6 +4,7 @@
 #   make demo       the flagship sample: a multi-phase transport step
 #   make test       the Criterion suite (no GPU needed)
 #   make test-gpu   the GPU suite (skips without a device)
+#   make test-mpi   pt_mpi_gather under mpirun -np 2 (skips without MPI)
 #   make bench-host / bench-gpu
 #   make install prefix=DIR [DESTDIR=...] / uninstall
 #
@@ -59,6 +60,7 @@ all: lib
 -include tests/fuzz/fuzz.mk
 -include device/device.mk
 -include tests/tests.mk
+-include tests/mpi/mpi.mk
 -include samples/samples.mk
 
 lib: $(LIB_A) $(LIB_SO)
