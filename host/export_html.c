@@ -22,11 +22,14 @@
  *                   depth first, in order of first start
  *     "bottlenecks": [ { "id", "self_ms" } ],
  *     "roofline": null | { "bytes_per_s", "flops_per_s", "source" },
+ *     "saved": null | { "file", "created", "merged" },  a run rebuilt from
+ *                   its JSON by ptreport, which keeps no per-block records
+ *                   ("heat" is null) and no device memory samples
  *     "memory": null | { "tensors": [ { "name", "bytes", "shape", "dtype" } ],
  *                        "total", "peak", "device_total", "device_free",
  *                        "device_used_peak" } }   device figures null unless sampled
  */
-#include "pt_internal.h"
+#include "export_saved.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -239,7 +242,22 @@ static int id_of(const pt_timing *t, const pt_section *want)
     return -1;
 }
 
-static int data(pt_timing *t, hw *w)
+/* Where a rebuilt timing's figures came from, or null for a live run. */
+static void saved(hw *w, const pt__saved *from)
+{
+    outs(w, ",\"saved\":");
+    if (!from) {
+        outs(w, "null");
+        return;
+    }
+    outs(w, "{\"file\":");
+    str(w, from->file ? from->file : "");
+    k_str(w, "created", from->created ? from->created : "");
+    k_num(w, "merged", (double)from->merged);
+    outs(w, "}");
+}
+
+static int data(pt_timing *t, hw *w, const pt__saved *from)
 {
     pt_run_stats rs = pt_stats(t);
     const pt_dev_clock *dc = &t->dev_clock;
@@ -304,11 +322,12 @@ static int data(pt_timing *t, hw *w)
     outs(w, "]");
     roofline(t, w);
     memory(t, w);
+    saved(w, from);
     outs(w, "}");
     return rc;
 }
 
-int pt_export_html(pt_timing *t, const char *path)
+int pt__export_html_saved(pt_timing *t, const char *path, const pt__saved *from)
 {
     const char *page = pt__html_embed_count > 0 ? pt__html_embed_sources[0] : NULL;
     const char *mark = page ? strstr(page, data_mark) : NULL;
@@ -327,7 +346,12 @@ int pt_export_html(pt_timing *t, const char *path)
     pt__settle(t);
     w.f = a.f;
     outn(&w, page, (size_t)(mark - page));
-    rc = data(t, &w);
+    rc = data(t, &w, from);
     outs(&w, mark + strlen(data_mark));
     return pt__afile_finish(t, &a, rc, "pt_export_html", path, 1);
+}
+
+int pt_export_html(pt_timing *t, const char *path)
+{
+    return pt__export_html_saved(t, path, NULL);
 }
