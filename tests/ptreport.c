@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pt/pt_dev.h>
+
 #include "common.h"
+#include "../host/gpu.h"
 
 #define MS 1000000 /* ns */
 
@@ -488,18 +492,486 @@ Test(ptreport, convert_csv_is_pt_export_csv)
     pt_destroy(t);
 }
 
-Test(ptreport, convert_unsupported_formats_exit_2)
+Test(ptreport, convert_unknown_formats_and_usage_exit_2)
 {
     static const double s[] = { 1 };
     char *err;
     save_spans("run.json", s, 1, NULL);
-    cr_assert_eq(run("convert %s --to trace -o %s", in_dir("run.json"), in_dir("t.json")), 2);
-    err = err_text();
-    cr_assert(strstr(err, "not supported yet"), "%s", err);
-    free(err);
     cr_assert_eq(run("convert %s --to yaml -o %s", in_dir("run.json"), in_dir("t.yaml")), 2);
+    err = err_text();
+    cr_assert(strstr(err, "unknown format 'yaml' (csv, html or trace)"), "%s", err);
+    free(err);
     cr_assert_eq(run("convert %s --to csv", in_dir("run.json")), 2, "no -o");
-    cr_assert_neq(access(in_dir("t.json"), F_OK), 0, "nothing written");
+    cr_assert_eq(run("convert %s -o %s", in_dir("run.json"), in_dir("t.json")), 2, "no --to");
+    cr_assert_eq(run("convert %s --to trace -o ''", in_dir("run.json")), 2, "an empty -o");
+    cr_assert_eq(run("convert --to html -o %s", in_dir("t.html")), 2, "no run");
+    cr_assert_eq(entries_with(dir, "t."), 0, "nothing written");
+}
+
+/* ---- convert --to trace: the aggregate flame chart ------------------------ */
+
+/* An "X" event of the converted trace, by its section's path. */
+typedef struct xev {
+    const char *path;
+    long long ts, end;        /* ns, as written (microseconds with three decimals) */
+    json_t *args;
+} xev;
+
+static long long ns_of(json_t *e, const char *key)
+{
+    json_t *v = json_object_get(e, key);
+    cr_assert(json_is_number(v), "\"%s\" is not a number", key);
+    return llround(json_number_value(v) * 1e3);
+}
+
+/* The trace's complete events (at most cap), each checked for the fields
+ * every event has; the rest ("M") must be metadata events. */
+static size_t trace_events(json_t *doc, xev *out, size_t cap)
+{
+    json_t *evs = json_object_get(doc, "traceEvents"), *e;
+    size_t i, n = 0;
+
+    cr_assert(json_is_array(evs), "traceEvents is an array");
+    json_array_foreach(evs, i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        cr_assert_not_null(ph, "event %zu has no ph", i);
+        if (strcmp(ph, "M") == 0)
+            continue;
+        cr_assert_str_eq(ph, "X", "only complete events and metadata");
+        cr_assert(n < cap, "more events than sections");
+        cr_assert_eq(json_integer_value(json_object_get(e, "pid")), 1, "one process");
+        cr_assert_eq(json_integer_value(json_object_get(e, "tid")), 1, "one track");
+        out[n].args = json_object_get(e, "args");
+        out[n].path = json_string_value(json_object_get(out[n].args, "path"));
+        cr_assert_not_null(out[n].path, "event %zu has args.path", i);
+        out[n].ts = ns_of(e, "ts");
+        out[n].end = out[n].ts + ns_of(e, "dur");
+        n++;
+    }
+    return n;
+}
+
+static const xev *event_at(const xev *v, size_t n, const char *path)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].path, path) == 0)
+            return &v[i];
+    cr_assert_fail("no event for \"%s\"", path);
+    return NULL;
+}
+
+/* Checks the aggregate layout of s's children against the live timing:
+ * each event as long as its section's total, inside its parent, the
+ * first child at its parent's start and each next one where the one
+ * before ended; returns where the last child ended. */
+static long long check_layout(pt_timing *t, const pt_section *parent, const xev *v, size_t n,
+                              long long from, long long limit, size_t *seen)
+{
+    long long at = from;
+    for (const pt_section *c = pt_section_child(parent); c; c = pt_section_next(c)) {
+        char path[512];
+        pt_section_stats st;
+        const xev *e;
+        pt_section_path(c, path, sizeof path);
+        pt_section_get(t, c, &st);
+        e = event_at(v, n, path);
+        cr_assert_eq(e->ts, at, "%s starts where its elder sibling ended (or its parent "
+                     "started): %lld, not %lld", path, e->ts, at);
+        cr_assert_eq(e->end - e->ts, llround(st.total_ms * 1e6), "%s lasts its total", path);
+        cr_assert(e->end <= limit, "%s ends inside its parent", path);
+        cr_assert_eq(json_integer_value(json_object_get(e->args, "count")), (json_int_t)st.count,
+                     "%s: count in args", path);
+        cr_assert_eq(json_number_value(json_object_get(e->args, "total_ms")), st.total_ms);
+        if (st.count > 1)
+            cr_assert_eq(json_number_value(json_object_get(e->args, "mean_ms")), st.mean_ms,
+                         "%s: mean in args", path);
+        if (st.count > 2)
+            cr_assert_eq(json_number_value(json_object_get(e->args, "stddev_ms")), st.stddev_ms,
+                         "%s: deviation in args", path);
+        check_layout(t, c, v, n, e->ts, e->end, seen);
+        at = e->end;
+        ++*seen;
+    }
+    return at;
+}
+
+Test(ptreport, convert_trace_is_a_flame_chart_of_the_totals)
+{
+    test_clock clk;
+    pt_timing *t = workload(&clk, "flame");
+    xev v[16];
+    size_t n, seen = 0;
+    json_t *doc, *md;
+
+    save(t, "run.json");
+    cr_assert_eq(run("convert %s --to trace -o %s", in_dir("run.json"), in_dir("t.json")), 0,
+                 "%s", err_text());
+    doc = load_json(in_dir("t.json"));
+    n = trace_events(doc, v, 16);
+    cr_assert_eq(n, pt_stats(t).section_count, "one event per section");
+    cr_assert_eq(check_layout(t, pt_root(t), v, n, 0, LLONG_MAX, &seen),
+                 llround(pt_stats(t).total_ms * 1e6), "top-level sections end at the run's total");
+    cr_assert_eq(seen, n);
+    /* frame: 2 x (solve 1+2+3 / 2+3+4 ms, upload 2 ms, 0.25 ms of its own). */
+    const xev *frame = event_at(v, n, "frame"), *solve = event_at(v, n, "frame/solve"),
+              *upload = event_at(v, n, "frame/upload");
+    cr_assert_eq(frame->end - frame->ts, 19500000, "frame: 19.5 ms");
+    cr_assert_eq(solve->end - solve->ts, 15000000, "solve: 15 ms");
+    cr_assert_eq(upload->ts, 15000000, "upload after solve");
+    cr_assert_eq(frame->end - upload->end, 500000, "frame's self time is left at its end");
+    cr_assert_float_eq(json_number_value(json_object_get(solve->args, "stddev_ms")),
+                       sqrt(0.7), 1e-12, "the spread of solve's later calls (2, 3, 2, 3, 4 ms)");
+    cr_assert(json_number_value(json_object_get(solve->args, "read_gbs")) > 0,
+              "rates are in args");
+    cr_assert_str_eq(json_string_value(json_object_get(solve->args, "kind")), "cpu");
+    md = json_object_get(doc, "metadata");
+    cr_assert_str_eq(json_string_value(json_object_get(md, "layout")), "aggregate");
+    cr_assert(strstr(json_string_value(json_object_get(md, "note")), "not a timeline"));
+    cr_assert_eq(json_integer_value(json_object_get(md, "widened")), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(md, "from")), in_dir("run.json"));
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "displayTimeUnit")), "ms");
+    json_decref(doc);
+    /* -o is a plain path: the library's %r and %p are not expanded. */
+    cr_assert_eq(run("convert %s --to trace -o %s", in_dir("run.json"), in_dir("t%p.json")), 0,
+                 "%s", err_text());
+    cr_assert_eq(access(in_dir("t%p.json"), F_OK), 0, "written under the name given");
+    cr_assert_eq(run("convert %s --to html -o %s", in_dir("run.json"), in_dir("100%.html")), 0,
+                 "%s", err_text());
+    cr_assert_eq(access(in_dir("100%.html"), F_OK), 0, "written under the name given");
+    pt_destroy(t);
+}
+
+Test(ptreport, convert_trace_widens_a_parent_its_children_outgrow)
+{
+    /* A launch timed by CUDA events may run on after the host section that
+     * queued it: here "wait" says 5 ms under a 3 ms "host". */
+    test_clock clk;
+    pt_timing *t = test_timing(&clk, "widen", PT_CPU);
+    json_t *doc, *host, *wait;
+    xev v[4];
+    size_t n;
+
+    pt_start(t, "host");
+    TEST_SPAN(t, &clk, "wait", 2 * MS);
+    clk.now += MS;
+    pt_stop(t, "host");
+    save(t, "run.json");
+    doc = load_json(in_dir("run.json"));
+    host = json_array_get(json_object_get(doc, "sections"), 0);
+    wait = json_array_get(json_object_get(host, "children"), 0);
+    json_object_set_new(wait, "total_ms", json_real(5));
+    json_object_set_new(wait, "first_ms", json_real(5));
+    cr_assert_eq(json_dump_file(doc, in_dir("edited.json"), JSON_INDENT(1)), 0);
+    json_decref(doc);
+    cr_assert_eq(run("convert %s --to trace -o %s", in_dir("edited.json"), in_dir("t.json")), 0,
+                 "%s", err_text());
+    doc = load_json(in_dir("t.json"));
+    n = trace_events(doc, v, 4);
+    cr_assert_eq(n, 2);
+    const xev *h = event_at(v, n, "host"), *w = event_at(v, n, "host/wait");
+    cr_assert_eq(w->end - w->ts, 5 * MS, "the child keeps its total");
+    cr_assert(h->ts <= w->ts && w->end <= h->end, "the parent spans it");
+    cr_assert_eq(h->end - h->ts, 5 * MS, "drawn as long as its child");
+    cr_assert_eq(json_number_value(json_object_get(h->args, "total_ms")), 3, "its real total");
+    cr_assert_eq(json_number_value(json_object_get(h->args, "drawn_ms")), 5);
+    cr_assert_not_null(json_object_get(h->args, "note"));
+    cr_assert_null(json_object_get(w->args, "note"));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "metadata"), "widened")),
+                 1);
+    json_decref(doc);
+    pt_destroy(t);
+}
+
+/* ---- convert --to html ----------------------------------------------------- */
+
+/* Slot s of a host buffer as END leaves it: 1 ms of globaltimer over
+ * 4,000,000 cycles (0.25 ns per cycle) and each phase's cycles. */
+static void done_slot(pt_dev_buffer *b, int s, const long long *cycles)
+{
+    pt_dev_buf a = pt_dev_arg(b);
+    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
+    r[PT_DEV_S_DONE] = 1;
+    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
+    r[PT_DEV_S_CLK0] = 1000000007LL;
+    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + 4000000;
+    r[PT_DEV_S_GT0] = 5000000000LL;
+    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + 1000000;
+    for (int p = 0; p < a.nphases; p++) {
+        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
+        r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
+    }
+}
+
+/* workload() plus peaks, a tracked tensor (and one untracked, which
+ * leaves the peak above the total), a folded launch of 8 blocks, and a
+ * section left open. */
+static pt_timing *rich_run(test_clock *clk)
+{
+    static const char *names[] = { "load", "compute" };
+    pt_timing *t = workload(clk, "rich run");
+    pt_dev_buffer *b;
+
+    pt__calib_set(-1, 2.0, 1000.0);
+    cr_assert_eq(pt_set_peaks(t, 2e9, 1e12), 0);
+    cr_assert_eq(pt_track(t, "psi", NULL, 8e6, (long long[]){ 100, 50, 4, 4 }, 4, "float32"), 0);
+    cr_assert_eq(pt_track(t, "tmp", NULL, 2e6, NULL, 0, NULL), 0);
+    pt_untrack(t, "tmp");
+    b = pt_dev_buffer_create(t, 8, 2, names, PT_DEV_HOST, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int s = 0; s < 8; s++)
+        done_slot(b, s, (long long[]){ (s + 1) * 1000LL, 500 });
+    TEST_SPAN(t, clk, "step", 5 * MS);
+    cr_assert_eq(pt_dev_fold(t, b, "step"), 0, "%s", pt_last_error(t));
+    pt_dev_buffer_free(b);
+    pt_start(t, "still open");
+    clk->now += MS;
+    return t;
+}
+
+static json_t *page_data(const char *path, char **page)
+{
+    static const char open[] = "<script type=\"application/json\" id=\"pt-data\">";
+    char *html = slurp(path), *a = strstr(html, open), *b;
+    json_error_t e;
+    json_t *j;
+
+    cr_assert_not_null(a, "%s: no data element", path);
+    a += strlen(open);
+    b = strstr(a, "</script>");
+    cr_assert_not_null(b, "%s: the data element is not closed", path);
+    j = json_loadb(a, (size_t)(b - a), 0, &e);
+    cr_assert_not_null(j, "%s: the data is not JSON: %s", path, e.text);
+    cr_assert(strstr(b, "</html>"), "%s: the page is whole", path);
+    if (page)
+        *page = html;
+    else
+        free(html);
+    return j;
+}
+
+static void same_number(json_t *a, json_t *b, const char *what, const char *key)
+{
+    if (json_is_null(a) || json_is_null(b)) {
+        cr_assert(json_is_null(a) && json_is_null(b), "%s.%s: one is null", what, key);
+        return;
+    }
+    cr_assert(json_is_number(a) && json_is_number(b), "%s.%s: not numbers", what, key);
+    double x = json_number_value(a), y = json_number_value(b);
+    cr_assert(fabs(x - y) <= 1e-12 * fabs(y), "%s.%s: converted %.17g, live %.17g", what, key, x,
+              y);
+}
+
+/* Every member of `live` is in `conv` with the same value; numbers to
+ * the last few bits (the file holds ms, the timing ns). `skip` names
+ * members that may differ. */
+static void same_object(json_t *conv, json_t *live, const char *what, const char *const *skip)
+{
+    const char *key;
+    json_t *lv;
+
+    json_object_foreach(live, key, lv) {
+        json_t *cv = json_object_get(conv, key);
+        int skipped = 0;
+        for (const char *const *k = skip; k && *k; k++)
+            skipped |= strcmp(*k, key) == 0;
+        if (skipped)
+            continue;
+        cr_assert_not_null(cv, "%s: no \"%s\" in the converted page", what, key);
+        if (json_is_number(lv) || json_is_null(lv))
+            same_number(cv, lv, what, key);
+        else if (json_is_object(lv))
+            same_object(cv, lv, key, skip);
+        else
+            cr_assert(json_equal(cv, lv), "%s.%s differs", what, key);
+    }
+}
+
+Test(ptreport, convert_html_is_the_page_of_the_run)
+{
+    static const char *const skip[] = { "created", "heat", "saved", NULL };
+    static const char *const page_skip[] = { "created", "saved", "sections", "bottlenecks",
+                                             NULL };
+    test_clock clk;
+    pt_timing *t;
+    json_t *live, *conv, *ls, *cs, *x, *saved;
+    char *page;
+    size_t i;
+
+    /* Two runs alike, so that neither export sees the other's PT_EOPEN
+     * among the errors it writes. */
+    t = rich_run(&clk);
+    cr_assert_eq(pt_export_json(t, in_dir("run.json")), PT_EOPEN, "one section is open");
+    pt_destroy(t);
+    t = rich_run(&clk);
+    cr_assert_eq(pt_export_html(t, in_dir("live.html")), PT_EOPEN);
+    pt_destroy(t);
+    cr_assert_eq(run("convert %s --to html -o %s", in_dir("run.json"), in_dir("conv.html")), 0,
+                 "an open section is written, not an error: %s", err_text());
+    live = page_data(in_dir("live.html"), NULL);
+    conv = page_data(in_dir("conv.html"), &page);
+    cr_assert(strncmp(page, "<!DOCTYPE html>", 15) == 0, "a whole page");
+    free(page);
+    /* The run's header, errors, device clock, roofline and tracked memory. */
+    same_object(conv, live, "page", page_skip);
+    ls = json_object_get(live, "sections");
+    cs = json_object_get(conv, "sections");
+    cr_assert_eq(json_array_size(cs), json_array_size(ls), "every section");
+    cr_assert_eq(json_array_size(cs), 9, "frame, solve, upload, post, step, its two phases and "
+                 "(unattributed), still open");
+    json_array_foreach(ls, i, x) {
+        json_t *c = json_array_get(cs, i);
+        same_object(c, x, json_string_value(json_object_get(x, "path")), skip);
+        cr_assert(json_is_null(json_object_get(c, "heat")), "a saved run keeps no heatmap");
+    }
+    cr_assert(json_is_object(json_object_get(json_array_get(ls, 4), "heat")),
+              "the live page has step's heatmap");
+    cr_assert_eq(json_array_size(json_object_get(conv, "bottlenecks")),
+                 json_array_size(json_object_get(live, "bottlenecks")), "the bottlenecks");
+    json_array_foreach(json_object_get(live, "bottlenecks"), i, x) {
+        json_t *c = json_array_get(json_object_get(conv, "bottlenecks"), i);
+        cr_assert_eq(json_integer_value(json_object_get(c, "id")),
+                     json_integer_value(json_object_get(x, "id")), "bottleneck %zu", i + 1);
+        same_number(json_object_get(c, "self_ms"), json_object_get(x, "self_ms"), "bottleneck",
+                    "self_ms");
+    }
+    cr_assert(json_is_object(json_object_get(conv, "roofline")), "the peaks came back");
+    cr_assert_eq(json_array_size(json_object_get(json_object_get(conv, "memory"), "tensors")), 1);
+    cr_assert_eq(json_number_value(json_object_get(json_object_get(conv, "memory"), "peak")), 1e7,
+                 "the saved peak, above what is still tracked");
+    cr_assert(json_is_null(json_object_get(live, "saved")), "a live page is not from a file");
+    saved = json_object_get(conv, "saved");
+    cr_assert(json_is_object(saved), "the converted page says where it comes from");
+    cr_assert_str_eq(json_string_value(json_object_get(saved, "file")), in_dir("run.json"));
+    x = load_json(in_dir("run.json"));
+    cr_assert_str_eq(json_string_value(json_object_get(saved, "created")),
+                     json_string_value(json_object_get(x, "created")), "the run's own time");
+    json_decref(x);
+    json_decref(live);
+    json_decref(conv);
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+static const char *chromium(void)
+{
+    static char found[512];
+    static const char *const names[] = { "chromium", "chromium-browser", "google-chrome" };
+    const char *env = getenv("PT_CHROMIUM"), *path = getenv("PATH");
+
+    if (env && *env)
+        return access(env, X_OK) == 0 ? env : NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
+        for (char *d = strtok(buf, ":"); d; d = strtok(NULL, ":")) {
+            snprintf(found, sizeof found, "%s/%s", d, names[i]);
+            if (access(found, X_OK) == 0)
+                return found;
+        }
+    }
+    return NULL;
+}
+
+Test(ptreport, convert_html_renders_in_chromium, .timeout = 120)
+{
+    const char *c = chromium();
+    test_clock clk;
+    pt_timing *t;
+    char cmd[4096], *dom;
+    int rc;
+
+    if (!c)
+        cr_skip_test("no Chromium found: `make test BROWSER=1` installs it as root");
+    t = rich_run(&clk);
+    pt_export_json(t, in_dir("run.json"));
+    pt_destroy(t);
+    cr_assert_eq(run("convert %s --to html -o %s", in_dir("run.json"), in_dir("conv.html")), 0,
+                 "%s", err_text());
+    snprintf(cmd, sizeof cmd,
+             "timeout 90 '%s' --headless --no-sandbox --disable-gpu --no-first-run "
+             "--disable-background-networking --disable-component-update --disable-sync "
+             "--user-data-dir='%s/profile' --dump-dom 'file://%s' > '%s' 2> '%s'",
+             c, dir, in_dir("conv.html"), in_dir("dom.html"), in_dir("chromium.log"));
+    rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/profile'", dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(rc, 0, "chromium failed (%d)", rc);
+    dom = slurp(in_dir("dom.html"));
+    cr_assert_eq(count_of(dom, "class=\"pt-ice-rect\""), 9, "one icicle bar per section");
+    cr_assert_eq(count_of(dom, "class=\"pt-row\""), 9, "one table row per section");
+    cr_assert_eq(count_of(dom, "class=\"pt-stack-seg\""), 3, "step's two phases and the rest");
+    cr_assert_eq(count_of(dom, "class=\"pt-heat-cell\""), 0, "no per-block records, no cells");
+    cr_assert(strstr(dom, "No heatmap: a saved run keeps"), "the heatmap's absence is explained");
+    cr_assert(strstr(dom, "id=\"pt-saved\""), "the page names the saved run");
+    cr_assert(strstr(dom, "id=\"pt-bn-table\""), "the bottlenecks are drawn");
+    cr_assert_eq(count_of(dom, "class=\"pt-roof\""), 1, "the roofs, from the saved peaks");
+    cr_assert_eq(count_of(dom, "class=\"pt-roof-pt\""), 1, "solve declared bytes and FLOPS");
+    cr_assert(strstr(dom, "id=\"pt-tensors\""), "the tracked tensor is listed");
+    cr_assert(strstr(dom, "peak 10.0 MB"), "the saved peak, above what is tracked");
+    free(dom);
+}
+
+Test(ptreport, convert_unwritable_outputs_exit_2_and_write_nothing)
+{
+    static const double s[] = { 1, 2 };
+    static const char *const fmts[] = { "html", "trace", "csv" };
+    struct stat st;
+    char out[256], want[300], *err;
+
+    save_spans("run.json", s, 2, NULL);
+    spit(in_dir("plain"), "x");
+    cr_assert_eq(mkdir(in_dir("adir"), 0755), 0);
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        static const char *const cases[][2] = {
+            { "no/such/dir/out", "No such file or directory" },
+            { "plain/out", "Not a directory" },
+            { "adir", "" },
+        };
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            snprintf(out, sizeof out, "%s/%s", dir, cases[k][0]);
+            cr_assert_eq(run("convert %s --to %s -o %s", in_dir("run.json"), fmts[i], out), 2,
+                         "--to %s -o %s", fmts[i], cases[k][0]);
+            err = err_text();
+            snprintf(want, sizeof want, "ptreport: %s: ", out);
+            cr_assert_eq(strncmp(err, want, strlen(want)), 0, "\"OUT: why\", got %s", err);
+            cr_assert(strstr(err, cases[k][1]), "%s", err);
+            cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+            free(err);
+        }
+        cr_assert_eq(stat(in_dir("adir"), &st), 0);
+        cr_assert(S_ISDIR(st.st_mode), "the directory is left as it was");
+    }
+    /* A device cannot be replaced by a rename: the library refuses it. */
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(run("convert %s --to %s -o /dev/null", in_dir("run.json"), fmts[i]), 2);
+        err = err_text();
+        cr_assert(strstr(err, "ptreport: /dev/null: not a regular file"), "%s", err);
+        free(err);
+        cr_assert_eq(stat("/dev/null", &st), 0);
+        cr_assert(S_ISCHR(st.st_mode), "/dev/null is still the device");
+    }
+    /* Only what the test made: no output, no temporary. */
+    {
+        static const char *const made[] = { ".", "..", "run.json", "plain", "adir", "out.txt",
+                                            "err.txt" };
+        DIR *dp = opendir(dir);
+        struct dirent *e;
+        cr_assert_not_null(dp);
+        while ((e = readdir(dp))) {
+            int known = 0;
+            for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+                known |= strcmp(e->d_name, made[i]) == 0;
+            cr_assert(known, "left behind: %s", e->d_name);
+        }
+        closedir(dp);
+    }
+    rmdir(in_dir("adir"));
 }
 
 /* ---- bad input ------------------------------------------------------------ */
@@ -590,6 +1062,15 @@ Test(ptreport, wrong_member_types_are_located)
         e = err_text();
         cr_assert(strstr(e, "unknown kind \"fpga\""), "%s", e);
         free(e);
+    }
+    save_edited("mem.json", "\"tensors\": []", "\"tensors\": [{\"name\": 1}]");
+    {
+        char *e;
+        cr_assert_eq(run("convert %s --to html -o %s", in_dir("mem.json"), in_dir("m.html")), 2);
+        e = err_text();
+        cr_assert(strstr(e, "\"name\" must be a string"), "a bad tracked tensor: %s", e);
+        free(e);
+        cr_assert_neq(access(in_dir("m.html"), F_OK), 0, "nothing written");
     }
     save_edited("miss.json", "\"total_ms\": 3,", "");
     {

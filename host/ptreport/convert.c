@@ -1,85 +1,109 @@
-/* ptreport convert: a saved run to another format. CSV is written exactly
- * as pt_export_csv() writes it (host/export_csv.c): the same header, the
- * same rows depth first in order of first start, numbers with "%.17g"
- * (which reads back as the same double the JSON held), RFC 4180 quoting,
- * LF line ends. A null figure in the file becomes an empty field, as the
- * library writes a non-finite figure. Titles come from the JSON, where
- * bytes that were not UTF-8 became U+FFFD: only for such titles does the
- * CSV differ from the library's. */
+/* ptreport convert: a saved run to another format.
+ *
+ *   --to csv    pt_export_csv()'s columns, written from the file (csv.c)
+ *   --to html   pt_export_html()'s page of the run rebuilt as a timing
+ *               (rebuild.c): every section and figure, the bottlenecks,
+ *               the roofline and the tracked tensors; the page says it
+ *               comes from a saved run, which keeps no per-block records
+ *               (no heatmap) and no device memory samples
+ *   --to trace  a Chrome Trace Event file of the aggregate figures
+ *               (host/export_flame.c): each section one event as long as
+ *               its total, children one after another from their parent's
+ *               start, so Perfetto draws the run as a flame chart
+ *
+ * Every output goes through a temporary file renamed into place: on any
+ * failure nothing is written, the message says "OUT: why", exit 2. */
 #include "ptreport.h"
 
-#include <inttypes.h>
-#include <math.h>
-#include <pt/pt.h>
+#include "export_saved.h"
+
+#include <stdlib.h>
 #include <string.h>
 
-static const char csv_header[] =
-    "path,name,depth,kind,open,count,total_ms,self_ms,first_ms,mean_ms,stddev_ms,min_ms,max_ms,"
-    "pct_parent,pct_total,read_bytes,written_bytes,flops,read_gbs,write_gbs,gflops,"
-    "h2d_bytes,d2h_bytes,d2d_bytes,h2d_gbs,d2h_gbs,d2d_gbs,"
-    "blocks,hits,block_mean_ms,block_min_ms,block_max_ms,imbalance,"
-    "ai,pct_peak_bw,pct_peak_flops,bound,mem_high_water\n";
-
-static void field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    putc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', f);
-        putc(*s, f);
-    }
-    putc('"', f);
-}
-
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, ",%.17g", v);
-    else
-        putc(',', f);
-}
-
-static void rows(const pr_sec *v, size_t n, FILE *f)
-{
-    for (size_t i = 0; i < n; i++) {
-        const pr_sec *s = &v[i];
-        field(f, s->path);
-        putc(',', f);
-        field(f, s->name);
-        fprintf(f, ",%d,%s,%d,%" PRIu64, s->depth, s->kind, s->open, s->count);
-        for (int k = 0; k < PR_FIGS_BEFORE_BLOCKS; k++)
-            num(f, s->fig[k]);
-        fprintf(f, ",%" PRIu64, s->blocks);
-        for (int k = PR_FIGS_BEFORE_BLOCKS; k < PR_FIGS_BEFORE_BOUND; k++)
-            num(f, s->fig[k]);
-        fprintf(f, ",%s", s->bound);
-        for (int k = PR_FIGS_BEFORE_BOUND; k < NFIG; k++)
-            num(f, s->fig[k]);
-        putc('\n', f);
-        rows(s->kids, s->nkids, f);
-    }
-}
-
-int pr_write_csv(const pr_run *r, FILE *f)
-{
-    fputs(csv_header, f);
-    rows(r->secs, r->nsecs, f);
-    return ferror(f) ? -1 : 0;
-}
-
 static const char convert_usage[] =
-    "usage: ptreport convert RUN.json --to csv -o OUT.csv\n";
+    "usage: ptreport convert RUN.json --to csv|html|trace -o OUT\n";
+
+static int to_csv(const pr_run *run, const char *outp)
+{
+    pr_out o;
+    int rc;
+
+    if (pr_out_open(&o, outp))
+        return 2;
+    rc = pr_write_csv(run, o.f);
+    if (rc) {
+        pr_out_abort(&o);
+        return pr_fail("convert: writing %s failed", outp);
+    }
+    return pr_out_commit(&o) ? 2 : 0;
+}
+
+/* The library's message for a failed export, as "OUT: why": what its
+ * message says after "export to \"OUT\": ", when it says that, else all
+ * of it. */
+static int export_failed(pt_timing *t, const char *outp)
+{
+    const char *msg = pt_last_error(t), *why;
+    size_t n = strlen(outp) + sizeof "export to \"\": ";
+    char *lead = malloc(n);
+
+    if (lead) {
+        snprintf(lead, n, "export to \"%s\": ", outp);
+        why = strstr(msg, lead);
+        if (why)
+            msg = why + strlen(lead);
+        free(lead);
+    }
+    return pr_fail("%s: %s", outp, msg);
+}
+
+/* outp with each '%' doubled: the library expands %r and %p in export
+ * paths, and -o is a plain path, as it is for csv. NULL without memory. */
+static char *literal_path(const char *outp)
+{
+    char *lit = malloc(2 * strlen(outp) + 1), *d = lit;
+
+    if (!lit)
+        return NULL;
+    for (const char *s = outp;; s++) {
+        if (*s == '%')
+            *d++ = '%';
+        if (!(*d++ = *s))
+            break;
+    }
+    return lit;
+}
+
+static int to_timing_writer(const pr_run *run, const char *outp, int html)
+{
+    json_t *inputs = run->merged ? json_object_get(run->merged, "inputs") : NULL;
+    pt__saved from = {
+        .file = run->file, .created = run->created,
+        .merged = json_is_integer(inputs) ? (long long)json_integer_value(inputs) : 0,
+    };
+    char *lit = literal_path(outp);
+    pt_timing *t;
+    int rc;
+
+    if (!lit)
+        return pr_fail("convert: out of memory");
+    rc = pr_rebuild(run, "convert", &t);
+    if (rc == 0) {
+        rc = html ? pt__export_html_saved(t, lit, &from) : pt__export_flame(t, lit, &from);
+        /* Sections open at save time are written, marked, as the live
+         * export wrote them: PT_EOPEN is not a failure here. */
+        rc = rc < 0 && rc != PT_EOPEN ? export_failed(t, outp) : 0;
+        pt_destroy(t);
+    }
+    free(lit);
+    return rc;
+}
 
 int pr_convert(int argc, char **argv)
 {
     const char *file = NULL, *to = NULL, *outp = NULL;
     char err[1024];
     pr_run run;
-    pr_out o;
     int rc;
 
     for (int i = 0; i < argc; i++) {
@@ -95,29 +119,20 @@ int pr_convert(int argc, char **argv)
         else
             return pr_fail("convert: one run at a time\n%s", convert_usage);
     }
-    if (!file || !to || !outp)
+    if (!file || !to || !outp || !*outp)
         return pr_fail("convert: %s\n%s", !file ? "no run given" : !to ? "no --to given"
-                                                                       : "no -o given",
+                                          : !outp ? "no -o given" : "an empty -o",
                        convert_usage);
-    /* The trace and HTML writers work on a live timing; a saved run holds
-     * aggregates only, which is not what they draw. */
-    if (strcmp(to, "trace") == 0 || strcmp(to, "html") == 0)
-        return pr_fail("convert: --to %s is not supported yet: only csv", to);
-    if (strcmp(to, "csv") != 0)
-        return pr_fail("convert: unknown format '%s' (csv)", to);
+    if (strcmp(to, "csv") != 0 && strcmp(to, "html") != 0 && strcmp(to, "trace") != 0)
+        return pr_fail("convert: unknown format '%s' (csv, html or trace)", to);
     if (pr_run_load(&run, file, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    if (pr_out_open(&o, outp)) {
-        pr_run_free(&run);
-        return 2;
-    }
-    rc = pr_write_csv(&run, o.f);
+    if (strcmp(to, "csv") == 0)
+        rc = to_csv(&run, outp);
+    else
+        rc = to_timing_writer(&run, outp, strcmp(to, "html") == 0);
     pr_run_free(&run);
-    if (rc) {
-        pr_out_abort(&o);
-        return pr_fail("convert: writing %s failed", outp);
-    }
-    return pr_out_commit(&o) ? 2 : 0;
+    return rc;
 }

@@ -3,7 +3,7 @@
  *   ptreport show RUN.json [--sort time|flops|name|order] [--depth N] [--percentages]
  *   ptreport diff BASE.json NEW.json [--threshold 5%]
  *   ptreport merge A.json B.json ... -o ALL.json
- *   ptreport convert RUN.json --to csv -o OUT.csv
+ *   ptreport convert RUN.json --to csv|html|trace -o OUT
  *
  * Exit status: 0 success; 1 when diff finds a regression; 2 for a usage
  * error or an input that cannot be read (the message says where). */
@@ -15,7 +15,7 @@ static const char usage[] =
     "usage: ptreport show RUN.json [--sort time|flops|name|order] [--depth N] [--percentages]\n"
     "       ptreport diff BASE.json NEW.json [--threshold 5%]\n"
     "       ptreport merge A.json B.json ... -o ALL.json\n"
-    "       ptreport convert RUN.json --to csv -o OUT.csv\n"
+    "       ptreport convert RUN.json --to csv|html|trace -o OUT\n"
     "\n"
     "Reads runs saved by pt_export_json() (schema 1). Exit status: 0; 1 when diff\n"
     "finds a regression; 2 for a usage error or an unreadable input.\n";

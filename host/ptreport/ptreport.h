@@ -65,6 +65,8 @@ typedef struct pr_run {
     json_t *device_clock;     /* NULL or an object (borrowed) */
     json_t *peaks;            /* NULL or an object (borrowed) */
     json_t *merged;           /* NULL or the run's "merged" object (borrowed) */
+    const char *created;      /* "" unless the file gives one */
+    json_t *memory;           /* NULL or the checked "memory" object (borrowed) */
     pr_sec *secs;             /* the top-level sections */
     size_t nsecs;
 } pr_run;
@@ -95,6 +97,13 @@ int pr_convert(int argc, char **argv);
 
 /* Writes the CSV of a run, exactly the columns of pt_export_csv(). 0 or -1. */
 int pr_write_csv(const pr_run *r, FILE *f);
+
+/* The run rebuilt as a timing (host/restore.c), so the library's own
+ * writers report it: every section with its figures, the run's clock,
+ * errors, device clock, peaks and tracked tensors. On failure prints
+ * "ptreport: CMD: ..." and returns 2 with *out NULL; else 0. */
+struct pt_timing;
+int pr_rebuild(const pr_run *run, const char *cmd, struct pt_timing **out);
 
 /* Prints "ptreport: " and the message on stderr; returns 2 (usage, input). */
 int pr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

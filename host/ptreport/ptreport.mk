@@ -26,8 +26,8 @@ ptreport-deps:
 	@[ "$(PTREPORT_HAVE_JANSSON)" = 1 ] || sh tests/deps.sh
 
 $(PTREPORT_OBJS): | ptreport-deps
-# show rebuilds a timing through the library's hidden restore API, so it
-# links the static library (hidden symbols link there) and reads its header.
+# show and convert rebuild a timing through the library's hidden restore API, so
+# ptreport links the static library (hidden symbols link there) and reads its headers.
 $(PTREPORT_OBJS): PT_CPPFLAGS += -Ihost
 
 $(PTREPORT): $(PTREPORT_OBJS) $(LIB_A)

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pt/pt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,78 @@ static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *n
     return 0;
 }
 
+/* ---- tracked memory -------------------------------------------------- */
+
+/* One tracked tensor: { "name", "bytes", "shape": [ sizes ], "dtype" }. */
+static int load_tensor(ctx *c, json_t *x)
+{
+    const char *s;
+    json_t *shape, *d;
+    double v;
+    size_t k;
+    int rc = 0;
+
+    if (!json_is_object(x))
+        return fail_at(c, "a tensor must be an object");
+    if (get_string(c, x, "name", &s) || get_number(c, x, "bytes", &v) ||
+        get_string(c, x, "dtype", &s) || !(shape = member(c, x, "shape")))
+        return -1;
+    if (enter_key(c, "shape"))
+        return -1;
+    if (!json_is_array(shape) || json_array_size(shape) > PT_TRACK_MAX_DIMS) {
+        rc = fail_at(c, "\"shape\" must be an array of at most %d integers", PT_TRACK_MAX_DIMS);
+    } else {
+        json_array_foreach(shape, k, d) {
+            if (!json_is_integer(d) || json_integer_value(d) < 0) {
+                if (enter_index(c, k) == 0) {
+                    fail_at(c, "a dimension must be an integer >= 0");
+                    leave(c);
+                }
+                rc = -1;
+                break;
+            }
+        }
+    }
+    leave(c);
+    return rc;
+}
+
+/* The run's "memory" object, which runs saved before it existed lack:
+ * what pt_track() tracked, for the conversions that draw it. */
+static int load_memory(ctx *c, json_t *m)
+{
+    json_t *tensors, *x;
+    double v;
+    size_t i;
+    int rc = 0;
+
+    if (!json_is_object(m))
+        return fail_at(c, "\"memory\" must be an object or null");
+    if (get_number(c, m, "total", &v) || get_number(c, m, "peak", &v))
+        return -1;
+    tensors = member(c, m, "tensors");
+    if (!tensors)
+        return -1;
+    if (enter_key(c, "tensors"))
+        return -1;
+    if (!json_is_array(tensors)) {
+        rc = fail_at(c, "\"tensors\" must be an array");
+    } else {
+        json_array_foreach(tensors, i, x) {
+            if (enter_index(c, i)) {
+                rc = -1;
+                break;
+            }
+            rc = load_tensor(c, x);
+            leave(c);
+            if (rc)
+                break;
+        }
+    }
+    leave(c);
+    return rc;
+}
+
 /* ---- the document ---------------------------------------------------- */
 
 static int load_doc(ctx *c, pr_run *r)
@@ -491,6 +564,21 @@ static int load_doc(ctx *c, pr_run *r)
         leave(c);
     }
     r->errors_last = last;
+
+    r->created = "";
+    if (json_object_get(d, "created") && get_string(c, d, "created", &r->created))
+        return -1;
+    r->memory = json_object_get(d, "memory");
+    if (json_is_null(r->memory)) {
+        r->memory = NULL;
+    } else if (r->memory) {
+        enter_key(c, "memory");
+        if (load_memory(c, r->memory)) {
+            leave(c);
+            return -1;
+        }
+        leave(c);
+    }
 
     r->merged = json_object_get(d, "merged");
     if (r->merged && !json_is_object(r->merged)) {

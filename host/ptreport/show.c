@@ -1,87 +1,11 @@
 /* ptreport show: the text report of a saved run. The run is rebuilt as a
- * live timing (host/restore.c) and printed by pt_log() itself, so a report
+ * live timing (rebuild.c) and printed by pt_log() itself, so a report
  * made now and one made from the file later are laid out by one writer. */
 #include "ptreport.h"
 
-#include "pt_internal.h"
-
+#include <pt/pt.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int kind_of(const char *kind)
-{
-    if (strcmp(kind, "gpu") == 0)
-        return PT__K_GPU;
-    if (strcmp(kind, "phase") == 0)
-        return PT__K_PHASE;
-    if (strcmp(kind, "unattributed") == 0)
-        return PT__K_UNATTR;
-    return PT__K_CPU;
-}
-
-/* The sections depth first, each sibling list in the file's order (the
- * order of first start), so the restored order is the saved one. */
-static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const double *f = v[i].fig;
-        pt__restored r = {
-            .kind = kind_of(v[i].kind), .open = v[i].open, .count = v[i].count,
-            .total_ns = f[F_TOTAL] * 1e6, .first_ns = f[F_FIRST] * 1e6,
-            .mean_ns = f[F_MEAN] * 1e6, .sd_ns = f[F_STDDEV] * 1e6,
-            .min_ns = f[F_MIN] * 1e6, .max_ns = f[F_MAX] * 1e6,
-            .read = f[F_READ], .written = f[F_WRITTEN], .flops = f[F_FLOPS],
-            .xfer = { f[F_H2D], f[F_D2H], f[F_D2D] },
-            .blocks = v[i].blocks, .hits = f[F_HITS], .block_mean_ns = f[F_BLOCK_MEAN] * 1e6,
-            .block_min_ns = f[F_BLOCK_MIN] * 1e6, .block_max_ns = f[F_BLOCK_MAX] * 1e6,
-            .mem_hwm = f[F_MEM_HIGH_WATER],
-        };
-        pt_section *s = pt__restore_section(t, parent, v[i].name, &r);
-        if (!s || restore_secs(t, s, v[i].kids, v[i].nkids) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static long long int_of(json_t *o, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(o, key));
-}
-
-/* The run-level state: 0, or -1 for a clock no timing can stand for. */
-static int restore_run(pt_timing *t, const pr_run *run)
-{
-    pt_dev_clock dc;
-    pt__restored_run rr = {
-        .clock = run->clock, .clock_ghz = run->clock_ghz,
-        .section_count = (size_t)run->section_count, .errors = run->error_count,
-        .last_error = run->errors_last, .gpu_fallback = run->gpu_fallback,
-        .dropped = run->dropped,
-    };
-
-    if (run->device_clock) {
-        json_t *o = run->device_clock;
-        const char *name = json_string_value(json_object_get(o, "device_name"));
-        memset(&dc, 0, sizeof dc);
-        dc.calibrated = json_is_true(json_object_get(o, "calibrated"));
-        dc.cycles_per_ns = json_number_value(json_object_get(o, "cycles_per_ns"));
-        dc.tick_ns = json_number_value(json_object_get(o, "tick_ns"));
-        dc.blocks_own = int_of(o, "blocks_own");
-        dc.blocks_cal = int_of(o, "blocks_cal");
-        dc.device = (int)int_of(o, "device");
-        dc.folds = int_of(o, "folds");
-        dc.slots_skipped = int_of(o, "slots_skipped");
-        snprintf(dc.device_name, sizeof dc.device_name, "%s", name ? name : "");
-        rr.dev_clock = &dc;
-    }
-    if (run->peaks) {
-        const char *src = json_string_value(json_object_get(run->peaks, "source"));
-        rr.peak_src = src && strcmp(src, "user") == 0 ? PT__PEAKS_USER : PT__PEAKS_DEVICE;
-        rr.peak_bw = json_number_value(json_object_get(run->peaks, "bytes_per_s"));
-        rr.peak_flops = json_number_value(json_object_get(run->peaks, "flops_per_s"));
-    }
-    return pt__restore_run(t, &rr) == 0 ? 0 : -1;
-}
 
 /* Writes pt_log()'s lines to stdout; a merged run's origin, which only a
  * file can have, goes under the first line, the report's title. */
@@ -154,16 +78,8 @@ int pr_show(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    t = pt__restore_create(run.name);
-    if (!t || restore_secs(t, NULL, run.secs, run.nsecs) < 0) {
-        pt_destroy(t);
-        pr_run_free(&run);
-        return pr_fail("show: out of memory");
-    }
-    if (restore_run(t, &run) < 0) {
-        rc = pr_fail("show: %s: clock '%s' (at %g GHz) cannot be shown", file, run.clock,
-                     run.clock_ghz);
-        pt_destroy(t);
+    rc = pr_rebuild(&run, "show", &t);
+    if (rc) {
         pr_run_free(&run);
         return rc;
     }

@@ -24,10 +24,10 @@ $(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
 
 $(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c host/ptreport/run.c \
-                                host/ptreport/convert.c host/ptreport/ptreport.h
+                                host/ptreport/csv.c host/ptreport/ptreport.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ihost/ptreport -Iinclude -o $@ $< host/ptreport/run.c \
-	    host/ptreport/convert.c -ljansson -lm
+	    host/ptreport/csv.c -ljansson -lm
 
 $(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/flops.c
 	@mkdir -p $(@D)
