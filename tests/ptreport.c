@@ -47,7 +47,8 @@ static void teardown(void)
     while ((e = readdir(d))) {
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
             snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
+            if (unlink(p) != 0)
+                rmdir(p); /* an empty directory a test made */
         }
     }
     closedir(d);
@@ -971,7 +972,6 @@ Test(ptreport, convert_unwritable_outputs_exit_2_and_write_nothing)
         }
         closedir(dp);
     }
-    rmdir(in_dir("adir"));
 }
 
 /* ---- bad input ------------------------------------------------------------ */
