@@ -471,7 +471,7 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     }
     if (!title)
         return pt__fail(t, PT_EINVAL, "%s: NULL title", fn);
-    if (f->node->key != title && strcmp(f->node->name, title) != 0) {
+    if (strcmp(f->node->name, title) != 0) {
         if ((rc = other_thread(t, r, title, fn)) < 0)
             return rc;
         pt__stack_str(r, stack, sizeof stack);
@@ -508,7 +508,7 @@ __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const
     /* The common case first: the open section, stopped by the same
      * pointer that started it. Everything else goes through the checks. */
     f = r->depth ? &r->stack[r->depth - 1] : NULL;
-    if (!f || !f->node || f->node->key != title) {
+    if (!f || !f->node || !same_title(f->node, title)) {
         rc = pt__stop_check(t, r, title, "pt_stop", &f);
         if (rc)
             return rc > 0 ? 0 : rc;

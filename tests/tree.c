@@ -87,6 +87,19 @@ Test(tree, a_reused_buffer_with_a_new_title_is_a_new_section)
     cr_assert_eq(get("frame 0").count, 2);
 }
 
+Test(tree, a_stop_through_a_reused_buffer_holding_another_title_is_a_mismatch)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "load");
+    pt_start(t, buf);
+    snprintf(buf, sizeof buf, "save");
+    cr_assert_eq(pt_stop(t, buf), PT_EMISMATCH);
+    cr_assert_eq(pt_stats(t).open_count, 1, "load stays open");
+    snprintf(buf, sizeof buf, "load");
+    cr_assert_eq(pt_stop(t, buf), 0);
+    cr_assert_eq(get("load").count, 1);
+}
+
 Test(tree, nesting_to_any_depth)
 {
     enum { D = 2000 };

@@ -179,7 +179,9 @@ static inline int pt__add_i(pt_timing *t, pt_metrics m)
     return t ? pt__add(t, &m) : 0;
 }
 /** \brief Open the section `title` under the open one (or at the top).
- *  The title is copied the first time it is seen under that parent.
+ *  The title is copied the first time it is seen under that parent. Any
+ *  string is a title, of any length and bytes, "" included (pt_find()
+ *  cannot name an empty title; walk to it with pt_section_child()).
  *  Metrics may follow: `pt_start(t, "x", .read = 1024)`.
  *  \return 0, PT_EINVAL for a NULL title, PT_ERANGE for a bad metric, PT_ENOMEM. */
 #  define pt_start(t, title, ...) pt__start_i((t), (title), PT__M(__VA_ARGS__))
@@ -401,7 +403,8 @@ PT_EXTERN const pt_section *pt_section_parent(const pt_section *s);
 /** The title ("" for NULL). */
 PT_EXTERN const char *pt_section_name(const pt_section *s);
 /** \brief Look a section up by its path of titles, "optimize_frame/atb_calculation".
- *  A title containing '/' is written with "\/". \return the section or NULL. */
+ *  A title containing '/' is written with "\/"; an empty path and empty
+ *  components name nothing ("a/" is "a"). \return the section or NULL. */
 PT_EXTERN const pt_section *pt_find(const pt_timing *t, const char *path);
 /** \brief Write a section's path ("a/b/c", '/' in titles escaped) into buf.
  *  \return the length it needs (without the NUL), as snprintf, or PT_EINVAL. */
