@@ -198,8 +198,6 @@ PT__HIDDEN pt_section *pt__top(const pt_timing *t);  /* open section or root */
  * disabled (popped: the stop does nothing), or an error counted on t. */
 PT__HIDDEN int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn,
                               pt__frame **out);
-/* Closes r's innermost frame, node's, which lasted ns. */
-PT__HIDDEN void pt__stop_pop(pt__thr *r, pt_section *node, double ns);
 
 /* thread.c: every thread has a distinct address here. */
 PT__HIDDEN extern _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
@@ -209,6 +207,18 @@ PT__HIDDEN pt__thr *pt__thr_other(pt_timing *t);
 static inline pt__thr *pt__thr_of(pt_timing *t)
 {
     return t->owner == &pt__me ? &t->main : pt__thr_other(t);
+}
+/* Closes r's innermost frame, node's, which lasted ns; inline, since
+ * every stop does it. */
+static inline void pt__stop_pop(pt__thr *r, pt_section *node, double ns)
+{
+    node->open--;
+    r->depth--;
+    atomic_store_explicit(&r->top, r->depth ? r->stack[r->depth - 1].node : NULL,
+                          memory_order_release);
+    r->stops++;
+    if (r->depth == 0)
+        r->busy_ns += ns;
 }
 PT__HIDDEN void pt__threads_init(pt_timing *t);
 PT__HIDDEN void pt__threads_free(pt_timing *t);

@@ -482,14 +482,6 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     return 0;
 }
 
-void pt__stop_pop(pt__thr *r, pt_section *node, double ns)
-{
-    node->open--;
-    pop(r);
-    r->stops++;
-    if (r->depth == 0)
-        r->busy_ns += ns;
-}
 
 __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m)
 {
