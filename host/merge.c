@@ -1,10 +1,32 @@
 /* Merging sections by path: the occurrences of one tree pooled into
  * another, as if they had been recorded there. Threads' trees meet the
- * timing's tree this way, and so do other processes' trees. */
+ * timing's tree this way, and so do other processes' trees.
+ *
+ * Other processes' figures are only known to be finite (pack.c checks
+ * that much), so every sum and spread saturates at the largest finite
+ * double and every count at UINT64_MAX: a merged tree never holds an
+ * infinity, a NaN or a count that wrapped, and so it always packs into
+ * bytes that pt_unpack_merge() reads back. No real run comes near. */
 #include "pt_internal.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
+
+static double clamp(double v)
+{
+    return v > DBL_MAX ? DBL_MAX : v < -DBL_MAX ? -DBL_MAX : v;
+}
+
+static double sum(double a, double b)
+{
+    return clamp(a + b);
+}
+
+static uint64_t count_sum(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
 
 /* Occurrences 2..count of a section as one Welford summary. */
 typedef struct rest {
@@ -28,9 +50,12 @@ static rest rest_join(rest a, rest b)
         return a;
     if (a.n == 0)
         return b;
+    /* Clamped step by step, finite inputs give finite results: no
+     * infinity is ever added to its opposite. */
     n = a.n + b.n;
-    d = b.mean - a.mean;
-    return (rest){ n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n),
+    d = clamp(b.mean - a.mean);
+    return (rest){ n, sum(a.mean, d * (b.n / n)),
+                   sum(sum(a.m2, b.m2), clamp(clamp(d * d) * (a.n * b.n / n))),
                    a.min < b.min ? a.min : b.min, a.max > b.max ? a.max : b.max };
 }
 
@@ -48,8 +73,8 @@ static void merge_occurrences(pt_section *dst, const pt_section *src)
         rest one = { 1, src->first_ns, 0, src->first_ns, src->first_ns };
         r = rest_join(rest_join(rest_of(dst), one), rest_of(src));
     }
-    dst->count += src->count;
-    dst->total_ns += src->total_ns;
+    dst->count = count_sum(dst->count, src->count);
+    dst->total_ns = sum(dst->total_ns, src->total_ns);
     dst->last_ns = src->last_ns;
     dst->mean_ns = r.mean;
     dst->m2_ns = r.m2;
@@ -76,16 +101,16 @@ static int merge_phase(pt_section *dst, const pt__phase_ext *src)
         p->nsm = src->nsm;
     }
     for (int i = 0; i < src->nsm; i++)
-        p->sm_ns[i] += src->sm_ns[i];
+        p->sm_ns[i] = sum(p->sm_ns[i], src->sm_ns[i]);
     if (src->blocks) {
         if (!p->blocks || src->block_min_ns < p->block_min_ns)
             p->block_min_ns = src->block_min_ns;
         if (!p->blocks || src->block_max_ns > p->block_max_ns)
             p->block_max_ns = src->block_max_ns;
     }
-    p->blocks += src->blocks;
-    p->hits += src->hits;
-    p->block_sum_ns += src->block_sum_ns;
+    p->blocks = count_sum(p->blocks, src->blocks);
+    p->hits = sum(p->hits, src->hits);
+    p->block_sum_ns = sum(p->block_sum_ns, src->block_sum_ns);
     return 0;
 }
 
@@ -94,11 +119,11 @@ static int merge_node(pt_section *dst, const pt_section *src)
     if (dst->count == 0 && !dst->child)
         dst->kind = src->kind;
     merge_occurrences(dst, src);
-    dst->read += src->read;
-    dst->written += src->written;
-    dst->flops += src->flops;
+    dst->read = sum(dst->read, src->read);
+    dst->written = sum(dst->written, src->written);
+    dst->flops = sum(dst->flops, src->flops);
     for (int i = 0; i < 3; i++)
-        dst->xfer[i] += src->xfer[i];
+        dst->xfer[i] = sum(dst->xfer[i], src->xfer[i]);
     if (src->mem_hwm > dst->mem_hwm)
         dst->mem_hwm = src->mem_hwm;
     return src->phase ? merge_phase(dst, src->phase) : 0;

@@ -4,6 +4,7 @@
  * tree (every strict prefix, trailing bytes, each field made wrong, every
  * byte flipped) are refused with PT_EPARSE and leave the tree alone. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -491,4 +492,103 @@ Test(pack, nesting_limit)
     cr_assert(strstr(pt_last_error(a), "nested too deep"), "%s", pt_last_error(a));
     pt_destroy(a);
     pt_destroy(b);
+}
+
+/* Figures near the largest double and counts near 2^64, merged: every
+ * sum, spread and count saturates instead of becoming an infinity, a NaN
+ * or a count that wrapped, so the merged tree packs into bytes that read
+ * back, to the same bytes again. (Found by the pack fuzz target: finite
+ * figures whose sums overflowed left a tree whose packed bytes
+ * pt_unpack_merge() refused as "not a finite number".) */
+static pt_timing *huge(const char *name, double sign)
+{
+    pt_timing *t = test_timing(&clk, name, PT_CPU);
+    pt_section *s;
+
+    TEST_SPAN(t, &clk, "big", MS);
+    s = (pt_section *)pt_find(t, "big");
+    s->count = UINT64_MAX - 1;
+    s->total_ns = s->read = s->written = s->flops = 1.5e308;
+    s->xfer[0] = s->xfer[1] = s->xfer[2] = -1.5e308;
+    s->first_ns = s->min_ns = -1.7e308;
+    s->mean_ns = sign * 1.7e308;
+    s->max_ns = 1.7e308;
+    s->m2_ns = 1.7e308;
+    s->kind = PT__K_PHASE;
+    s->phase = calloc(1, sizeof *s->phase);
+    cr_assert_not_null(s->phase);
+    s->phase->blocks = UINT64_MAX - 1;
+    s->phase->hits = s->phase->block_sum_ns = 1.5e308;
+    s->phase->sm_ns = malloc(sizeof(double));
+    cr_assert_not_null(s->phase->sm_ns);
+    s->phase->nsm = 1;
+    s->phase->sm_ns[0] = 1.5e308;
+    return t;
+}
+
+Test(pack, merged_figures_that_overflow_saturate)
+{
+    pt_timing *a = huge("a", 1), *b = huge("b", -1), *c = pt_create("c", PT_CPU);
+    const pt_section *s;
+    void *x, *y;
+    size_t nx, ny;
+
+    pack_ok(a, &x, &nx);
+    cr_assert_eq(pt_unpack_merge(b, x, nx), 0, "%s", pt_last_error(b));
+    cr_assert_eq(pt_unpack_merge(b, x, nx), 0, "%s", pt_last_error(b));
+    free(x);
+    s = pt_find(b, "big");
+    cr_assert_eq(s->count, UINT64_MAX, "the count saturates, not wraps");
+    cr_assert_eq(s->phase->blocks, UINT64_MAX, "the blocks saturate, not wrap");
+#define FINITE(f) cr_assert(isfinite(s->f), #f " is %g", s->f)
+    FINITE(total_ns); FINITE(first_ns); FINITE(last_ns); FINITE(mean_ns); FINITE(m2_ns);
+    FINITE(min_ns); FINITE(max_ns); FINITE(read); FINITE(written); FINITE(flops);
+    FINITE(xfer[0]); FINITE(xfer[1]); FINITE(xfer[2]);
+    FINITE(phase->hits); FINITE(phase->block_sum_ns); FINITE(phase->sm_ns[0]);
+#undef FINITE
+    cr_assert_eq(s->total_ns, DBL_MAX, "the largest double");
+    cr_assert_eq(s->xfer[0], -DBL_MAX, "the most negative double");
+
+    pack_ok(b, &x, &nx);
+    cr_assert_eq(pt_unpack_merge(c, x, nx), 0, "the merged tree reads back: %s",
+                 pt_last_error(c));
+    pack_ok(c, &y, &ny);
+    cr_assert(nx == ny && memcmp(x, y, nx) == 0, "and packs to the same bytes");
+    free(x);
+    free(y);
+    pt_destroy(a);
+    pt_destroy(b);
+    pt_destroy(c);
+}
+
+/* The pack fuzz target's seeds (tests/fuzz/corpus/pack/, written by
+ * tests/fuzz/pack_seeds.c) are whole packed trees of this format: each
+ * merges into an empty timing and packs back to its own bytes. */
+Test(pack, fuzz_seeds_are_packed_trees)
+{
+    static const char *const seeds[] = { "nested", "metrics", "many_children", "empty" };
+
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        char path[256];
+        FILE *f;
+        unsigned char *buf = malloc(1 << 16);
+        void *again;
+        size_t len, nagain;
+        pt_timing *t = pt_create("seed", PT_CPU);
+
+        snprintf(path, sizeof path, "tests/fuzz/corpus/pack/%s", seeds[i]);
+        f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s: cannot open (the suite runs from the repository's root)",
+                           path);
+        cr_assert_not_null(buf);
+        len = fread(buf, 1, 1 << 16, f);
+        fclose(f);
+        cr_assert_eq(pt_unpack_merge(t, buf, len), 0, "%s: %s", path, pt_last_error(t));
+        pack_ok(t, &again, &nagain);
+        cr_assert(nagain == len && memcmp(again, buf, len) == 0, "%s packs back to itself",
+                  path);
+        free(again);
+        free(buf);
+        pt_destroy(t);
+    }
 }

@@ -7,6 +7,14 @@
 # Inputs found along the way go to $(BUILD)/fuzz/corpus/<target>/, a crash
 # to $(BUILD)/fuzz/<target>-crash-*. Clang's libFuzzer is in Debian's
 # libclang-rt-14-dev (a Recommends of clang, so not always there).
+#
+# The pack target links the whole library, built with the same sanitizers
+# (and CUDA=0: no device code) into $(BUILD)/fuzz/lib by a make of its own.
+# Its seeds in tests/fuzz/corpus/pack/ are trees pt_pack() wrote:
+#
+#   make fuzz-pack-seeds          writes them to $(BUILD)/fuzz/pack-seeds/
+#                                 (tests/fuzz/pack_seeds.c); copy them to
+#                                 tests/fuzz/corpus/pack/ when the format changes
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -14,9 +22,11 @@ FUZZ_CFLAGS  := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unu
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_DIR     := $(BUILD)/fuzz
 # The einsum parser is fuzzed where host/flops.c provides it.
-FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/flops.c),einsum)
+FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/flops.c),einsum) pack
+FUZZ_LIB_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB     := $(FUZZ_DIR)/lib/lib/libptkit.a
 
-.PHONY: fuzz fuzz-build
+.PHONY: fuzz fuzz-build fuzz-lib fuzz-lib-always fuzz-pack-seeds
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 $(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h
@@ -32,6 +42,26 @@ $(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c host/ptreport/ru
 $(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/flops.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< host/flops.c -lm
+
+# The library's own make decides what to rebuild, so it runs every time.
+fuzz-lib: $(FUZZ_LIB)
+$(FUZZ_LIB): fuzz-lib-always
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR)/lib CUDA=0 CC=$(FUZZ_CC) \
+	    CFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_LIB_SAN)" LDFLAGS="$(FUZZ_LIB_SAN)" $@
+fuzz-lib-always:
+
+$(FUZZ_DIR)/fuzz_pack: tests/fuzz/fuzz_pack.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+
+$(FUZZ_DIR)/pack_seeds: tests/fuzz/pack_seeds.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(FUZZ_LIB_SAN) -Iinclude \
+	    -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+
+fuzz-pack-seeds: $(FUZZ_DIR)/pack_seeds
+	@mkdir -p $(FUZZ_DIR)/pack-seeds
+	$(FUZZ_DIR)/pack_seeds $(FUZZ_DIR)/pack-seeds
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
