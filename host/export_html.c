@@ -24,7 +24,7 @@
  *     "roofline": null | { "bytes_per_s", "flops_per_s", "source" },
  *     "saved": null | { "file", "created", "merged" },  a run rebuilt from
  *                   its JSON by ptreport, which keeps no per-block records
- *                   ("heat" is null) and no device memory samples
+ *                   ("heat" is null)
  *     "memory": null | { "tensors": [ { "name", "bytes", "shape", "dtype" } ],
  *                        "total", "peak", "device_total", "device_free",
  *                        "device_used_peak" } }   device figures null unless sampled

@@ -16,8 +16,8 @@ typedef struct pt__saved {
 
 /* pt_export_html() of a timing rebuilt from `from` (NULL: a live run, as
  * pt_export_html() itself). The page names the file and says that what a
- * saved run does not keep (per-block records of folds, device memory
- * samples) is not drawn. Returns as pt_export_html(). */
+ * saved run does not keep (the per-block records of folds) is not
+ * drawn. Returns as pt_export_html(). */
 PT__HIDDEN int pt__export_html_saved(pt_timing *t, const char *path, const pt__saved *from);
 
 /* A Chrome Trace Event file (the container pt_export_trace() writes) of

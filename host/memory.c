@@ -259,3 +259,66 @@ int pt__memory_tensor(const pt_timing *t, size_t i, const char **name, const voi
     *dtype = e->dtype;
     return 1;
 }
+
+/* A saved run's tracked memory (restore.c's companion for memory): the
+ * tensors, total and peak as the JSON export wrote them, not recomputed,
+ * so a rebuilt timing reports the figures the run had, the peak of
+ * tensors untracked before the save included. Everything is checked and
+ * built aside first; only then does it replace what t tracked. */
+int pt__restore_memory(pt_timing *t, const pt__restored_memory *r)
+{
+    struct pt__memory *m;
+
+    if (!t || !r || (r->ntensors && !r->tensors))
+        return PT_EINVAL;
+    if (!isfinite(r->total) || r->total < 0 || !isfinite(r->peak) || r->peak < 0)
+        return PT_ERANGE;
+    if (r->device_sampled && (!isfinite(r->device_free) || !isfinite(r->device_total) ||
+                              !isfinite(r->device_used_peak)))
+        return PT_ERANGE;
+    for (size_t i = 0; i < r->ntensors; i++) {
+        const pt__restored_tensor *x = &r->tensors[i];
+        if (!x->name)
+            return PT_EINVAL;
+        if (!isfinite(x->bytes) || x->bytes < 0 || x->ndims < 0 ||
+            x->ndims > PT_TRACK_MAX_DIMS || (x->ndims > 0 && !x->shape))
+            return PT_ERANGE;
+        for (int d = 0; d < x->ndims; d++)
+            if (x->shape[d] < 0)
+                return PT_ERANGE;
+    }
+
+    m = calloc(1, sizeof *m);
+    if (!m || (r->ntensors && !(m->v = calloc(r->ntensors, sizeof *m->v)))) {
+        free(m);
+        return PT_ENOMEM;
+    }
+    m->cap = r->ntensors;
+    for (; m->n < r->ntensors; m->n++) {
+        const pt__restored_tensor *x = &r->tensors[m->n];
+        pt__tensor *e = &m->v[m->n];
+        if (!(e->name = strdup(x->name))) {
+            for (size_t i = 0; i < m->n; i++)
+                free(m->v[i].name);
+            free(m->v);
+            free(m);
+            return PT_ENOMEM;
+        }
+        e->bytes = x->bytes;
+        e->ndims = x->ndims;
+        for (int d = 0; d < x->ndims; d++)
+            e->shape[d] = x->shape[d];
+        snprintf(e->dtype, sizeof e->dtype, "%s", x->dtype ? x->dtype : "");
+    }
+    m->total = r->total;
+    m->peak = r->peak;
+    if (r->device_sampled) {
+        m->sampled = 1;
+        m->dev_free = r->device_free;
+        m->dev_total = r->device_total;
+        m->dev_used_peak = r->device_used_peak;
+    }
+    pt__memory_free(t);
+    t->mem = m;
+    return 0;
+}

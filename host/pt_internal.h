@@ -418,6 +418,30 @@ PT__HIDDEN pt_section *pt__restore_section(pt_timing *t, pt_section *parent, con
  * this build cannot stand for. */
 PT__HIDDEN int pt__restore_run(pt_timing *t, const pt__restored_run *r);
 
+/* memory.c: a saved run's tracked memory, as the JSON export's "memory"
+ * object holds it. */
+typedef struct pt__restored_tensor {
+    const char *name;
+    double bytes;
+    const long long *shape;   /* ndims sizes */
+    int ndims;
+    const char *dtype;        /* NULL or "" for none */
+} pt__restored_tensor;
+
+typedef struct pt__restored_memory {
+    const pt__restored_tensor *tensors; /* in the order tracked */
+    size_t ntensors;
+    double total, peak;
+    int device_sampled;       /* the export's device figures are numbers, not null */
+    double device_free, device_total, device_used_peak;
+} pt__restored_memory;
+
+/* Replaces what t tracks with m, figures exactly as given (the total and
+ * peak are not recomputed; no section's high-water mark moves). 0;
+ * PT_EINVAL for a NULL t, m or name; PT_ERANGE for a figure that is not
+ * finite and >= 0, or a shape pt_track() refuses; PT_ENOMEM (t unchanged). */
+PT__HIDDEN int pt__restore_memory(pt_timing *t, const pt__restored_memory *m);
+
 /* atomic_file.c: write through a temporary file and rename. */
 typedef struct pt__afile {
     FILE *f;

@@ -3,6 +3,7 @@
  * runtime, and the memory table, CSV and JSON read back. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -267,4 +268,50 @@ Test(memory, changes_are_counter_samples_in_the_trace)
     unlink(path);
     rmdir(dir);
     pt_destroy(tr);
+}
+
+/* A saved run's memory (ptreport's rebuild): the figures kept exactly as
+ * given, the total and peak not recomputed from the tensors; a figure
+ * pt_track() would refuse is refused and the timing keeps what it had. */
+Test(memory, restored_as_saved)
+{
+    static const long long shape[] = { 2, 3 };
+    pt__restored_tensor v[] = { { "a", 100, shape, 2, "float32" }, { "b", 0.5, NULL, 0, NULL } };
+    pt__restored_memory r = { v, 2, 100.25, 4096, 1, 7e9, 8e9, 2.5e9 };
+    pt_memory_stats m;
+    const char *name, *dtype;
+    const void *ptr;
+    const long long *sh;
+    double bytes;
+    int nd;
+
+    cr_assert_eq(pt_track(t, "gone", NULL, 1, NULL, 0, NULL), 0);
+    cr_assert_eq(pt__restore_memory(t, &r), 0);
+    m = mstats();
+    cr_assert(m.tensors == 2 && m.total == 100.25 && m.peak == 4096, "%zu, %g, %g", m.tensors,
+              m.total, m.peak);
+    cr_assert(m.device_sampled && m.device_free == 7e9 && m.device_total == 8e9 &&
+              m.device_used_peak == 2.5e9, "the device's figures");
+    cr_assert_eq(pt__memory_tensor(t, 0, &name, &ptr, &bytes, &sh, &nd, &dtype), 1);
+    cr_assert(strcmp(name, "a") == 0 && bytes == 100 && nd == 2 && sh[1] == 3 &&
+              strcmp(dtype, "float32") == 0 && !ptr, "the first tensor");
+    cr_assert_eq(pt__memory_tensor(t, 1, &name, &ptr, &bytes, &sh, &nd, &dtype), 1);
+    cr_assert(strcmp(name, "b") == 0 && nd == 0 && strcmp(dtype, "") == 0, "the second");
+    cr_assert_eq(pt__memory_tensor(t, 2, &name, &ptr, &bytes, &sh, &nd, &dtype), 0);
+
+    v[1].bytes = -1;
+    cr_assert_eq(pt__restore_memory(t, &r), PT_ERANGE, "negative bytes");
+    v[1].bytes = 0.5;
+    r.device_free = NAN;
+    cr_assert_eq(pt__restore_memory(t, &r), PT_ERANGE, "a sampled figure that is not a number");
+    r.device_sampled = 0;
+    r.peak = 1;
+    v[0].ndims = PT_TRACK_MAX_DIMS + 1;
+    cr_assert_eq(pt__restore_memory(t, &r), PT_ERANGE, "too many dimensions");
+    cr_assert_eq(mstats().peak, 4096, "each refusal left the restored memory alone");
+    v[0].ndims = 2;
+    cr_assert_eq(pt__restore_memory(t, &r), 0);
+    m = mstats();
+    cr_assert(!m.device_sampled && m.device_free == 0 && m.peak == 1, "not sampled");
+    cr_assert_eq(pt__restore_memory(t, NULL), PT_EINVAL);
 }

@@ -20,7 +20,7 @@
 #include <pt/pt_dev.h>
 
 #include "common.h"
-#include "../host/gpu.h"
+#include "cuda_fake.h"
 
 #define MS 1000000 /* ns */
 
@@ -851,6 +851,83 @@ Test(ptreport, convert_html_is_the_page_of_the_run)
     json_decref(conv);
 }
 
+/* Tensors tracked, one replaced and one untracked (the peak stays above
+ * the total), with shapes, dtypes and a title that needs escaping; the
+ * device sampled through the fake runtime at once and at every section
+ * boundary, its use rising to 30 GB inside "solve" and back to 10 GB. */
+static pt_timing *memory_run(test_clock *clk)
+{
+    pt_timing *t;
+
+    fake_install();
+    fake.mem_total = 80000000000ull;
+    fake.mem_free = 60000000000ull;
+    t = test_timing(clk, "memory run", PT_CPU);
+    cr_assert_not_null(t);
+    cr_assert_eq(pt_memory_sampling(t, 1), 0, "sampling: %s", pt_last_error(t));
+    cr_assert_eq(pt_track(t, "psi", NULL, 8e6, (long long[]){ 100, 50, 4, 4 }, 4, "float32"), 0);
+    cr_assert_eq(pt_track(t, "w<1> \"q\"", NULL, 12345, (long long[]){ 3 }, 1, "bfloat16"), 0);
+    pt_start(t, "frame");
+    cr_assert_eq(pt_track(t, "tmp", NULL, 2.5e6, NULL, 0, NULL), 0);
+    fake.mem_free = 50000000000ull;
+    TEST_SPAN(t, clk, "solve", 3 * MS);
+    cr_assert_eq(pt_untrack(t, "tmp"), 0);
+    fake.mem_free = 70000000000ull;
+    cr_assert_eq(pt_track(t, "psi", NULL, 4e6, (long long[]){ 50, 50, 4, 4 }, 4, "float32"), 0);
+    TEST_SPAN(t, clk, "post", MS);
+    pt_stop(t, "frame");
+    return t;
+}
+
+Test(ptreport, convert_html_keeps_the_tracked_and_device_memory)
+{
+    static const char *const page_skip[] = { "created", "saved", "sections", "bottlenecks",
+                                             NULL };
+    test_clock clk;
+    pt_timing *t;
+    pt_memory_stats ms;
+    json_t *live, *conv, *lm, *cm, *x;
+    size_t i;
+
+    t = memory_run(&clk);
+    cr_assert_eq(pt_export_json(t, in_dir("run.json")), 0, "%s", pt_last_error(t));
+    pt_destroy(t);
+    t = memory_run(&clk);
+    cr_assert_eq(pt_export_html(t, in_dir("live.html")), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_memory_get(t, &ms), 0);
+    pt_destroy(t);
+    fake_uninstall();
+    cr_assert(ms.device_sampled && ms.tensors == 2 && ms.total == 4e6 + 12345 &&
+              ms.peak == 8e6 + 12345 + 2.5e6 && ms.device_used_peak == 30e9 &&
+              ms.device_free == 70e9, "the live run: %zu tensors, %.17g of %.17g, device %g",
+              ms.tensors, ms.total, ms.peak, ms.device_used_peak);
+
+    cr_assert_eq(run("convert %s --to html -o %s", in_dir("run.json"), in_dir("conv.html")), 0,
+                 "%s", err_text());
+    live = page_data(in_dir("live.html"), NULL);
+    conv = page_data(in_dir("conv.html"), NULL);
+    lm = json_object_get(live, "memory");
+    cm = json_object_get(conv, "memory");
+    cr_assert(json_is_object(lm) && json_is_object(cm), "both pages have the memory");
+    cr_assert(json_is_number(json_object_get(lm, "device_used_peak")), "the device was sampled");
+    if (!json_equal(cm, lm)) {
+        char *a = json_dumps(cm, JSON_COMPACT), *b = json_dumps(lm, JSON_COMPACT);
+        cr_assert_fail("the converted page's memory is not the live page's:\nconverted %s\n"
+                       "live      %s", a, b);
+    }
+    same_object(conv, live, "page", page_skip);
+    cr_assert_eq(json_array_size(json_object_get(conv, "sections")),
+                 json_array_size(json_object_get(live, "sections")), "every section");
+    json_array_foreach(json_object_get(live, "sections"), i, x) {
+        json_t *c = json_array_get(json_object_get(conv, "sections"), i);
+        cr_assert(json_equal(json_object_get(c, "mem_high_water"),
+                             json_object_get(x, "mem_high_water")),
+                  "%s: the high-water mark", json_string_value(json_object_get(x, "path")));
+    }
+    json_decref(live);
+    json_decref(conv);
+}
+
 static size_t count_of(const char *hay, const char *needle)
 {
     size_t n = 0;
@@ -1071,6 +1148,25 @@ Test(ptreport, wrong_member_types_are_located)
         cr_assert(strstr(e, "\"name\" must be a string"), "a bad tracked tensor: %s", e);
         free(e);
         cr_assert_neq(access(in_dir("m.html"), F_OK), 0, "nothing written");
+    }
+    {
+        static const char *const cases[][3] = {
+            { "dev.json", "\"device_free\": null", "\"device_free\": \"lots\"" },
+            { "peak.json", "\"peak\": 0", "\"peak\": -1" },
+        };
+        for (size_t i = 0; i < 2; i++) {
+            char *e, what[64];
+            save_edited(cases[i][0], cases[i][1], cases[i][2]);
+            cr_assert_eq(run("convert %s --to html -o %s", in_dir(cases[i][0]), in_dir("m.html")),
+                         2, "%s", cases[i][2]);
+            e = err_text();
+            snprintf(what, sizeof what, "%.*s must be a number >= 0 or null",
+                     (int)(strchr(cases[i][2], ':') - cases[i][2]), cases[i][2]);
+            cr_assert(strstr(e, what), "a bad memory figure: %s", e);
+            cr_assert(strstr(e, in_dir(cases[i][0])), "located in the file: %s", e);
+            free(e);
+            cr_assert_neq(access(in_dir("m.html"), F_OK), 0, "nothing written");
+        }
     }
     save_edited("miss.json", "\"total_ms\": 3,", "");
     {

@@ -3,9 +3,9 @@
  *   --to csv    pt_export_csv()'s columns, written from the file (csv.c)
  *   --to html   pt_export_html()'s page of the run rebuilt as a timing
  *               (rebuild.c): every section and figure, the bottlenecks,
- *               the roofline and the tracked tensors; the page says it
- *               comes from a saved run, which keeps no per-block records
- *               (no heatmap) and no device memory samples
+ *               the roofline and the tracked memory (tensors, total, peak,
+ *               the device's sampled figures); the page says it comes from
+ *               a saved run, which keeps no per-block records (no heatmap)
  *   --to trace  a Chrome Trace Event file of the aggregate figures
  *               (host/export_flame.c): each section one event as long as
  *               its total, children one after another from their parent's

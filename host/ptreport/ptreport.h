@@ -100,7 +100,7 @@ int pr_write_csv(const pr_run *r, FILE *f);
 
 /* The run rebuilt as a timing (host/restore.c), so the library's own
  * writers report it: every section with its figures, the run's clock,
- * errors, device clock, peaks and tracked tensors. On failure prints
+ * errors, device clock, peaks and tracked memory. On failure prints
  * "ptreport: CMD: ..." and returns 2 with *out NULL; else 0. */
 struct pt_timing;
 int pr_rebuild(const pr_run *run, const char *cmd, struct pt_timing **out);

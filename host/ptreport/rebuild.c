@@ -86,60 +86,76 @@ static int restore_run(pt_timing *t, const pr_run *run)
     return pt__restore_run(t, &rr) == 0 ? 0 : -1;
 }
 
-static int tracked(json_t *tensors, const char *name)
+/* A figure the file holds as null (NaN) reads as 0, as restore.c reads
+ * the sections' figures. */
+static double num(json_t *o, const char *key)
 {
-    json_t *x;
-    size_t i;
-
-    json_array_foreach(tensors, i, x)
-        if (strcmp(json_string_value(json_object_get(x, "name")), name) == 0)
-            return 1;
-    return 0;
+    double v = json_number_value(json_object_get(o, key));
+    return isfinite(v) ? v : 0;
 }
 
-/* The tracked tensors, through pt_track() as the run tracked them, and
- * the peak: tensors untracked before the save raised it above what is
- * tracked at the end, so a stand-in for the difference is tracked and
- * untracked again. Nothing is open yet, so no section's high-water mark
- * moves (those come from the file). The device's samples are not
- * restored: no call sets them. */
-static void restore_memory(pt_timing *t, json_t *m)
+/* The tracked memory as the export wrote it: the tensors in the order
+ * tracked, the total and the peak (which tensors untracked before the save
+ * may have raised above what is tracked at the end), and the device's
+ * figures when the run sampled them (numbers, not null). The reader has
+ * checked the types. 0, or a PT_E... code from pt__restore_memory(). */
+static int restore_memory(pt_timing *t, json_t *m)
 {
     json_t *tensors, *x, *d;
-    pt_memory_stats ms;
-    size_t i, k;
-    double peak;
-    char filler[64] = "\x01ptreport: peak";
+    pt__restored_memory rm;
+    pt__restored_tensor *v;
+    long long(*shapes)[PT_TRACK_MAX_DIMS];
+    size_t i, k, n;
+    int rc;
 
     if (!m)
-        return;
+        return 0;
     tensors = json_object_get(m, "tensors");
-    json_array_foreach(tensors, i, x) {
-        long long shape[PT_TRACK_MAX_DIMS];
-        const char *dtype = json_string_value(json_object_get(x, "dtype"));
-        json_array_foreach(json_object_get(x, "shape"), k, d)
-            shape[k] = (long long)json_integer_value(d);
-        pt_track(t, json_string_value(json_object_get(x, "name")), NULL,
-                 json_number_value(json_object_get(x, "bytes")), shape, (int)k,
-                 dtype && *dtype ? dtype : NULL);
+    n = json_array_size(tensors);
+    v = calloc(n ? n : 1, sizeof *v);
+    shapes = calloc(n ? n : 1, sizeof *shapes);
+    if (!v || !shapes) {
+        free(v);
+        free(shapes);
+        return PT_ENOMEM;
     }
-    peak = json_number_value(json_object_get(m, "peak"));
-    while (tracked(tensors, filler) && strlen(filler) + 1 < sizeof filler)
-        strcat(filler, "+");
-    if (pt_memory_get(t, &ms) == 0 && isfinite(peak) && peak > ms.total &&
-        pt_track(t, filler, NULL, peak - ms.total, NULL, 0, NULL) == 0)
-        pt_untrack(t, filler);
+    json_array_foreach(tensors, i, x) {
+        json_array_foreach(json_object_get(x, "shape"), k, d)
+            shapes[i][k] = (long long)json_integer_value(d);
+        v[i] = (pt__restored_tensor){ .name = json_string_value(json_object_get(x, "name")),
+                                      .bytes = num(x, "bytes"), .shape = shapes[i],
+                                      .ndims = (int)k,
+                                      .dtype = json_string_value(json_object_get(x, "dtype")) };
+    }
+    rm = (pt__restored_memory){
+        .tensors = v, .ntensors = n, .total = num(m, "total"), .peak = num(m, "peak"),
+        .device_sampled = json_is_number(json_object_get(m, "device_free")) &&
+                          json_is_number(json_object_get(m, "device_total")) &&
+                          json_is_number(json_object_get(m, "device_used_peak")),
+        .device_free = num(m, "device_free"), .device_total = num(m, "device_total"),
+        .device_used_peak = num(m, "device_used_peak"),
+    };
+    rc = pt__restore_memory(t, &rm);
+    free(v);
+    free(shapes);
+    return rc;
 }
 
 int pr_rebuild(const pr_run *run, const char *cmd, pt_timing **out)
 {
     pt_timing *t = pt__restore_create(run->name);
+    int rc;
 
     *out = NULL;
     if (!t)
         return pr_fail("%s: out of memory", cmd);
-    /* Memory first, while no restored section is open. */
-    restore_memory(t, run->memory);
+    rc = restore_memory(t, run->memory);
+    if (rc < 0) {
+        pt_destroy(t);
+        return rc == PT_ENOMEM ? pr_fail("%s: out of memory", cmd)
+                               : pr_fail("%s: %s: the tracked memory cannot be shown (%s)", cmd,
+                                         run->file, pt_strerror(rc));
+    }
     if (restore_secs(t, NULL, run->secs, run->nsecs) < 0) {
         pt_destroy(t);
         return pr_fail("%s: out of memory", cmd);

@@ -398,18 +398,33 @@ static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *n
 
 /* ---- tracked memory -------------------------------------------------- */
 
+/* A size in bytes: a number >= 0, or null. Required, or else it may be
+ * missing (the device's figures, which a hand-written file may leave out). */
+static int get_bytes(ctx *c, json_t *o, const char *key, int required)
+{
+    json_t *v = json_object_get(o, key);
+
+    if (!v) {
+        if (required)
+            fail_at(c, "missing member \"%s\"", key);
+        return required ? -1 : 0;
+    }
+    if (!json_is_null(v) && !(json_is_number(v) && json_number_value(v) >= 0))
+        return wrong_type(c, key, "a number >= 0 or null");
+    return 0;
+}
+
 /* One tracked tensor: { "name", "bytes", "shape": [ sizes ], "dtype" }. */
 static int load_tensor(ctx *c, json_t *x)
 {
     const char *s;
     json_t *shape, *d;
-    double v;
     size_t k;
     int rc = 0;
 
     if (!json_is_object(x))
         return fail_at(c, "a tensor must be an object");
-    if (get_string(c, x, "name", &s) || get_number(c, x, "bytes", &v) ||
+    if (get_string(c, x, "name", &s) || get_bytes(c, x, "bytes", 1) ||
         get_string(c, x, "dtype", &s) || !(shape = member(c, x, "shape")))
         return -1;
     if (enter_key(c, "shape"))
@@ -437,13 +452,14 @@ static int load_tensor(ctx *c, json_t *x)
 static int load_memory(ctx *c, json_t *m)
 {
     json_t *tensors, *x;
-    double v;
     size_t i;
     int rc = 0;
 
     if (!json_is_object(m))
         return fail_at(c, "\"memory\" must be an object or null");
-    if (get_number(c, m, "total", &v) || get_number(c, m, "peak", &v))
+    if (get_bytes(c, m, "total", 1) || get_bytes(c, m, "peak", 1) ||
+        get_bytes(c, m, "device_free", 0) || get_bytes(c, m, "device_total", 0) ||
+        get_bytes(c, m, "device_used_peak", 0))
         return -1;
     tensors = member(c, m, "tensors");
     if (!tensors)
