@@ -43,7 +43,7 @@ static int rank_text(pt_timing *t, const char *path, char *buf)
             return pt__fail(t, PT_EINVAL,
                             "export path \"%s\": %s=\"%.64s\" is not a rank (a non-negative "
                             "decimal integer at most %d)", path, rank_vars[i], v, INT_MAX);
-        snprintf(buf, 12, "%lld", r);
+        snprintf(buf, 12, "%d", (int)r);
         return 0;
     }
     strcpy(buf, "0");
