@@ -8,8 +8,11 @@
  *     "clock": { "kind": "tsc", "ghz": 2.995 },          ghz null unless tsc
  *     "stats": { "section_count", "total_ms", "error_count", "gpu_timing",
  *                "gpu_fallback", "open_count", "dropped", "trace_dropped" },
- *     "threads": [ { "index", "tid", "occurrences", "busy_ms", "open" } ],
- *                                     the creating thread first (index 0)
+ *     "threads": [ { "index", "tid", "occurrences", "busy_ms", "open",
+ *                    "parts": [ { "path", "count", "total_ms" } ] } ],
+ *                                     the creating thread first (index 0);
+ *                                     parts: the sections it ran, in tree
+ *                                     order, empty when it is the only one
  *     "schedule": null | { "wait", "warmup", "active", "repeat", "steps",
  *                "recorded" },                        pt_schedule()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
@@ -270,6 +273,34 @@ static int section(pt_timing *t, jw *w, const pt_section *s)
     return rc;
 }
 
+/* ---- each thread's part ------------------------------------------ */
+
+static int parts(pt_timing *t, jw *w, const pt_section *s, int thread)
+{
+    int rc = 0;
+
+    for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
+        pt_thread_part p;
+        if (pt_section_thread(t, c, thread, &p) == 0 && p.count > 0) {
+            char *path = pt__section_path_dup(c);
+            if (!path)
+                return PT_ENOMEM;
+            if (!w->first)
+                outs(w, ",");
+            newline(w);
+            w->first = 0;
+            open_(w, "{");
+            k_str(w, "path", path);
+            k_u64(w, "count", p.count);
+            k_num(w, "total_ms", p.total_ms);
+            close_(w, "}");
+            free(path);
+        }
+        rc = parts(t, w, c, thread);
+    }
+    return rc;
+}
+
 /* ---- memory ------------------------------------------------------ */
 
 static void memory(const pt_timing *t, jw *w)
@@ -379,6 +410,11 @@ static int document(pt_timing *t, jw *w)
         k_u64(w, "occurrences", ti.occurrences);
         k_num(w, "busy_ms", ti.busy_ms);
         k_u64(w, "open", ti.open);
+        key(w, "parts");
+        open_(w, "[");
+        if (rs.threads > 1 && (rc = parts(t, w, &t->root, i)) < 0)
+            return rc;
+        close_(w, "]");
         close_(w, "}");
     }
     close_(w, "]");

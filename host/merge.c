@@ -129,25 +129,39 @@ static int merge_node(pt_section *dst, const pt_section *src)
     return src->phase ? merge_phase(dst, src->phase) : 0;
 }
 
-int pt__merge_tree(pt_timing *t, pt_section *dst, const pt_section *src)
+/* rec makes dst's missing children and counts them. */
+static int merge_in(pt__thr *rec, pt_section *dst, const pt_section *src)
 {
     int rc = 0;
 
     if (dst->parent) /* a root has no figures of its own */
         rc = merge_node(dst, src);
     for (const pt_section *c = src->child; c; c = c->next) {
-        pt_section *d = pt__child(t, dst, c->name);
+        pt_section *d = pt__child_in(rec, dst, c->name);
         int r;
         if (!d)
             return PT_ENOMEM;
         /* src may go away; the key is only a cache of the last title
          * pointer seen, so point it at the section's own copy. */
         d->key = d->name;
-        r = pt__merge_tree(t, d, c);
+        r = merge_in(rec, d, c);
         if (r < 0)
             rc = r;
     }
     return rc;
+}
+
+int pt__merge_tree(pt_timing *t, pt_section *dst, const pt_section *src)
+{
+    return merge_in(&t->main, dst, src);
+}
+
+int pt__merge_aside(pt_section *dst, const pt_section *src)
+{
+    pt__thr scratch;
+
+    memset(&scratch, 0, sizeof scratch);
+    return merge_in(&scratch, dst, src);
 }
 
 void pt__clear_occurrences(pt_section *s)

@@ -381,6 +381,9 @@ int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
         pt__fail(t, rc, "pt_unpack_merge: out of memory reading %zu bytes; nothing merged", len);
     else if ((rc = pt__merge_tree(t, &t->root, &root)) < 0)
         pt__fail(t, rc, "pt_unpack_merge: out of memory merging; the tree holds part of it");
+    else if ((rc = pt__merge_aside(&t->merged_root, &root)) < 0)
+        pt__fail(t, rc, "pt_unpack_merge: out of memory keeping the merged run apart; the "
+                 "creating thread's part (pt_section_thread) holds some of it");
     free_tree(&root);
     return rc;
 }

@@ -109,10 +109,16 @@ typedef struct pt__thr {
     int index;                /* 0 for the creating thread, then 1, 2, ... */
     long tid;                 /* the OS thread id */
     uint64_t stops;           /* occurrences recorded by this thread */
+    uint64_t changes;         /* starts, stops and metrics added to its tree */
+    uint64_t pooled;          /* changes when it was last pooled into t->root */
     double busy_ns;           /* time in its outermost sections */
     const void *self;         /* the thread's pt__me */
     struct pt__thr *next;
     pt_section own_root;
+    /* Every occurrence of own_root's pooled into t->root so far: this
+     * thread's part of the report (pt_section_thread). Off the hot path:
+     * only pt__threads_merge writes it. */
+    pt_section part_root;
 } pt__thr;
 
 /* The GPU side keeps its state behind this pointer (host/events.c). */
@@ -135,6 +141,10 @@ struct pt_timing {
     pthread_mutex_t err_lock; /* the error counts and message */
     pt__thr *threads;
     int nthreads;             /* in the list */
+    /* What pt_unpack_merge pooled into t->root from other runs, so that
+     * the creating thread's part (t->root less every other part) is its
+     * own. */
+    pt_section merged_root;
 
     /* The clock: a user function, the TSC, or clock_gettime. */
     pt_clock_fn clock_fn;
@@ -193,6 +203,9 @@ PT__HIDDEN pt_section *pt__child_in(pt__thr *r, pt_section *parent, const char *
 /* The same in t->root's tree (the creating thread's). */
 PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);
 PT__HIDDEN pt_section *pt__top(const pt_timing *t);  /* open section or root */
+/* The section of s's path in the tree under root (another thread's, say);
+ * NULL where that tree lacks it. */
+PT__HIDDEN const pt_section *pt__counterpart(const pt_section *root, const pt_section *s);
 /* Checks that r's innermost frame may be closed by a stop of title (fn
  * names the call). Returns 0 and the frame, 1 for a frame opened while
  * disabled (popped: the stop does nothing), or an error counted on t. */
@@ -217,6 +230,7 @@ static inline void pt__stop_pop(pt__thr *r, pt_section *node, double ns)
     atomic_store_explicit(&r->top, r->depth ? r->stack[r->depth - 1].node : NULL,
                           memory_order_release);
     r->stops++;
+    r->changes++;
     if (r->depth == 0)
         r->busy_ns += ns;
 }
@@ -240,6 +254,9 @@ PT__HIDDEN int pt__owner_only(pt_timing *t, const char *fn);
  * then src's children into dst's children of the same titles (created in
  * t->root's tree when missing). dst and src may be in different trees. */
 PT__HIDDEN int pt__merge_tree(pt_timing *t, pt_section *dst, const pt_section *src);
+/* The same into a tree outside t->root's (a thread's part, the runs
+ * merged in): its sections are made without counting them anywhere. */
+PT__HIDDEN int pt__merge_aside(pt_section *dst, const pt_section *src);
 /* s's subtree with its occurrences and metrics zeroed, its shape kept. */
 PT__HIDDEN void pt__clear_occurrences(pt_section *s);
 /* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */

@@ -621,6 +621,99 @@ static void view_tree(sink *k, rows *r, const pt_log_opts *o)
     }
 }
 
+/* ---- each thread's part ------------------------------------------ */
+
+enum { P_CALLS, P_TOTAL, P_MEAN, P_PCT, PCOL };
+
+/* The tree's sections again, under each thread that ran them: that
+ * thread's calls, time, mean and share of the pooled section. Threads
+ * that ran nothing are left out, and so are the sections a thread never
+ * ran. Rows are the tree view's, so the order and depth limit hold. */
+static int view_threads(pt_timing *t, sink *k, const rows *r, int nthreads)
+{
+    static const char *const head[PCOL] = { "Calls", "Total ms", "Mean ms", "% of section" };
+    pt_thread_part *part;
+    size_t w[PCOL], name_w = strlen("Section by thread"), total_w, cells;
+    char (*cell)[PCOL][CELL];
+    int ngroups = nthreads + 1; /* the merged runs, then threads 0.. */
+
+    if (r->n == 0)
+        return 0;
+    cells = (size_t)ngroups * r->n;
+    part = calloc(cells, sizeof *part);
+    cell = calloc(cells, sizeof *cell);
+    if (!part || !cell) {
+        free(part);
+        free(cell);
+        return PT_ENOMEM;
+    }
+    for (int c = 0; c < PCOL; c++)
+        w[c] = strlen(head[c]);
+    for (int g = 0; g < ngroups; g++)
+        for (size_t i = 0; i < r->n; i++) {
+            size_t at = (size_t)g * r->n + i;
+            pt_thread_part *p = &part[at];
+            if (pt_section_thread(t, r->v[i].s, g - 1, p) < 0 || p->count == 0)
+                continue;
+            snprintf(cell[at][P_CALLS], CELL, "%" PRIu64, p->count);
+            fmt_ms(cell[at][P_TOTAL], p->total_ms);
+            fmt_ms(cell[at][P_MEAN], p->mean_ms);
+            fmt_pct(cell[at][P_PCT], p->pct_section);
+            for (int c = 0; c < PCOL; c++)
+                if (strlen(cell[at][c]) > w[c])
+                    w[c] = strlen(cell[at][c]);
+            size_t nw = (size_t)r->v[i].st.depth * 2 + width(r->v[i].label);
+            if (nw > name_w)
+                name_w = nw;
+        }
+    if (name_w > NAME_MAX_W)
+        name_w = NAME_MAX_W;
+    total_w = name_w;
+    for (int c = 0; c < PCOL; c++)
+        total_w += strlen(GAP) + w[c];
+
+    emit(k);
+    put_cell(k, "Section by thread", name_w, 0);
+    for (int c = 0; c < PCOL; c++) {
+        put_str(k, GAP);
+        put_cell(k, head[c], w[c], 1);
+    }
+    emit(k);
+    rule(k, '-', total_w);
+    /* Threads in order, the runs merged in last. */
+    for (int n = 0; n < ngroups; n++) {
+        int g = n + 1 < ngroups ? n + 1 : 0, any = 0;
+        for (size_t i = 0; i < r->n && !any; i++)
+            any = part[(size_t)g * r->n + i].count > 0;
+        if (!any)
+            continue;
+        if (g == 0) {
+            put_str(k, "merged from other runs (pt_unpack_merge)");
+        } else {
+            pt_thread_info ti;
+            if (pt_thread_stats(t, g - 1, &ti) == 0)
+                put(k, "thread %d (tid %ld)%s", ti.index, ti.tid, ti.index == 0 ? ", creator" : "");
+            else
+                put(k, "thread %d", g - 1);
+        }
+        emit(k);
+        for (size_t i = 0; i < r->n; i++) {
+            size_t at = (size_t)g * r->n + i;
+            if (part[at].count == 0)
+                continue;
+            put_name(k, (size_t)r->v[i].st.depth * 2, r->v[i].label, "", name_w);
+            for (int c = 0; c < PCOL; c++) {
+                put_str(k, GAP);
+                put_cell(k, cell[at][c], w[c], 1);
+            }
+            emit(k);
+        }
+    }
+    free(part);
+    free(cell);
+    return 0;
+}
+
 /* ---- the flat table ---------------------------------------------- */
 
 enum { T_CALLS, T_TOTAL, T_MEAN, T_MIN, T_MAX, TCOL };
@@ -899,6 +992,8 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
             emit(&k);
         } else if (rc == 0) {
             view_tree(&k, &r, o);
+            if (o->threads && rs.threads > 1)
+                rc = view_threads(t, &k, &r, rs.threads);
         }
     }
     rows_free(&r);

@@ -50,6 +50,7 @@ void pt__threads_init(pt_timing *t)
 static void thr_free(pt__thr *r)
 {
     pt__section_free_children(&r->own_root);
+    pt__section_free_children(&r->part_root);
     free(r->stack);
     free(r);
 }
@@ -63,6 +64,7 @@ void pt__threads_free(pt_timing *t)
         r = n;
     }
     t->threads = NULL;
+    pt__section_free_children(&t->merged_root);
     free(t->main.stack);
     pthread_mutex_destroy(&t->lock);
     pthread_mutex_destroy(&t->err_lock);
@@ -72,13 +74,16 @@ void pt__threads_reset(pt_timing *t)
 {
     for (pt__thr *r = t->threads; r; r = r->next) {
         pt__section_free_children(&r->own_root);
+        pt__section_free_children(&r->part_root);
         r->depth = 0;
         r->nsections = 0;
         r->next_order = 0;
         r->stops = 0;
+        r->changes = r->pooled = 0;
         r->busy_ns = 0;
         atomic_store_explicit(&r->top, NULL, memory_order_release);
     }
+    pt__section_free_children(&t->merged_root);
     t->main.depth = 0;
     t->main.nsections = 0;
     t->main.next_order = 0;
@@ -113,6 +118,9 @@ pt__thr *pt__thr_other(pt_timing *t)
             r->own_root.name = t->name;
             r->own_root.name_len = strlen(t->name);
             r->own_root.key = t->name;
+            r->part_root.name = r->own_root.name;
+            r->part_root.name_len = r->own_root.name_len;
+            r->part_root.key = t->name;
             r->index = ++t->nthreads;
         }
     }
@@ -134,11 +142,16 @@ void pt__threads_merge(pt_timing *t)
         return;
     pthread_mutex_lock(&t->lock);
     for (pt__thr *r = t->threads; r; r = r->next) {
-        if (!r->own_root.child)
+        /* Nothing new since the last time: its tree holds only zeros. */
+        if (r->changes == r->pooled)
             continue;
+        r->pooled = r->changes;
         if (pt__merge_tree(t, &t->root, &r->own_root) < 0)
             pt__fail(t, PT_ENOMEM, "thread %d's sections: out of memory while merging; "
                      "some are missing from the report", r->index);
+        if (pt__merge_aside(&r->part_root, &r->own_root) < 0)
+            pt__fail(t, PT_ENOMEM, "thread %d's sections: out of memory while keeping its "
+                     "part; the per-thread figures miss some", r->index);
         pt__clear_occurrences(&r->own_root);
     }
     pthread_mutex_unlock(&t->lock);
@@ -225,4 +238,68 @@ int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out)
     }
     pthread_mutex_unlock(&t->lock);
     return r ? 0 : PT_ENOTFOUND;
+}
+
+/* One tree's figures of s's path into out; 0 where the tree lacks it. */
+static void part_of(const pt_section *root, const pt_section *s, uint64_t *count, double *ns)
+{
+    const pt_section *c = pt__counterpart(root, s);
+
+    *count = c ? c->count : 0;
+    *ns = c ? c->total_ns : 0;
+}
+
+int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+{
+    uint64_t count = 0;
+    double ns = 0;
+    int found = 0;
+
+    if (!out)
+        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: NULL out") : PT_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->thread = i;
+    if (!t || !s || !s->parent || i < PT_THREAD_MERGED)
+        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: %s",
+                            !s || !s->parent ? "no section (NULL or the root)"
+                                             : "thread index below PT_THREAD_MERGED")
+                 : PT_EINVAL;
+    pt__threads_merge(t);
+    pthread_mutex_lock(&t->lock);
+    if (i == PT_THREAD_MERGED) {
+        part_of(&t->merged_root, s, &count, &ns);
+        found = 1;
+    } else if (i == 0) {
+        /* The creating thread records into t->root itself: its part is
+         * what the others and the merged runs did not bring. */
+        uint64_t c;
+        double n;
+        count = s->count;
+        ns = s->total_ns;
+        part_of(&t->merged_root, s, &c, &n);
+        count -= c < count ? c : count;
+        ns -= n;
+        for (const pt__thr *r = t->threads; r; r = r->next) {
+            part_of(&r->part_root, s, &c, &n);
+            count -= c < count ? c : count;
+            ns -= n;
+        }
+        if (count == 0 || ns < 0) /* a sum's rounding, never a time */
+            ns = 0;
+        found = 1;
+    } else {
+        for (const pt__thr *r = t->threads; r && !found; r = r->next)
+            if (r->index == i) {
+                part_of(&r->part_root, s, &count, &ns);
+                found = 1;
+            }
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (!found)
+        return PT_ENOTFOUND;
+    out->count = count;
+    out->total_ms = ns / 1e6;
+    out->mean_ms = count ? out->total_ms / (double)count : 0;
+    out->pct_section = s->total_ns > 0 ? 100.0 * ns / s->total_ns : 0;
+    return 0;
 }

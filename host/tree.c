@@ -328,6 +328,16 @@ pt_section *pt__top(const pt_timing *t)
     return top_of(&t->main);
 }
 
+const pt_section *pt__counterpart(const pt_section *root, const pt_section *s)
+{
+    const pt_section *p;
+
+    if (!s->parent)
+        return root;
+    p = pt__counterpart(root, s->parent);
+    return p ? find_by_content(p, s->name, s->hash, s->name_len) : NULL;
+}
+
 /* ---- occurrences and metrics ------------------------------------- */
 
 static inline int metrics_empty(const pt_metrics *m)
@@ -384,6 +394,7 @@ static inline int push(pt__thr *r, pt_section *node)
     f->pending = -1;
     if (node)
         node->open++;
+    r->changes++;
     publish_top(r);
     return 0;
 }
@@ -537,6 +548,7 @@ static pt_section *open_node(pt_timing *t, int *ghost)
     if (!r || !r->depth)
         return NULL;
     *ghost = r->stack[r->depth - 1].node == NULL;
+    r->changes++; /* metrics are about to be added */
     return r->stack[r->depth - 1].node;
 }
 

@@ -301,12 +301,34 @@ Test(threads, json_lists_threads_and_pooled_sections)
     th = json_object_get(doc, "threads");
     cr_assert(json_is_array(th));
     cr_assert_eq(json_array_size(th), 3);
+    json_int_t outer_calls = 0;
     for (size_t i = 0; i < 3; i++) {
-        json_t *o = json_array_get(th, i);
+        json_t *o = json_array_get(th, i), *parts = json_object_get(o, "parts"), *pp;
+        size_t k;
         cr_assert_eq(json_integer_value(json_object_get(o, "index")), (json_int_t)i);
         occ += (uint64_t)json_integer_value(json_object_get(o, "occurrences"));
+        cr_assert(json_is_array(parts));
+        /* Thread 0 ran nothing; 1 and 2 ran outer, inner and their own. */
+        cr_assert_eq(json_array_size(parts), i ? 3 : 0);
+        json_array_foreach(parts, k, pp) {
+            const char *pth = json_string_value(json_object_get(pp, "path"));
+            json_int_t n = json_integer_value(json_object_get(pp, "count"));
+            double ms = json_real_value(json_object_get(pp, "total_ms"));
+            cr_assert_not_null(pth);
+            if (strcmp(pth, "outer") == 0) {
+                cr_assert(n == 40 || n == 60, "%lld", (long long)n);
+                cr_assert_float_eq(ms, (double)n * 30e-6, 1e-12);
+                outer_calls += n;
+            } else if (strcmp(pth, "outer/inner") == 0) {
+                cr_assert(n == 40 || n == 60, "%lld", (long long)n);
+            } else {
+                cr_assert(strncmp(pth, "thread ", 7) == 0 && n == 1, "%s %lld", pth,
+                          (long long)n);
+            }
+        }
     }
     cr_assert_eq(occ, 2 * 100 + 2);
+    cr_assert_eq(outer_calls, 100);
     sec = json_array_get(json_object_get(doc, "sections"), 0);
     cr_assert_str_eq(json_string_value(json_object_get(sec, "name")), "outer");
     cr_assert_eq(json_integer_value(json_object_get(sec, "count")), 100);
@@ -353,4 +375,250 @@ Test(threads, one_thread_many_timings)
         cr_assert_eq(pt_threads(m.t[i]), 3);
         pt_destroy(m.t[i]);
     }
+}
+
+/* ---- each thread's part ---------------------------------------------- */
+
+/* The job a thread served: the one whose own "thread <index>" section it
+ * has. -1 when none is. */
+static int job_of(pt_timing *t, int thread, int njobs)
+{
+    for (int j = 1; j <= njobs; j++) {
+        char path[32];
+        pt_thread_part p;
+        snprintf(path, sizeof path, "thread %d", j);
+        cr_assert_eq(pt_section_thread(t, pt_find(t, path), thread, &p), 0);
+        if (p.count == 1)
+            return j;
+        cr_assert_eq(p.count, 0);
+    }
+    return -1;
+}
+
+static pt_thread_part part(pt_timing *t, const char *path, int thread)
+{
+    pt_thread_part p;
+    int rc = pt_section_thread(t, pt_find(t, path), thread, &p);
+    cr_assert_eq(rc, 0, "%s thread %d: %s", path, thread, pt_strerror(rc));
+    cr_assert_eq(p.thread, thread);
+    return p;
+}
+
+Test(threads, each_thread_has_its_part_of_a_section)
+{
+    pt_timing *t = threaded_timing();
+    job jobs[3] = { { .t = t, .index = 1, .step = 10, .n = 100 },
+                    { .t = t, .index = 2, .step = 20, .n = 300 },
+                    { .t = t, .index = 3, .step = 40, .n = 600 } };
+    uint64_t calls = 0;
+    double ms = 0;
+
+    run(jobs, 3);
+    /* The creating thread times 7 outers of its own (two reads of 10 ns:
+     * 10 ns each) and reports in between, which must not count twice. */
+    for (int i = 0; i < 7; i++) {
+        pt_start(t, "outer");
+        pt_stop(t, "outer");
+        if (i == 3)
+            cr_assert_eq(part(t, "outer", 0).count, 4);
+    }
+    for (int i = 1; i <= 3; i++) {
+        int j = job_of(t, i, 3);
+        cr_assert_geq(j, 1, "thread %d ran no job", i);
+        const job *jb = &jobs[j - 1];
+        pt_thread_part p = part(t, "outer", i);
+        cr_assert_eq(p.count, (uint64_t)jb->n);
+        cr_assert_float_eq(p.total_ms, jb->n * 3 * jb->step * 1e-6, 1e-12);
+        cr_assert_float_eq(p.mean_ms, 3 * jb->step * 1e-6, 1e-15);
+        p = part(t, "outer/inner", i);
+        cr_assert_eq(p.count, (uint64_t)jb->n);
+        cr_assert_float_eq(p.total_ms, jb->n * jb->step * 1e-6, 1e-12);
+    }
+    pt_thread_part p0 = part(t, "outer", 0);
+    cr_assert_eq(p0.count, 7);
+    cr_assert_float_eq(p0.total_ms, 7 * 10e-6, 1e-12);
+    cr_assert_eq(part(t, "outer/inner", 0).count, 0, "the creator never ran inner");
+    cr_assert_eq(part(t, "outer", PT_THREAD_MERGED).count, 0);
+
+    /* The parts add up to the pooled section, shares to 100%. */
+    pt_section_stats st;
+    get(t, "outer", &st);
+    double pct = 0;
+    for (int i = 0; i < 4; i++) {
+        pt_thread_part p = part(t, "outer", i);
+        calls += p.count;
+        ms += p.total_ms;
+        pct += p.pct_section;
+    }
+    cr_assert_eq(calls, st.count);
+    cr_assert_float_eq(ms, st.total_ms, 1e-12);
+    cr_assert_float_eq(pct, 100, 1e-9);
+    cr_assert_float_eq(part(t, "outer", 3).pct_section,
+                       100 * part(t, "outer", 3).total_ms / st.total_ms, 1e-9);
+
+    /* More work adds to the parts (new threads may take over the
+     * recorders of the ones that ended, or get their own), and what was
+     * pooled before is not counted again. */
+    run(jobs, 3);
+    get(t, "outer", &st);
+    calls = 0;
+    for (int i = 0; i < pt_threads(t); i++)
+        calls += part(t, "outer", i).count;
+    cr_assert_eq(st.count, 2 * (100 + 300 + 600) + 7);
+    cr_assert_eq(calls, st.count);
+    cr_assert_eq(part(t, "outer", 0).count, 7);
+    pt_destroy(t);
+}
+
+Test(threads, runs_merged_in_are_apart_from_the_creating_thread)
+{
+    pt_timing *t = threaded_timing(), *other = pt_create("other rank", PT_CPU);
+    job jobs[1] = { { .t = t, .index = 1, .step = 10, .n = 50 } };
+    test_clock c;
+    void *buf;
+    size_t len;
+
+    pt_set_clock(other, test_clock_read, &c);
+    c.now = 0;
+    for (int i = 0; i < 5; i++)
+        TEST_SPAN(other, &c, "outer", 1000000);
+    cr_assert_eq(pt_pack(other, &buf, &len), 0);
+    run(jobs, 1);
+    pt_start(t, "outer");
+    pt_stop(t, "outer");
+    cr_assert_eq(pt_unpack_merge(t, buf, len), 0, "%s", pt_last_error(t));
+    free(buf);
+    pt_destroy(other);
+
+    cr_assert_eq(part(t, "outer", 0).count, 1);
+    cr_assert_float_eq(part(t, "outer", 0).total_ms, 10e-6, 1e-12);
+    cr_assert_eq(part(t, "outer", 1).count, 50);
+    pt_thread_part m = part(t, "outer", PT_THREAD_MERGED);
+    cr_assert_eq(m.count, 5);
+    cr_assert_float_eq(m.total_ms, 5.0, 1e-12);
+    cr_assert_float_eq(m.mean_ms, 1.0, 1e-12);
+
+    test_text out = { 0 };
+    cr_assert_eq(pt_log_fn(t, test_text_line, &out, .threads = 1), 0);
+    const char *g = strstr(out.s, "\nmerged from other runs (pt_unpack_merge)\n");
+    cr_assert_not_null(g, "%s", out.s);
+    cr_assert_not_null(strstr(g, "\n  outer "), "%s", out.s);
+    free(out.s);
+    pt_destroy(t);
+}
+
+/* The line of the per-thread view that follows the group line starting
+ * with `group` and names `section`; NULL when there is none. */
+static const char *part_line(const char *report, const char *group, const char *section)
+{
+    const char *g = strstr(report, "Section by thread");
+    char key[64];
+
+    cr_assert_not_null(g, "no per-thread view:\n%s", report);
+    g = strstr(g, group);
+    if (!g)
+        return NULL;
+    snprintf(key, sizeof key, "\n%s ", section);
+    for (const char *l = strchr(g + 1, '\n'); l; l = strchr(l + 1, '\n')) {
+        if (l[1] != ' ')
+            return NULL; /* the next group */
+        if (strncmp(l, key, strlen(key)) == 0)
+            return l + 1;
+    }
+    return NULL;
+}
+
+Test(threads, the_report_shows_each_threads_part)
+{
+    pt_timing *t = threaded_timing();
+    job jobs[2] = { { .t = t, .index = 1, .step = 10, .n = 10 },
+                    { .t = t, .index = 2, .step = 10, .n = 30 } };
+    test_text out = { 0 };
+    char group[32], want[16];
+
+    run(jobs, 2);
+    cr_assert_eq(pt_log_fn(t, test_text_line, &out, .threads = 1), 0);
+    cr_assert_null(strstr(out.s, "thread 0 (tid %ld), creator\n"), "the creator ran nothing");
+    for (int i = 1; i <= 2; i++) {
+        int n = (int)jobs[job_of(t, i, 2) - 1].n;
+        snprintf(group, sizeof group, "\nthread %d (tid ", i);
+        const char *l = part_line(out.s, group, "  outer");
+        cr_assert_not_null(l, "thread %d's outer:\n%s", i, out.s);
+        snprintf(want, sizeof want, " %d ", n);
+        cr_assert_not_null(strstr(l, want), "calls %d in: %.80s", n, l);
+        snprintf(want, sizeof want, " %.1f%%", 100.0 * n / 40);
+        cr_assert(strstr(l, want) && strstr(l, want) < strchr(l, '\n'), "%s in %.80s", want, l);
+        cr_assert_not_null(part_line(out.s, group, "    inner"), "%s", out.s);
+    }
+    cr_assert_null(strstr(out.s, "merged from other runs"), "%s", out.s);
+    free(out.s);
+
+    /* Without .threads, no per-thread view. */
+    out = (test_text){ 0 };
+    cr_assert_eq(pt_log_fn(t, test_text_line, &out), 0);
+    cr_assert_null(strstr(out.s, "Section by thread"), "%s", out.s);
+    free(out.s);
+    pt_destroy(t);
+}
+
+Test(threads, thread_parts_bad_arguments_and_reset)
+{
+    pt_timing *t = threaded_timing();
+    job jobs[1] = { { .t = t, .index = 1, .step = 10, .n = 10 } };
+    pt_thread_part p;
+
+    run(jobs, 1);
+    const pt_section *s = pt_find(t, "outer");
+    cr_assert_eq(pt_section_thread(NULL, s, 0, &p), PT_EINVAL);
+    cr_assert_eq(pt_section_thread(t, s, 0, NULL), PT_EINVAL);
+    cr_assert_eq(pt_section_thread(t, NULL, 0, &p), PT_EINVAL);
+    cr_assert_eq(pt_section_thread(t, pt_root(t), 0, &p), PT_EINVAL);
+    cr_assert_eq(pt_section_thread(t, s, -2, &p), PT_EINVAL);
+    cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 4, "each counted on t");
+    cr_assert_eq(pt_section_thread(t, s, 2, &p), PT_ENOTFOUND);
+    cr_assert_eq(pt_section_thread(t, s, 1, &p), 0);
+    cr_assert_eq(p.count, 10);
+    pt_reset(t);
+    jobs[0].n = 3;
+    run(jobs, 1);
+    cr_assert_eq(part(t, "outer", 1).count, 3, "reset forgot the part");
+    pt_destroy(t);
+}
+
+/* A report taken while another thread has a section open, then metrics
+ * added to it and the stop: nothing is lost or counted twice. */
+static void *open_add_stop(void *arg)
+{
+    handoff *h = arg;
+    h->rc = pt_start(h->t, "load", .read = 100);
+    atomic_store(&h->stage, 1);
+    wait_for(&h->stage, 2);
+    h->rc = h->rc ? h->rc : pt_add(h->t, .flops = 7);
+    h->rc = h->rc ? h->rc : pt_stop(h->t, "load");
+    return NULL;
+}
+
+Test(threads, metrics_added_after_a_report_are_pooled)
+{
+    pt_timing *t = pt_create("later", PT_CPU);
+    handoff h = { .t = t };
+    pthread_t th;
+    pt_section_stats st;
+
+    cr_assert_eq(pthread_create(&th, NULL, open_add_stop, &h), 0);
+    wait_for(&h.stage, 1);
+    get(t, "load", &st);
+    cr_assert_eq(st.count, 0);
+    cr_assert_float_eq(st.read_bytes, 100, 0);
+    atomic_store(&h.stage, 2);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    cr_assert_eq(h.rc, 0, "%s", pt_strerror(h.rc));
+    get(t, "load", &st);
+    cr_assert_eq(st.count, 1);
+    cr_assert_float_eq(st.read_bytes, 100, 0, "not twice");
+    cr_assert_float_eq(st.flops, 7, 0);
+    cr_assert_eq(part(t, "load", 1).count, 1);
+    get(t, "load", &st);
+    cr_assert_float_eq(st.flops, 7, 0, "a report with nothing new changes nothing");
+    pt_destroy(t);
 }

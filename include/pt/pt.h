@@ -458,6 +458,24 @@ PT_EXTERN int pt_threads(pt_timing *t);
  *  \return 0, PT_EINVAL, or PT_ENOTFOUND past the last. */
 PT_EXTERN int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out);
 
+/** One thread's part of a pooled section. Counts and times are a
+ *  thread's own; the spread (stddev, min, max) exists only pooled. */
+typedef struct pt_thread_part {
+    int thread;              /**< the index asked: 0.., or PT_THREAD_MERGED */
+    uint64_t count;          /**< the section's occurrences on that thread */
+    double total_ms;         /**< their total */
+    double mean_ms;          /**< total / count, the first occurrence included */
+    double pct_section;      /**< % of the pooled section's total */
+} pt_thread_part;
+/** Thread index for what pt_unpack_merge (pt_mpi_gather) brought from other runs. */
+#define PT_THREAD_MERGED (-1)
+/** \brief Thread i's part of section s (from pt_find or a walk of pt_root).
+ *  Thread 0's part is the creating thread's own: the pooled figures less
+ *  every other thread's and the merged runs'.
+ *  \return 0 (a count of 0 where the thread never ran s), PT_EINVAL, or
+ *  PT_ENOTFOUND past the last thread. */
+PT_EXTERN int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out);
+
 /* ------------------------------------------------------------------ */
 /* FLOPS helpers                                                      */
 /* ------------------------------------------------------------------ */
@@ -625,7 +643,7 @@ typedef struct pt_log_opts {
     int view PT__DEF(0);          /**< enum pt_view */
     int max_depth PT__DEF(0);     /**< 0: all */
     int top PT__DEF(0);           /**< rows for PT_VIEW_BOTTLENECKS; 0: 10 */
-    int threads PT__DEF(0);       /**< a line per thread (when more than one timed) */
+    int threads PT__DEF(0);       /**< a line per thread, and under the tree each thread's part of the sections (when more than one timed) */
 } pt_log_opts;
 
 PT_EXTERN int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o);

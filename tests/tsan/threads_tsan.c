@@ -73,6 +73,13 @@ static void pooled(unsigned flags)
         snprintf(path, sizeof path, "thread %d", i);
         check_section(t, path, 1, 10);
     }
+    /* Each thread's part is exactly its own n occurrences. */
+    for (int i = 0; i <= NTHREADS; i++) {
+        pt_thread_part p;
+        int rc = pt_section_thread(t, pt_find(t, "outer"), i, &p);
+        CHECK(rc == 0 && p.count == (uint64_t)n, "thread %d's part of outer: %s, %llu", i,
+              pt_strerror(rc), (unsigned long long)p.count);
+    }
     pt_run_stats rs = pt_stats(t);
     CHECK(rs.threads == NTHREADS + 1, "threads %d", rs.threads);
     CHECK(rs.error_count == 0, "errors: %s", pt_last_error(t));
@@ -142,7 +149,7 @@ int main(void)
         fprintf(stderr, "threads_tsan: %d check%s failed\n", failures, failures == 1 ? "" : "s");
         return 1;
     }
-    printf("threads_tsan: 8 threads x %ld sections and the creating thread: counts exact, "
-           "no race reported\n", NSECTIONS);
+    printf("threads_tsan: 8 threads x %ld sections and the creating thread: counts and "
+           "each thread's part exact, no race reported\n", NSECTIONS);
     return 0;
 }
