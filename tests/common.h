@@ -80,4 +80,15 @@ static inline char *test_read_file(const char *path)
     return text;
 }
 
+/* d/name in one of 8 buffers used in turn, so the few paths one call
+ * takes stay valid together. */
+static inline const char *test_path(const char *d, const char *name)
+{
+    static char buf[8][256];
+    static unsigned next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "%s/%s", d, name);
+    return b;
+}
+
 #endif

@@ -48,14 +48,7 @@ static void teardown(void)
 
 TestSuite(html, .init = setup, .fini = teardown);
 
-static const char *in_dir(const char *name)
-{
-    static char p[4][160];
-    static int k;
-    char *s = p[k++ & 3];
-    snprintf(s, sizeof p[0], "%s/%s", dir, name);
-    return s;
-}
+#define in_dir(name) test_path(dir, (name))
 
 /* A file's text (tests/common.h), and its size in bytes when asked. */
 static char *slurp(const char *path, size_t *len)

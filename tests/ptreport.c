@@ -57,14 +57,7 @@ static void teardown(void)
 
 TestSuite(ptreport, .init = setup, .fini = teardown);
 
-static char *in_dir(const char *name)
-{
-    static char buf[8][256];
-    static int next;
-    char *b = buf[next++ % 8];
-    snprintf(b, 256, "%s/%s", dir, name);
-    return b;
-}
+#define in_dir(name) test_path(dir, (name))
 
 static char *slurp(const char *path)
 {

@@ -56,14 +56,7 @@ static void teardown(void)
 
 TestSuite(rank, .init = setup, .fini = teardown);
 
-static char *in_dir(const char *name)
-{
-    static char buf[4][256];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, 256, "%s/%s", dir, name);
-    return b;
-}
+#define in_dir(name) test_path(dir, (name))
 
 /* The names in dir, sorted, joined by spaces ("" when empty). */
 static char *listing(void)
