@@ -1,6 +1,7 @@
 /* The CSV and JSON exports: read back field by field against
  * pt_section_get(), on a manual clock; and the atomic write: failures leave
  * nothing behind, an existing file is replaced whole. */
+#define _GNU_SOURCE /* unshare, for a read-only directory as root */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -8,6 +9,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,9 +50,12 @@ static void remove_tree(const char *path)
     }
 }
 
+#define in_dir(name) test_path(dir, (name))
+
 static void teardown(void)
 {
     pt_destroy(t);
+    umount2(in_dir("ro"), MNT_DETACH); /* read_only_directory's, if still there */
     remove_tree(dir);
 }
 
@@ -57,14 +63,6 @@ TestSuite(export, .init = setup, .fini = teardown);
 
 #define MS 1000000 /* ns */
 
-static char *in_dir(const char *name)
-{
-    static char buf[4][256];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, 256, "%s/%s", dir, name);
-    return b;
-}
 
 /* Entries in d, "." and ".." not counted; names whose start is `prefix`. */
 static int entries(const char *d, const char *prefix)
@@ -600,6 +598,69 @@ Test(export, an_existing_file_is_replaced_whole)
     cr_assert_eq(after.st_mode & 0777, 0640, "the old file's permissions are kept");
     cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
     free(text);
+}
+
+/* A directory where nothing can be created: mode 0555, which binds
+ * every user but root; as root (who passes mode bits), a tmpfs mounted
+ * read-only there, in a mount namespace of this test process's own so
+ * nothing outside sees it. Holds old.csv, an earlier report. 0 when
+ * neither can be had. */
+static int read_only_dir(char *out, size_t n)
+{
+    const char *ro = in_dir("ro");
+    FILE *f;
+
+    snprintf(out, n, "%s", ro);
+    if (mkdir(ro, 0755) != 0)
+        return 0;
+    if (geteuid() == 0) {
+        if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("ptkit-ro", ro, "tmpfs", 0, "size=64k") != 0)
+            return 0;
+    }
+    f = fopen(in_dir("ro/old.csv"), "w");
+    if (!f || fputs("an earlier report\n", f) == EOF || fclose(f) != 0)
+        return 0;
+    if (geteuid() == 0)
+        return mount("ptkit-ro", ro, "tmpfs", MS_REMOUNT | MS_RDONLY, "size=64k") == 0;
+    return chmod(ro, 0555) == 0;
+}
+
+Test(export, a_read_only_directory_fails_and_keeps_what_was_there)
+{
+    typedef int (*export_fn)(pt_timing *, const char *);
+    static const struct {
+        export_fn fn;
+        const char *name;
+    } exports[] = { { pt_export_csv, "ro/perf.csv" }, { pt_export_json, "ro/perf.json" },
+                    { pt_export_html, "ro/perf.html" }, { pt_export_csv, "ro/old.csv" } };
+    char ro[256];
+
+    if (!read_only_dir(ro, sizeof ro))
+        cr_skip_test("no read-only directory to be had: not root, and chmod failed, or root "
+                     "without the right to mount a tmpfs (%s)", strerror(errno));
+    cr_assert_neq(access(ro, W_OK) == 0 && geteuid() != 0, 1, "%s is writable", ro);
+    workload();
+    for (size_t i = 0; i < sizeof exports / sizeof exports[0]; i++) {
+        const char *path = in_dir(exports[i].name);
+        int rc = exports[i].fn(t, path);
+        cr_assert_eq(rc, PT_EIO, "%s: %s", path, pt_strerror(rc));
+        cr_assert_not_null(strstr(pt_last_error(t), path), "names the path: %s",
+                           pt_last_error(t));
+        cr_assert(strstr(pt_last_error(t), strerror(EROFS)) ||
+                      strstr(pt_last_error(t), strerror(EACCES)),
+                  "says why: %s", pt_last_error(t));
+    }
+    cr_assert_eq(pt_error_count_of(t, PT_EIO), 4, "each counted");
+    cr_assert_eq(entries(ro, ""), 1, "nothing new, no temporary file");
+    char *old = test_read_file(in_dir("ro/old.csv"));
+    cr_assert_not_null(old);
+    cr_assert_str_eq(old, "an earlier report\n", "the earlier report is whole");
+    free(old);
+    if (geteuid() == 0)
+        cr_assert_eq(umount2(ro, MNT_DETACH), 0, "umount: %s", strerror(errno));
+    else
+        chmod(ro, 0755);
 }
 
 Test(export, a_new_file_follows_the_umask)
