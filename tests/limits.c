@@ -30,7 +30,9 @@
 #include "../host/pt_internal.h"
 
 /* The sanitizer build (.ci/run: -fsanitize=address,undefined) runs the
- * occurrence loops 10 times shorter: the figures are checked the same. */
+ * occurrence loops 10 times shorter, and valgrind's memcheck (make
+ * test-valgrind), which runs code some 50 times slower, 1000 times
+ * shorter: the figures are checked the same. */
 #if defined(__SANITIZE_ADDRESS__)
 #  define LIMITS_SANITIZED 1
 #elif defined(__has_feature)
@@ -42,8 +44,29 @@
 #  define LIMITS_SANITIZED 0
 #endif
 
-#define RECORDED (LIMITS_SANITIZED ? 100000000ULL : 1000000000ULL)
-#define REAL_PAIRS (LIMITS_SANITIZED ? 1000000ULL : 10000000ULL)
+#if defined(__has_include)
+#  if __has_include(<valgrind/valgrind.h>)
+#    include <valgrind/valgrind.h>
+#  endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#  define RUNNING_ON_VALGRIND 0
+#endif
+
+static uint64_t fewer(void)
+{
+    return RUNNING_ON_VALGRIND ? 1000 : LIMITS_SANITIZED ? 10 : 1;
+}
+
+static const char *fewer_why(void)
+{
+    return RUNNING_ON_VALGRIND ? " (under valgrind: 1000 times fewer)"
+           : LIMITS_SANITIZED  ? " (sanitizer build: 10 times fewer)"
+                               : "";
+}
+
+#define RECORDED (1000000000ULL / fewer())
+#define REAL_PAIRS (10000000ULL / fewer())
 
 #define KIB 1024
 #define MIB (1024 * 1024)
@@ -83,14 +106,7 @@ static void teardown(void)
 
 TestSuite(limits, .init = setup, .fini = teardown);
 
-static const char *in_dir(const char *name)
-{
-    static char p[8][160];
-    static int k;
-    char *s = p[k++ & 7];
-    snprintf(s, sizeof p[0], "%s/%s", dir, name);
-    return s;
-}
+#define in_dir(name) test_path(dir, (name))
 
 static char *slurp(const char *path)
 {
@@ -733,8 +749,7 @@ Test(limits, a_billion_occurrences_keep_count_and_sum_exact)
     }
     dt = seconds() - t0;
     cr_log_info("limits: %llu occurrences recorded in %.2f s (%.2f ns each)%s",
-                (unsigned long long)n, dt, dt / (double)n * 1e9,
-                LIMITS_SANITIZED ? " (sanitizer build: 10 times fewer)" : "");
+                (unsigned long long)n, dt, dt / (double)n * 1e9, fewer_why());
     /* n even: (n/2) of 3000 ns after the first, n/2 - 1 of 1000 ns. */
     check_figures(s, n, 1000, n / 2 - 1, 1000, n / 2, 3000);
     check_count_written(n, (double)n * 2000 / 1e6);
@@ -769,8 +784,8 @@ Test(limits, many_real_pairs_are_counted_exactly)
         pt_stop(t, "pair");
     }
     dt = seconds() - t0;
-    cr_log_info("limits: %llu pt_start/pt_stop pairs in %.2f s (%.1f ns a pair)",
-                (unsigned long long)n, dt, dt / (double)n * 1e9);
+    cr_log_info("limits: %llu pt_start/pt_stop pairs in %.2f s (%.1f ns a pair)%s",
+                (unsigned long long)n, dt, dt / (double)n * 1e9, fewer_why());
     cr_assert_eq(reads, 2 * n, "one clock read per call");
     s = pt_find(t, "pair");
     /* 1000, 3000, 1000, 3000, ...: the first 1000, then n/2 of 3000 and n/2 - 1 of 1000. */

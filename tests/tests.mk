@@ -32,18 +32,24 @@ $(BENCH_HOST): $(BUILD)/obj/tests/bench/bench_host.o $(LIB_A)
 bench-host: $(BENCH_HOST)
 	$(BENCH_HOST)
 
-# The host-core suites under valgrind memcheck, each test's process traced
+# The host suites under valgrind memcheck, each test's process traced
 # (Criterion forks one per test, --jobs 1 keeps them in turn). A binary of
 # its own links only those suites: the full one links NVRTC (about 100 MB),
 # which valgrind takes seconds to load in every test's process. Left out:
 # the suites that run nvcc or NVRTC (dev_compile, dev_header, nvrtc,
-# ptgen's compile checks), the HTML suite's browser, and the newer suites,
-# since every traced process costs seconds here (about 4 s per test on 2
-# cores): ptreport's suite, which runs a shell and the tool per case, is
-# left to the sanitizer build and its fuzz target (VALGRIND_SUITES='...
-# ptreport' adds it). Compilers are never traced.
-VALGRIND_SUITES ?= tree scope errors report export fold events devbuf
+# ptgen's compile checks) and the HTML suite's browser; ptreport's suite,
+# which runs a shell and the tool per case (about 4 s each traced on 2
+# cores), is left to the sanitizer build and its fuzz target
+# (VALGRIND_SUITES='... ptreport' adds it). Compilers are never traced.
+# The limits suite runs its occurrence loops 1000 times shorter here.
+VALGRIND_SUITES ?= tree scope errors report export fold events devbuf threads pack rank \
+                   memory trace flops schedule roofline limits nvtx
 VALGRIND_BIN    := $(BUILD)/tests/ptkit_tests_valgrind
+# One log per traced process. Criterion reports a test by what it asserted,
+# not by its process's exit code, so --error-exitcode alone would let a
+# test process with errors pass: with --quiet a clean process logs
+# nothing, and any log that is not empty fails the run.
+VALGRIND_LOGS   := $(BUILD)/valgrind
 VALGRIND_FLAGS  ?= --quiet --trace-children=yes --trace-children-skip='*/cc,*/gcc,*/clang,*/nvcc' \
                    --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
 
@@ -55,7 +61,14 @@ $(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A)
 test-valgrind: test-deps $(VALGRIND_BIN) $(TEST_PREREQS)
 	@command -v valgrind >/dev/null || { echo "test-valgrind needs valgrind:" \
 	    "sudo apt-get install -y valgrind" >&2; exit 1; }
-	cd $(CURDIR) && PT_BUILD=$(BUILD) valgrind $(VALGRIND_FLAGS) $(VALGRIND_BIN) --jobs 1 $(TEST_ARGS)
+	@rm -rf $(VALGRIND_LOGS) && mkdir -p $(VALGRIND_LOGS)
+	cd $(CURDIR) && PT_BUILD=$(BUILD) valgrind $(VALGRIND_FLAGS) \
+	    --log-file=$(VALGRIND_LOGS)/%p.log $(VALGRIND_BIN) --jobs 1 $(TEST_ARGS)
+	@bad=$$(find $(VALGRIND_LOGS) -name '*.log' -size +0c); \
+	if [ -n "$$bad" ]; then cat $$bad; \
+	    echo "test-valgrind: memcheck reported errors in $$(echo $$bad | wc -w) process(es)" >&2; \
+	    exit 1; fi; \
+	echo "test-valgrind: $$(ls $(VALGRIND_LOGS) | wc -l) processes traced, no memcheck error"
 
 # The threads under ThreadSanitizer: the library and a plain program
 # (Criterion cannot start under TSan) built into a build folder of their
