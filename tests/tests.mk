@@ -53,9 +53,19 @@ VALGRIND_LOGS   := $(BUILD)/valgrind
 VALGRIND_FLAGS  ?= --quiet --trace-children=yes --trace-children-skip='*/cc,*/gcc,*/clang,*/nvcc' \
                    --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
 
-$(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A)
+# The suite list as a file that changes only with the list, so a binary
+# linked for other suites is linked again.
+VALGRIND_LIST := $(BUILD)/tests/valgrind_suites
+.PHONY: valgrind-list-always
+valgrind-list-always:
+$(VALGRIND_LIST): valgrind-list-always
 	@mkdir -p $(@D)
-	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -ljansson $(PT_LDLIBS)
+	@echo '$(VALGRIND_SUITES)' | cmp -s - $@ || echo '$(VALGRIND_SUITES)' > $@
+
+$(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A) $(VALGRIND_LIST)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion -ljansson \
+	    $(PT_LDLIBS)
 
 .PHONY: test-valgrind
 test-valgrind: test-deps $(VALGRIND_BIN) $(TEST_PREREQS)
