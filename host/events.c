@@ -605,11 +605,7 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
         record_in_order(t, node, cpu_ns);
     }
 
-    if (m && (m->read != 0 || m->written != 0 || m->flops != 0)) {
-        rc = pt__check_metrics(t, m, "pt_stop_gpu");
-        if (rc == 0)
-            pt__add_metrics(node, m);
-    }
+    rc = pt__add_metrics(t, node, m, "pt_stop_gpu");
     if (t->gpu && t->gpu->qlen) {
         int r = 0;
         if (t->flags & PT_SYNC)

@@ -262,7 +262,11 @@ PT__HIDDEN void pt__clear_occurrences(pt_section *s);
 /* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */
 PT__HIDDEN char *pt__section_path_dup(const pt_section *s);
 PT__HIDDEN int pt__check_metrics(pt_timing *t, const pt_metrics *m, const char *where);
-PT__HIDDEN void pt__add_metrics(pt_section *s, const pt_metrics *m);
+/* m checked (pt__check_metrics) and added to s, each sum held at the
+ * largest double; a rejected or saturated metric is PT_ERANGE, described
+ * as the call `where`. */
+PT__HIDDEN int pt__add_metrics(pt_timing *t, pt_section *s, const pt_metrics *m,
+                               const char *where);
 PT__HIDDEN void pt__section_free_children(pt_section *s);
 
 /* The clock in ticks: inline, since every start and stop reads it. */

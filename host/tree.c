@@ -9,6 +9,8 @@
  * memory grows with distinct sections, never with occurrences. */
 #include "pt_internal.h"
 
+#include <float.h>
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -361,13 +363,35 @@ int pt__check_metrics(pt_timing *t, const pt_metrics *m, const char *where)
     return 0;
 }
 
-void pt__add_metrics(pt_section *s, const pt_metrics *m)
+/* a + b held at the largest double: *sat set when it had to be. */
+static double sat_add(double a, double b, int *sat)
 {
+    double v = a + b;
+    if (v > DBL_MAX) {
+        *sat = 1;
+        return DBL_MAX;
+    }
+    return v;
+}
+
+int pt__add_metrics(pt_timing *t, pt_section *s, const pt_metrics *m, const char *where)
+{
+    int rc, sat = 0;
+
     if (metrics_empty(m))
-        return;
-    s->read += m->read;
-    s->written += m->written;
-    s->flops += m->flops;
+        return 0;
+    rc = pt__check_metrics(t, m, where);
+    if (rc)
+        return rc;
+    s->read = sat_add(s->read, m->read, &sat);
+    s->written = sat_add(s->written, m->written, &sat);
+    s->flops = sat_add(s->flops, m->flops, &sat);
+    if (sat)
+        return pt__fail(t, PT_ERANGE,
+                        "%s(\"%s\"): its bytes or FLOPS pass the largest double with read=%g "
+                        "written=%g flops=%g; held at %g (saturated)",
+                        where, s->name, m->read, m->written, m->flops, DBL_MAX);
+    return 0;
 }
 
 /* ---- start / stop ------------------------------------------------ */
@@ -427,11 +451,8 @@ __attribute__((noinline)) static int start(pt_timing *t, const char *title, cons
     node = pt__child_in(r, top_of(r), title);
     if (!node || push(r, node) < 0)
         return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): out of memory", title);
-    if (!metrics_empty(m)) {
-        rc = pt__check_metrics(t, m, "pt_start");
-        if (rc == 0)
-            pt__add_metrics(node, m);
-    }
+    if (!metrics_empty(m)) /* the common case costs no call */
+        rc = pt__add_metrics(t, node, m, "pt_start");
     node->kind = PT__K_CPU;
     if (t->hooks)
         pt__hooks_start(t, node);
@@ -526,12 +547,7 @@ __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const
     if (t->hooks)
         pt__hooks_stop(t, node, f->t0, now, 0);
     pt__stop_pop(r, node, ns);
-    if (!metrics_empty(m)) {
-        rc = pt__check_metrics(t, m, "pt_stop");
-        if (rc == 0)
-            pt__add_metrics(node, m);
-    }
-    return rc;
+    return metrics_empty(m) ? 0 : pt__add_metrics(t, node, m, "pt_stop");
 }
 
 int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
@@ -555,7 +571,7 @@ static pt_section *open_node(pt_timing *t, int *ghost)
 int pt__add(pt_timing *t, const pt_metrics *m)
 {
     pt_section *node;
-    int rc, ghost;
+    int ghost;
 
     if (!t)
         return 0;
@@ -564,10 +580,7 @@ int pt__add(pt_timing *t, const pt_metrics *m)
         return 0; /* inside a start made while disabled */
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
-    rc = pt__check_metrics(t, m, "pt_add");
-    if (rc == 0)
-        pt__add_metrics(node, m);
-    return rc;
+    return pt__add_metrics(t, node, m, "pt_add");
 }
 
 int pt_transfer(pt_timing *t, double bytes, unsigned dir)
@@ -593,6 +606,11 @@ int pt_transfer(pt_timing *t, double bytes, unsigned dir)
         return 0;
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_transfer with no section open") : 0;
+    if (node->xfer[i] + bytes > DBL_MAX) {
+        node->xfer[i] = DBL_MAX;
+        return pt__fail(t, PT_ERANGE, "pt_transfer(%g bytes) in \"%s\": the bytes pass the largest "
+                        "double; held at %g (saturated)", bytes, node->name, DBL_MAX);
+    }
     node->xfer[i] += bytes;
     return 0;
 }

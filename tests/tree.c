@@ -1,6 +1,7 @@
 /* The section tree: identity of sections, nesting, statistics, misuse. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,33 @@ Test(tree, bad_metrics_are_rejected_and_said)
     cr_assert_float_eq(s.flops, 0, 0);
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 4);
     cr_assert(strstr(pt_last_error(t), "finite"), "%s", pt_last_error(t));
+}
+
+Test(tree, huge_metrics_saturate_and_are_said)
+{
+    cr_assert_eq(pt_start(t, "big", .flops = 1e308), 0, "the largest doubles are metrics");
+    cr_assert_eq(pt_add(t, .flops = 1e308), PT_ERANGE, "but their sum passes DBL_MAX");
+    cr_assert(strstr(pt_last_error(t), "saturated") && strstr(pt_last_error(t), "\"big\""),
+              "%s", pt_last_error(t));
+    cr_assert_eq(pt_add(t, .read = DBL_MAX, .written = 1), 0);
+    cr_assert_eq(pt_transfer(t, DBL_MAX, PT_H2D), 0);
+    cr_assert_eq(pt_transfer(t, DBL_MAX, PT_H2D), PT_ERANGE);
+    cr_assert(strstr(pt_last_error(t), "pt_transfer"), "%s", pt_last_error(t));
+    cr_assert_eq(pt_stop(t, "big", .read = DBL_MAX), PT_ERANGE);
+    pt_section_stats s = get("big");
+    cr_assert_eq(s.count, 1);
+    cr_assert_eq(s.flops, DBL_MAX, "held, not infinite");
+    cr_assert_eq(s.read_bytes, DBL_MAX);
+    cr_assert_eq(s.written_bytes, 1);
+    cr_assert_eq(s.xfer_bytes[0], DBL_MAX);
+    cr_assert(isfinite(s.gflops) && isfinite(s.read_gbs), "rates stay finite: %g %g", s.gflops,
+              s.read_gbs);
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 3);
+    /* The saved run holds numbers, not nulls, and packs. */
+    void *buf;
+    size_t len;
+    cr_assert_eq(pt_pack(t, &buf, &len), 0, "%s", pt_last_error(t));
+    free(buf);
 }
 
 Test(tree, transfers_have_a_rate_by_direction)
