@@ -621,6 +621,28 @@ static void view_tree(sink *k, rows *r, const pt_log_opts *o)
     }
 }
 
+/* The heading of a table whose first column is left-aligned and the
+ * others right-aligned, between rules (above it only when `above` is a
+ * character); returns the table's width. */
+static size_t head_row(sink *k, const char *first, size_t name_w, const char *const *head,
+                       const size_t *w, int ncol, char above)
+{
+    size_t total_w = name_w;
+
+    for (int c = 0; c < ncol; c++)
+        total_w += strlen(GAP) + w[c];
+    if (above)
+        rule(k, above, total_w);
+    put_cell(k, first, name_w, 0);
+    for (int c = 0; c < ncol; c++) {
+        put_str(k, GAP);
+        put_cell(k, head[c], w[c], 1);
+    }
+    emit(k);
+    rule(k, '-', total_w);
+    return total_w;
+}
+
 /* ---- each thread's part ------------------------------------------ */
 
 enum { P_CALLS, P_TOTAL, P_MEAN, P_PCT, PCOL };
@@ -633,7 +655,7 @@ static int view_threads(pt_timing *t, sink *k, const rows *r, int nthreads)
 {
     static const char *const head[PCOL] = { "Calls", "Total ms", "Mean ms", "% of section" };
     pt_thread_part *part;
-    size_t w[PCOL], name_w = strlen("Section by thread"), total_w, cells;
+    size_t w[PCOL], name_w = strlen("Section by thread"), cells;
     char (*cell)[PCOL][CELL];
     int ngroups = nthreads + 1; /* the merged runs, then threads 0.. */
 
@@ -668,18 +690,8 @@ static int view_threads(pt_timing *t, sink *k, const rows *r, int nthreads)
         }
     if (name_w > NAME_MAX_W)
         name_w = NAME_MAX_W;
-    total_w = name_w;
-    for (int c = 0; c < PCOL; c++)
-        total_w += strlen(GAP) + w[c];
-
     emit(k);
-    put_cell(k, "Section by thread", name_w, 0);
-    for (int c = 0; c < PCOL; c++) {
-        put_str(k, GAP);
-        put_cell(k, head[c], w[c], 1);
-    }
-    emit(k);
-    rule(k, '-', total_w);
+    head_row(k, "Section by thread", name_w, head, w, PCOL, 0);
     /* Threads in order, the runs merged in last. */
     for (int n = 0; n < ngroups; n++) {
         int g = n + 1 < ngroups ? n + 1 : 0, any = 0;
@@ -757,18 +769,7 @@ static void view_table(sink *k, rows *r, const pt_run_stats *rs)
             if (strlen(x->cell[c]) > w[c])
                 w[c] = strlen(x->cell[c]);
     }
-    total_w = name_w;
-    for (int c = 0; c < TCOL; c++)
-        total_w += strlen(GAP) + w[c];
-
-    rule(k, '=', total_w);
-    put_cell(k, "Section", name_w, 0);
-    for (int c = 0; c < TCOL; c++) {
-        put_str(k, GAP);
-        put_cell(k, head[c], w[c], 1);
-    }
-    emit(k);
-    rule(k, '-', total_w);
+    total_w = head_row(k, "Section", name_w, head, w, TCOL, '=');
     for (size_t i = 0; i < r->n; i++) {
         row *x = &r->v[i];
         put_cell(k, x->label, name_w, 0);
