@@ -281,7 +281,7 @@ static int parts(pt_timing *t, jw *w, const pt_section *s, int thread)
 
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
         pt_thread_part p;
-        if (pt_section_thread(t, c, thread, &p) == 0 && p.count > 0) {
+        if (pt__section_part(t, c, thread, &p) == 0 && p.count > 0) {
             char *path = pt__section_path_dup(c);
             if (!path)
                 return PT_ENOMEM;

@@ -336,6 +336,12 @@ static int collect(const pt_timing *t, const pt_section *parent, const pt_log_op
 
 /* ---- header and footer ------------------------------------------- */
 
+/* "thread 2 (tid 4242)", and ", creator" for thread 0. */
+static void put_thread(sink *k, const pt_thread_info *ti)
+{
+    put(k, "thread %d (tid %ld)%s", ti->index, ti->tid, ti->index == 0 ? ", creator" : "");
+}
+
 /* Sections from several threads are pooled by path; say so, with how
  * evenly the threads were busy, and with per_thread a line for each. */
 static void thread_lines(pt_timing *t, sink *k, int n, int per_thread)
@@ -365,8 +371,10 @@ static void thread_lines(pt_timing *t, sink *k, int n, int per_thread)
         if (pt_thread_stats(t, i, &ti) < 0)
             continue;
         fmt_ms(a, ti.busy_ms);
-        put(k, "    thread %d (tid %ld)%s: %" PRIu64 " occurrence%s, busy %s ms", ti.index, ti.tid,
-            ti.index == 0 ? ", creator" : "", ti.occurrences, ti.occurrences == 1 ? "" : "s", a);
+        put_str(k, "    ");
+        put_thread(k, &ti);
+        put(k, ": %" PRIu64 " occurrence%s, busy %s ms", ti.occurrences,
+            ti.occurrences == 1 ? "" : "s", a);
         if (ti.open)
             put(k, ", %zu open", ti.open);
         emit(k);
@@ -675,7 +683,7 @@ static int view_threads(pt_timing *t, sink *k, const rows *r, int nthreads)
         for (size_t i = 0; i < r->n; i++) {
             size_t at = (size_t)g * r->n + i;
             pt_thread_part *p = &part[at];
-            if (pt_section_thread(t, r->v[i].s, g - 1, p) < 0 || p->count == 0)
+            if (pt__section_part(t, r->v[i].s, g - 1, p) < 0 || p->count == 0)
                 continue;
             snprintf(cell[at][P_CALLS], CELL, "%" PRIu64, p->count);
             fmt_ms(cell[at][P_TOTAL], p->total_ms);
@@ -704,7 +712,7 @@ static int view_threads(pt_timing *t, sink *k, const rows *r, int nthreads)
         } else {
             pt_thread_info ti;
             if (pt_thread_stats(t, g - 1, &ti) == 0)
-                put(k, "thread %d (tid %ld)%s", ti.index, ti.tid, ti.index == 0 ? ", creator" : "");
+                put_thread(k, &ti);
             else
                 put(k, "thread %d", g - 1);
         }

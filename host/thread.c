@@ -249,22 +249,14 @@ static void part_of(const pt_section *root, const pt_section *s, uint64_t *count
     *ns = c ? c->total_ns : 0;
 }
 
-int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
 {
     uint64_t count = 0;
     double ns = 0;
     int found = 0;
 
-    if (!out)
-        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: NULL out") : PT_EINVAL;
     memset(out, 0, sizeof *out);
     out->thread = i;
-    if (!t || !s || !s->parent || i < PT_THREAD_MERGED)
-        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: %s",
-                            !s || !s->parent ? "no section (NULL or the root)"
-                                             : "thread index below PT_THREAD_MERGED")
-                 : PT_EINVAL;
-    pt__threads_merge(t);
     pthread_mutex_lock(&t->lock);
     if (i == PT_THREAD_MERGED) {
         part_of(&t->merged_root, s, &count, &ns);
@@ -302,4 +294,19 @@ int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *
     out->mean_ms = count ? out->total_ms / (double)count : 0;
     out->pct_section = s->total_ns > 0 ? 100.0 * ns / s->total_ns : 0;
     return 0;
+}
+
+int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+{
+    if (!out)
+        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: NULL out") : PT_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->thread = i;
+    if (!t || !s || !s->parent || i < PT_THREAD_MERGED)
+        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: %s",
+                            !s || !s->parent ? "no section (NULL or the root)"
+                                             : "thread index below PT_THREAD_MERGED")
+                 : PT_EINVAL;
+    pt__threads_merge(t);
+    return pt__section_part(t, s, i, out);
 }

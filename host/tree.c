@@ -586,7 +586,7 @@ int pt__add(pt_timing *t, const pt_metrics *m)
 int pt_transfer(pt_timing *t, double bytes, unsigned dir)
 {
     pt_section *node;
-    int i, ghost;
+    int i, ghost, sat = 0;
 
     if (!t)
         return 0;
@@ -606,12 +606,10 @@ int pt_transfer(pt_timing *t, double bytes, unsigned dir)
         return 0;
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_transfer with no section open") : 0;
-    if (node->xfer[i] + bytes > DBL_MAX) {
-        node->xfer[i] = DBL_MAX;
+    node->xfer[i] = sat_add(node->xfer[i], bytes, &sat);
+    if (sat)
         return pt__fail(t, PT_ERANGE, "pt_transfer(%g bytes) in \"%s\": the bytes pass the largest "
                         "double; held at %g (saturated)", bytes, node->name, DBL_MAX);
-    }
-    node->xfer[i] += bytes;
     return 0;
 }
 
