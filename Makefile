@@ -32,13 +32,13 @@ SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wundef -Wpointer-arith -Wformat=2 -Wvla
 # Ours first, the user's CPPFLAGS/CFLAGS/LDFLAGS appended so they win.
-PT_CPPFLAGS := -Iinclude -I$(BUILD)/gen -D_POSIX_C_SOURCE=200809L -DPT_CUDA_HOME='"$(CUDA_HOME)"' \
+PT_CPPFLAGS := -Iinclude -Ihost -Idevice -I$(BUILD)/gen -D_POSIX_C_SOURCE=200809L -DPT_CUDA_HOME='"$(CUDA_HOME)"' \
                -DPT_BUILD_CUDA=$(CUDA)
 PT_CFLAGS   := -O2 -g -fPIC -fvisibility=hidden $(WARN)
 PT_LDLIBS   := -lm -lpthread -ldl
 DEPFLAGS     = -MMD -MP
 
-LIB_SRCS := $(wildcard host/*.c)
+LIB_SRCS := $(wildcard host/*/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 # Generated sources compiled into the library (embedded headers, kernels).
 LIB_GEN_OBJS :=
@@ -56,7 +56,7 @@ all: lib
 
 # Sub-makefiles add generated sources, tools and their rules.
 -include gen/gen.mk
--include host/ptreport/ptreport.mk
+-include tools/ptreport/ptreport.mk
 -include tests/fuzz/fuzz.mk
 -include device/device.mk
 -include tests/tests.mk
@@ -67,7 +67,7 @@ lib: $(LIB_A) $(LIB_SO)
 
 # NVTX 3 is header-only, found beside CUDA's other headers.
 ifeq ($(CUDA),1)
-$(BUILD)/obj/host/nvtx.o $(BUILD)/obj/tests/nvtx.o: PT_CPPFLAGS += -I$(CUDA_HOME)/include
+$(BUILD)/obj/host/core/nvtx.o $(BUILD)/obj/tests/nvtx.o: PT_CPPFLAGS += -I$(CUDA_HOME)/include
 endif
 
 $(BUILD)/obj/%.o: %.c

@@ -39,9 +39,9 @@ $(BUILD)/obj/generated/%.o: $(BUILD)/gen/%.c
 LIB_GEN_OBJS += $(BUILD)/obj/generated/pt_dev_embed.o
 
 # The HTML report's page (styles and script), written as a plain file and
-# embedded for host/export_html.c, which puts the run's data into it.
-$(BUILD)/gen/pt_html_embed.c: $(PTEMBED) host/export_html.html
+# embedded for host/report/export_html.c, which puts the run's data into it.
+$(BUILD)/gen/pt_html_embed.c: $(PTEMBED) host/report/export_html.html
 	@mkdir -p $(@D)
-	$(PTEMBED) -o $@ -n pt__html_embed -C host export_html.html
+	$(PTEMBED) -o $@ -n pt__html_embed -C host/report export_html.html
 
 LIB_GEN_OBJS += $(BUILD)/obj/generated/pt_html_embed.o

@@ -11,9 +11,9 @@
 #ifndef PT_TESTS_CUDA_FAKE_H
 #define PT_TESTS_CUDA_FAKE_H
 
-#include "../device/pt_fold_math.h"
-#include "../host/cuda_shim.h"
-#include "../host/gpu.h"
+#include "pt_fold_math.h"
+#include "gpu/cuda.h"
+#include "gpu/gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "../host/pt_internal.h"
+#include "core/timing.h"
 
 static test_clock clk;
 static pt_timing *t;

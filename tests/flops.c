@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "../host/pt_internal.h"
+#include "core/timing.h"
 
 TestSuite(flops);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "../host/pt_internal.h"
+#include "core/timing.h"
 
 #define MS 1000000 /* ns */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "../host/pt_internal.h"
+#include "core/timing.h"
 
 static test_clock clk;
 static pt_timing *t;

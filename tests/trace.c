@@ -14,7 +14,7 @@
 
 #include "common.h"
 #include "cuda_fake.h"
-#include "../host/trace.h"
+#include "core/trace.h"
 
 static test_clock clk;
 static pt_timing *t;

@@ -21,8 +21,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-function \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_DIR     := $(BUILD)/fuzz
-# The einsum parser is fuzzed where host/flops.c provides it.
-FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/flops.c),einsum) pack
+# The einsum parser is fuzzed where host/core/flops.c provides it.
+FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/core/flops.c),einsum) pack
 FUZZ_LIB_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB     := $(FUZZ_DIR)/lib/lib/libptkit.a
 
@@ -33,15 +33,15 @@ $(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c host/ptreport/run.c \
-                                host/ptreport/csv.c host/ptreport/ptreport.h
+$(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c tools/ptreport/run.c \
+                                tools/ptreport/csv.c tools/ptreport/ptreport.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ihost/ptreport -Iinclude -o $@ $< host/ptreport/run.c \
-	    host/ptreport/csv.c -ljansson -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools/ptreport -Iinclude -o $@ $< tools/ptreport/run.c \
+	    tools/ptreport/csv.c -ljansson -lm
 
-$(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/flops.c
+$(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/core/flops.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< host/flops.c -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< host/core/flops.c -lm
 
 # The library's own make decides what to rebuild, so it runs every time.
 fuzz-lib: $(FUZZ_LIB)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt_internal.h"
+#include "core/timing.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

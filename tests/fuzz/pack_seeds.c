@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt_internal.h"
+#include "core/timing.h"
 
 static int64_t now_ns;
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../host/gpu.h"
+#include "gpu/gpu.h"
 #include "kernels.h"
 
 static pt_timing *t;

@@ -73,9 +73,9 @@ $(KDIR)/%.ptxas.txt: $(KDIR)/%.ptx
 
 # A __host__ __device__ phase function built for sm_90 and for the host;
 # the test runs it on the CPU.
-$(KDIR)/hostdev: tests/kernels/hostdev.cu host/dev_host.c $(PT_DEV_HDRS)
+$(KDIR)/hostdev: tests/kernels/hostdev.cu host/gpu/dev_host.c $(PT_DEV_HDRS)
 	@mkdir -p $(@D)
-	$(K_NVCC) -arch=sm_90 -Xcompiler -Wall,-Wextra -o $@ tests/kernels/hostdev.cu host/dev_host.c
+	$(K_NVCC) -arch=sm_90 -Xcompiler -Wall,-Wextra -o $@ tests/kernels/hostdev.cu host/gpu/dev_host.c
 
 TEST_PREREQS += $(KDIR)/phases_c.sm_80.ptx $(KDIR)/phases_c.sm_90.ptx \
                 $(KDIR)/phases_c.sm_80.ptxas.txt $(KDIR)/phases_c.sm_90.ptxas.txt \

@@ -1,0 +1,394 @@
+/* A timing's tree as bytes, and bytes merged back into a tree: how one
+ * process's sections reach another's (pt_mpi.h gathers every MPI rank's
+ * tree to rank 0 this way).
+ *
+ * The format, version 1, every integer and double little-endian whatever
+ * the machine (doubles as their IEEE-754 bits):
+ *
+ *   "PTPK"  u32 version  u64 sections
+ *   then each section in preorder:
+ *     u32 depth         1 for a child of the root; at most one more than
+ *                       the previous section's, at most PACK_MAX_DEPTH
+ *     u8 kind           enum pt__kind
+ *     u8 flags          bit 0: phase figures follow
+ *     u32 name_len      then the title's bytes, no NUL among them
+ *     u64 count
+ *     f64 total, first, last, mean, m2, min, max   (ns; Welford's summary
+ *                                                   of occurrences 2..count)
+ *     f64 read, written, flops, xfer[3], mem_hwm
+ *     phase figures:  u64 blocks  f64 hits, block_sum, block_min, block_max
+ *                     u32 nsm  then nsm f64 per-SM totals
+ *
+ * These are the figures pt__merge_tree() pools, so a tree packed on one
+ * rank and merged on another adds up exactly as if it had been recorded
+ * there. The reader checks every length against the bytes left, every
+ * depth, kind and flag, and that every double is finite and the buffer
+ * ends with the last section, before it touches the timing. */
+#include "core/timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_VERSION 1u
+#define PACK_HEADER 16u
+/* pt__merge_tree() recurses once per level; a deeper tree is refused on
+ * both sides rather than risk the stack. */
+#define PACK_MAX_DEPTH 4096u
+#define PACK_NFIG 14
+
+static const unsigned char magic[4] = { 'P', 'T', 'P', 'K' };
+
+/* ---- writing ------------------------------------------------------ */
+
+typedef struct wbuf {
+    unsigned char *p;
+    size_t n, cap;
+    int oom;
+} wbuf;
+
+static void put(wbuf *w, const void *src, size_t n)
+{
+    if (w->oom)
+        return;
+    if (w->cap - w->n < n) {
+        size_t cap = w->cap ? w->cap : 256;
+        unsigned char *q;
+        while (cap - w->n < n)
+            cap *= 2;
+        q = realloc(w->p, cap);
+        if (!q) {
+            w->oom = 1;
+            return;
+        }
+        w->p = q;
+        w->cap = cap;
+    }
+    memcpy(w->p + w->n, src, n);
+    w->n += n;
+}
+
+static void put_u(wbuf *w, uint64_t v, int bytes)
+{
+    unsigned char b[8];
+    for (int i = 0; i < bytes; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    put(w, b, (size_t)bytes);
+}
+
+static void put_f(wbuf *w, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    put_u(w, v, 8);
+}
+
+static void put_section(wbuf *w, const pt_section *s, uint32_t depth)
+{
+    const double fig[PACK_NFIG] = { s->total_ns, s->first_ns, s->last_ns, s->mean_ns,
+                                    s->m2_ns, s->min_ns, s->max_ns, s->read, s->written,
+                                    s->flops, s->xfer[0], s->xfer[1], s->xfer[2], s->mem_hwm };
+    const pt__phase_ext *p = s->phase;
+
+    put_u(w, depth, 4);
+    put_u(w, (uint64_t)s->kind, 1);
+    put_u(w, p ? 1 : 0, 1);
+    put_u(w, s->name_len, 4);
+    put(w, s->name, s->name_len);
+    put_u(w, s->count, 8);
+    for (int i = 0; i < PACK_NFIG; i++)
+        put_f(w, fig[i]);
+    if (!p)
+        return;
+    put_u(w, p->blocks, 8);
+    put_f(w, p->hits);
+    put_f(w, p->block_sum_ns);
+    put_f(w, p->block_min_ns);
+    put_f(w, p->block_max_ns);
+    put_u(w, (uint64_t)(p->nsm > 0 ? p->nsm : 0), 4);
+    for (int i = 0; i < p->nsm; i++)
+        put_f(w, p->sm_ns[i]);
+}
+
+int pt_pack(pt_timing *t, void **buf, size_t *len)
+{
+    wbuf w = { NULL, 0, 0, 0 };
+    uint64_t n = 0;
+    size_t open;
+
+    if (!buf || !len)
+        return pt__fail(t, PT_EINVAL, "pt_pack: NULL %s", buf ? "len" : "buf");
+    *buf = NULL;
+    *len = 0;
+    put(&w, magic, sizeof magic);
+    put_u(&w, PACK_VERSION, 4);
+    put_u(&w, 0, 8); /* the count, written at the end */
+    if (t) {
+        pt__settle(t);
+        /* Preorder without recursion: down to the first child, else to
+         * the next sibling of the nearest ancestor that has one. */
+        const pt_section *s = t->root.child;
+        uint32_t depth = 1;
+        while (s) {
+            if (s->name_len > UINT32_MAX || depth > PACK_MAX_DEPTH) {
+                free(w.p);
+                return pt__fail(t, PT_ERANGE, "pt_pack: \"%.64s\" is %s", s->name,
+                                depth > PACK_MAX_DEPTH ? "nested too deep to pack"
+                                                       : "too long a title to pack");
+            }
+            put_section(&w, s, depth);
+            n++;
+            if (s->child) {
+                s = s->child;
+                depth++;
+                continue;
+            }
+            while (s && !s->next) {
+                s = s->parent == &t->root ? NULL : s->parent;
+                depth--;
+            }
+            if (s)
+                s = s->next;
+        }
+    }
+    if (w.oom) {
+        free(w.p);
+        return pt__fail(t, PT_ENOMEM, "pt_pack: out of memory for %llu sections",
+                        (unsigned long long)n);
+    }
+    for (int i = 0; i < 8; i++)
+        w.p[8 + i] = (unsigned char)(n >> (8 * i));
+    *buf = w.p;
+    *len = w.n;
+    if (!t || !(open = pt__open_count(t)))
+        return 0;
+    return pt__fail(t, PT_EOPEN, "pt_pack: packed without the running occurrence of %zu open "
+                    "section%s", open, open == 1 ? "" : "s");
+}
+
+/* ---- reading ------------------------------------------------------ */
+
+typedef struct rbuf {
+    const unsigned char *p;
+    size_t n, at;
+    const char *why;          /* the first fault, or NULL */
+    size_t why_at;
+    int cut;                  /* why names what the bytes end inside of */
+} rbuf;
+
+/* Notes the first fault and where; returns PT_EPARSE. */
+static int fault(rbuf *r, const char *why)
+{
+    if (!r->why) {
+        r->why = why;
+        r->why_at = r->at;
+    }
+    return PT_EPARSE;
+}
+
+static int get_u(rbuf *r, uint64_t *v, int bytes, const char *what)
+{
+    if (r->n - r->at < (size_t)bytes) {
+        r->cut = !r->why;
+        return fault(r, what);
+    }
+    *v = 0;
+    for (int i = 0; i < bytes; i++)
+        *v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
+    r->at += (size_t)bytes;
+    return 0;
+}
+
+static int get_f(rbuf *r, double *d, const char *what)
+{
+    uint64_t v;
+    if (get_u(r, &v, 8, what) < 0)
+        return PT_EPARSE;
+    memcpy(d, &v, sizeof *d);
+    if (!isfinite(*d))
+        return fault(r, "a figure that is not a finite number");
+    return 0;
+}
+
+static void free_tree(pt_section *root)
+{
+    pt_section *s = root->child;
+
+    /* Children first, without recursion: descend, free on the way up. */
+    while (s && s != root) {
+        pt_section *up;
+        if (s->child) {
+            s = s->child;
+            continue;
+        }
+        up = s->parent;
+        up->child = s->next;
+        if (s->phase)
+            free(s->phase->sm_ns);
+        free(s->phase);
+        free(s->name);
+        free(s);
+        s = up->child ? up->child : up;
+    }
+    root->child = root->last_child = NULL;
+}
+
+static int get_phase(rbuf *r, pt_section *s)
+{
+    pt__phase_ext *p = calloc(1, sizeof *p);
+    uint64_t nsm;
+
+    if (!p)
+        return PT_ENOMEM;
+    s->phase = p;
+    if (get_u(r, &p->blocks, 8, "phase figures") < 0 || get_f(r, &p->hits, "phase figures") < 0 ||
+        get_f(r, &p->block_sum_ns, "phase figures") < 0 ||
+        get_f(r, &p->block_min_ns, "phase figures") < 0 ||
+        get_f(r, &p->block_max_ns, "phase figures") < 0 ||
+        get_u(r, &nsm, 4, "phase figures") < 0)
+        return PT_EPARSE;
+    if (nsm > (r->n - r->at) / 8 || nsm > INT32_MAX)
+        return fault(r, "more per-SM figures than bytes left");
+    if (nsm) {
+        p->sm_ns = malloc((size_t)nsm * sizeof *p->sm_ns);
+        if (!p->sm_ns)
+            return PT_ENOMEM;
+        p->nsm = (int)nsm;
+        for (uint64_t i = 0; i < nsm; i++)
+            if (get_f(r, &p->sm_ns[i], "per-SM figures") < 0)
+                return PT_EPARSE;
+    }
+    return 0;
+}
+
+/* One section read under the section at depth-1 on the path to it. */
+static int get_section(rbuf *r, pt_section **path, uint32_t *top)
+{
+    uint64_t depth, kind, flags, name_len;
+    double fig[PACK_NFIG];
+    pt_section *s, *parent;
+    int rc;
+
+    if (get_u(r, &depth, 4, "a section's depth") < 0)
+        return PT_EPARSE;
+    if (depth < 1 || depth > *top + 1 || depth > PACK_MAX_DEPTH)
+        return fault(r, "a depth that does not follow the previous section's");
+    if (get_u(r, &kind, 1, "a section's kind") < 0 || get_u(r, &flags, 1, "a section's flags") < 0)
+        return PT_EPARSE;
+    if (kind > PT__K_UNATTR || flags > 1)
+        return fault(r, "an unknown section kind or flag");
+    if (get_u(r, &name_len, 4, "a title's length") < 0)
+        return PT_EPARSE;
+    if (name_len > r->n - r->at)
+        return fault(r, "a title longer than the bytes left");
+    if (memchr(r->p + r->at, '\0', (size_t)name_len))
+        return fault(r, "a NUL byte inside a title");
+
+    s = calloc(1, sizeof *s);
+    if (!s || !(s->name = malloc((size_t)name_len + 1))) {
+        free(s);
+        return PT_ENOMEM;
+    }
+    memcpy(s->name, r->p + r->at, (size_t)name_len);
+    s->name[name_len] = '\0';
+    s->name_len = (size_t)name_len;
+    s->key = s->name;
+    r->at += (size_t)name_len;
+    /* Linked in at once, so free_tree() finds it whatever fails next. */
+    parent = path[depth - 1];
+    s->parent = parent;
+    s->depth = (int)depth;
+    s->kind = (int)kind;
+    if (parent->last_child)
+        parent->last_child->next = s;
+    else
+        parent->child = s;
+    parent->last_child = s;
+    path[depth] = s;
+    *top = (uint32_t)depth;
+
+    if (get_u(r, &s->count, 8, "a section's count") < 0)
+        return PT_EPARSE;
+    for (int i = 0; i < PACK_NFIG; i++)
+        if (get_f(r, &fig[i], "a section's figures") < 0)
+            return PT_EPARSE;
+    s->total_ns = fig[0];
+    s->first_ns = fig[1];
+    s->last_ns = fig[2];
+    s->mean_ns = fig[3];
+    s->m2_ns = fig[4];
+    s->min_ns = fig[5];
+    s->max_ns = fig[6];
+    s->read = fig[7];
+    s->written = fig[8];
+    s->flops = fig[9];
+    memcpy(s->xfer, fig + 10, sizeof s->xfer);
+    s->mem_hwm = fig[13];
+    if (flags & 1) {
+        rc = get_phase(r, s);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The bytes as a tree under root; 0, PT_EPARSE (r->why says what) or PT_ENOMEM. */
+static int read_tree(rbuf *r, pt_section *root)
+{
+    pt_section **path;
+    uint64_t version, n;
+    uint32_t top = 0;
+    int rc = 0;
+
+    if (r->n < sizeof magic || memcmp(r->p, magic, sizeof magic) != 0)
+        return fault(r, "no \"PTPK\" at its start (not a packed tree)");
+    r->at = sizeof magic;
+    if (get_u(r, &version, 4, "the header") < 0 || get_u(r, &n, 8, "the header") < 0)
+        return PT_EPARSE;
+    if (version != PACK_VERSION)
+        return fault(r, "a format version this build does not read");
+    /* Every section takes more than 8 bytes: a count beyond that cannot be right. */
+    if (n > (r->n - r->at) / 8)
+        return fault(r, "more sections than bytes left");
+    path = malloc((PACK_MAX_DEPTH + 1) * sizeof *path);
+    if (!path)
+        return PT_ENOMEM;
+    path[0] = root;
+    for (uint64_t i = 0; i < n && rc == 0; i++)
+        rc = get_section(r, path, &top);
+    free(path);
+    if (rc == 0 && r->at != r->n)
+        rc = fault(r, "bytes after the last section");
+    return rc;
+}
+
+int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
+{
+    rbuf r = { .p = buf, .n = len };
+    pt_section root;
+    int rc;
+
+    if (!t)
+        return 0;
+    if (!buf)
+        return pt__fail(t, PT_EINVAL, "pt_unpack_merge: NULL buf");
+    memset(&root, 0, sizeof root);
+    rc = read_tree(&r, &root);
+    if (rc == PT_EPARSE)
+        pt__fail(t, rc, "pt_unpack_merge: %zu bytes, at byte %zu: %s%s; nothing merged", len,
+                 r.why_at, r.cut ? "the bytes end inside " : "", r.why ? r.why : "malformed");
+    else if (rc == PT_ENOMEM)
+        pt__fail(t, rc, "pt_unpack_merge: out of memory reading %zu bytes; nothing merged", len);
+    else if ((rc = pt__merge_tree(t, &t->root, &root)) < 0)
+        pt__fail(t, rc, "pt_unpack_merge: out of memory merging; the tree holds part of it");
+    else if ((rc = pt__merge_aside(&t->merged_root, &root)) < 0)
+        pt__fail(t, rc, "pt_unpack_merge: out of memory keeping the merged run apart; the "
+                 "creating thread's part (pt_section_thread) holds some of it");
+    free_tree(&root);
+    return rc;
+}
+
+int pt__error(pt_timing *t, int code, const char *msg)
+{
+    return pt__fail(t, code, "%s", msg ? msg : pt_strerror(code));
+}

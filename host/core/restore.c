@@ -1,0 +1,135 @@
+/* A timing rebuilt from a saved run, for the reports.
+ *
+ * A saved run holds the figures the reports print, not the occurrences
+ * behind them, so a node's aggregates are set from those figures the way
+ * pt__record() and the fold would have left them: the rest's spread comes
+ * back as Welford's sum of squared deviations, a phase's block mean as the
+ * sum of its blocks. An open section gets a frame on the stack, which is
+ * how the reports (and pt_stats()) learn that it is open. */
+#include "core/timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A figure the file left out (NaN) reads as 0, as it does in the file's
+ * own readers. */
+static double fig(double v)
+{
+    return isfinite(v) ? v : 0;
+}
+
+static void quiet(void *ctx, const char *line)
+{
+    (void)ctx;
+    (void)line;
+}
+
+pt_timing *pt__restore_create(const char *name)
+{
+    pt_timing *t = pt_create(name, PT_CPU);
+
+    if (!t)
+        return NULL;
+    /* Reporting open sections counts an error; the saved run's own
+     * errors are what the report shows, and nothing is said on stderr. */
+    t->error_fn = quiet;
+    /* No device is asked for peaks the file does not hold. */
+    t->peak_src = PT__PEAKS_TRIED;
+    return t;
+}
+
+static int push_open(pt_timing *t, pt_section *s)
+{
+    pt__thr *r = &t->main;
+    if (r->depth == r->stack_cap) {
+        size_t cap = r->stack_cap ? r->stack_cap * 2 : 8;
+        pt__frame *v = realloc(r->stack, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        r->stack = v;
+        r->stack_cap = cap;
+    }
+    r->stack[r->depth++] = (pt__frame){ .node = s, .t0 = 0, .gpu = s->kind == PT__K_GPU,
+                                        .pending = -1 };
+    s->open++;
+    return 0;
+}
+
+pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *name,
+                                const pt__restored *f)
+{
+    pt_section *s;
+    uint64_t rest;
+
+    if (!t || !name || !f)
+        return NULL;
+    s = pt__child(t, parent ? parent : &t->root, name);
+    if (!s)
+        return NULL;
+    s->kind = f->kind;
+    s->count = f->count;
+    s->total_ns = fig(f->total_ns);
+    s->first_ns = s->last_ns = fig(f->first_ns);
+    rest = f->count > 1 ? f->count - 1 : 0;
+    if (rest > 0) {
+        s->mean_ns = fig(f->mean_ns);
+        s->min_ns = fig(f->min_ns);
+        s->max_ns = fig(f->max_ns);
+    }
+    if (rest > 1)
+        s->m2_ns = fig(f->sd_ns) * fig(f->sd_ns) * (double)(rest - 1);
+    s->read = fig(f->read);
+    s->written = fig(f->written);
+    s->flops = fig(f->flops);
+    for (int i = 0; i < 3; i++)
+        s->xfer[i] = fig(f->xfer[i]);
+    s->mem_hwm = fig(f->mem_hwm);
+    if (f->kind == PT__K_PHASE || f->kind == PT__K_UNATTR) {
+        if (!s->phase)
+            s->phase = calloc(1, sizeof *s->phase);
+        if (!s->phase)
+            return NULL;
+        s->phase->blocks = f->blocks;
+        s->phase->hits = fig(f->hits);
+        s->phase->block_sum_ns = fig(f->block_mean_ns) * (double)f->blocks;
+        s->phase->block_min_ns = fig(f->block_min_ns);
+        s->phase->block_max_ns = fig(f->block_max_ns);
+    }
+    if (f->open && push_open(t, s) < 0)
+        return NULL;
+    return s;
+}
+
+int pt__restore_run(pt_timing *t, const pt__restored_run *r)
+{
+    int kind;
+
+    if (!t || !r || !r->clock)
+        return PT_EINVAL;
+    if (strcmp(r->clock, "tsc") == 0)
+        kind = PT__CLOCK_TSC;
+    else if (strcmp(r->clock, "user") == 0)
+        kind = PT__CLOCK_USER;
+    else if (strcmp(r->clock, "clock_gettime") == 0)
+        kind = PT__CLOCK_MONO;
+    else
+        return PT_EINVAL;
+    if (kind == PT__CLOCK_TSC && !(r->clock_ghz > 0))
+        return PT_EINVAL;
+    t->clock_kind = kind;
+    t->ns_per_tick = kind == PT__CLOCK_TSC ? 1.0 / r->clock_ghz : 1;
+    t->main.nsections = r->section_count;
+    t->errors = r->errors;
+    snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error ? r->last_error : "");
+    t->gpu_fallback = r->gpu_fallback;
+    t->dropped = r->dropped;
+    if (r->dev_clock)
+        t->dev_clock = *r->dev_clock;
+    if (r->peak_src == PT__PEAKS_USER || r->peak_src == PT__PEAKS_DEVICE) {
+        t->peak_src = r->peak_src;
+        t->peak_bw = r->peak_bw;
+        t->peak_flops = r->peak_flops;
+    }
+    return 0;
+}

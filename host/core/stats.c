@@ -1,0 +1,267 @@
+/* Figures of sections and of the whole run, as the reports show them. */
+#include "core/timing.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define F64(name, field) { name, PT__FIG_F64, offsetof(pt_section_stats, field) }
+#define U64(name, field) { name, PT__FIG_U64, offsetof(pt_section_stats, field) }
+const pt__figure pt__figures[] = {
+    U64("count", count),
+    F64("total_ms", total_ms), F64("self_ms", self_ms), F64("first_ms", first_ms),
+    F64("mean_ms", mean_ms), F64("stddev_ms", stddev_ms), F64("min_ms", min_ms),
+    F64("max_ms", max_ms), F64("pct_parent", pct_parent), F64("pct_total", pct_total),
+    F64("read_bytes", read_bytes), F64("written_bytes", written_bytes), F64("flops", flops),
+    F64("read_gbs", read_gbs), F64("write_gbs", write_gbs), F64("gflops", gflops),
+    F64("h2d_bytes", xfer_bytes[0]), F64("d2h_bytes", xfer_bytes[1]),
+    F64("d2d_bytes", xfer_bytes[2]), F64("h2d_gbs", xfer_gbs[0]), F64("d2h_gbs", xfer_gbs[1]),
+    F64("d2d_gbs", xfer_gbs[2]),
+    U64("blocks", blocks), F64("hits", hits), F64("block_mean_ms", block_mean_ms),
+    F64("block_min_ms", block_min_ms), F64("block_max_ms", block_max_ms),
+    F64("imbalance", imbalance),
+    F64("ai", ai), F64("pct_peak_bw", pct_peak_bw), F64("pct_peak_flops", pct_peak_flops),
+    { "bound", PT__FIG_BOUND, offsetof(pt_section_stats, bound) },
+    F64("mem_high_water", mem_high_water),
+};
+#undef F64
+#undef U64
+const size_t pt__nfigures = sizeof pt__figures / sizeof pt__figures[0];
+
+double pt__figure_value(const pt_section_stats *st, const pt__figure *f)
+{
+    const char *p = (const char *)st + f->off;
+    switch (f->type) {
+    case PT__FIG_U64: return (double)*(const uint64_t *)(const void *)p;
+    case PT__FIG_BOUND: return (double)*(const int *)(const void *)p;
+    default: return *(const double *)(const void *)p;
+    }
+}
+
+const char *pt__kind_name(int kind)
+{
+    switch (kind) {
+    case PT__K_GPU: return "gpu";
+    case PT__K_PHASE: return "phase";
+    case PT__K_UNATTR: return "unattributed";
+    default: return "cpu";
+    }
+}
+
+static double root_total_ns(const pt_section *root)
+{
+    double ns = 0;
+    for (const pt_section *c = root->child; c; c = c->next)
+        ns += c->total_ns;
+    return ns;
+}
+
+static double total_of(const pt_section *s)
+{
+    return s->parent ? s->total_ns : root_total_ns(s);
+}
+
+/* Intensity, % of the peaks and the bound. The ridge point is where the
+ * two roofs meet (peak FLOP/s over peak bytes/s); at it both limit
+ * equally, and it counts as compute-bound. */
+static void roofline(const pt_timing *t, pt_section_stats *o, double total_ns)
+{
+    double bytes = o->read_bytes + o->written_bytes;
+    int peaks = t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE;
+
+    if (bytes > 0 && o->flops > 0)
+        o->ai = o->flops / bytes;
+    if (!peaks)
+        return;
+    if (total_ns > 0) {
+        o->pct_peak_bw = 100.0 * (bytes / (total_ns * 1e-9)) / t->peak_bw;
+        o->pct_peak_flops = 100.0 * (o->flops / (total_ns * 1e-9)) / t->peak_flops;
+    }
+    if (o->ai > 0)
+        o->bound = o->ai < t->peak_flops / t->peak_bw ? PT_BOUND_MEMORY : PT_BOUND_COMPUTE;
+}
+
+void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
+{
+    double total = total_of(s), children = 0, whole = root_total_ns(&t->root);
+    uint64_t rest;
+
+    memset(o, 0, sizeof *o);
+    o->name = s->name;
+    o->depth = s->depth;
+    o->open = s->open > 0;
+    o->gpu = s->kind == PT__K_GPU;
+    o->phase = s->kind == PT__K_PHASE || s->kind == PT__K_UNATTR;
+    o->count = s->parent ? s->count : (s->child != NULL);
+    for (const pt_section *c = s->child; c; c = c->next)
+        children += c->total_ns;
+    o->total_ms = total / 1e6;
+    o->self_ms = total > children ? (total - children) / 1e6 : 0;
+    o->first_ms = s->parent ? s->first_ns / 1e6 : total / 1e6;
+    rest = s->count > 1 ? s->count - 1 : 0;
+    if (rest > 0) {
+        o->mean_ms = s->mean_ns / 1e6;
+        o->min_ms = s->min_ns / 1e6;
+        o->max_ms = s->max_ns / 1e6;
+    }
+    if (rest > 1)
+        o->stddev_ms = sqrt(s->m2_ns / (double)(rest - 1)) / 1e6;
+    if (s->parent) {
+        double pt = total_of(s->parent);
+        o->pct_parent = pt > 0 ? 100.0 * total / pt : 0;
+    } else {
+        o->pct_parent = total > 0 ? 100.0 : 0;
+    }
+    o->pct_total = whole > 0 ? 100.0 * total / whole : 0;
+    o->read_bytes = s->read;
+    o->written_bytes = s->written;
+    o->flops = s->flops;
+    /* bytes per ns is GB/s; flops per ns is GFLOP/s. */
+    if (total > 0) {
+        o->read_gbs = s->read / total;
+        o->write_gbs = s->written / total;
+        o->gflops = s->flops / total;
+    }
+    for (int i = 0; i < 3; i++) {
+        o->xfer_bytes[i] = s->xfer[i];
+        o->xfer_gbs[i] = total > 0 ? s->xfer[i] / total : 0;
+    }
+    if (s->phase) {
+        const pt__phase_ext *p = s->phase;
+        o->blocks = p->blocks;
+        o->hits = p->hits;
+        if (p->blocks) {
+            o->block_mean_ms = p->block_sum_ns / (double)p->blocks / 1e6;
+            o->block_min_ms = p->block_min_ns / 1e6;
+            o->block_max_ms = p->block_max_ns / 1e6;
+            o->imbalance = o->block_mean_ms > 0 ? o->block_max_ms / o->block_mean_ms : 0;
+        }
+    }
+    roofline(t, o, total);
+    o->mem_high_water = s->mem_hwm;
+}
+
+int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
+{
+    if (!t || !s || !out)
+        return PT_EINVAL;
+    pt__settle(t);
+    pt__peaks_resolve(t);
+    pt__stats_of(t, s, out);
+    return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const pt_section *x = *(const pt_section *const *)a, *y = *(const pt_section *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_flops(const void *a, const void *b)
+{
+    const pt_section *x = *(const pt_section *const *)a, *y = *(const pt_section *const *)b;
+    if (x->flops != y->flops)
+        return x->flops < y->flops ? 1 : -1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const pt_section *x = *(const pt_section *const *)a, *y = *(const pt_section *const *)b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+size_t pt__sorted_children(const pt_section *parent, int sort, const pt_section ***out)
+{
+    size_t n = 0;
+    const pt_section **v;
+
+    *out = NULL;
+    if (!parent->nchildren)
+        return 0;
+    v = malloc(parent->nchildren * sizeof *v);
+    if (!v)
+        return 0;
+    for (const pt_section *c = parent->child; c; c = c->next)
+        v[n++] = c;
+    switch (sort) {
+    case PT_SORT_TIME: qsort(v, n, sizeof *v, by_time); break;
+    case PT_SORT_FLOPS: qsort(v, n, sizeof *v, by_flops); break;
+    case PT_SORT_NAME: qsort(v, n, sizeof *v, by_name); break;
+    default: break; /* the list is already in order of first start */
+    }
+    *out = v;
+    return n;
+}
+
+static double self_ns(const pt_section *s)
+{
+    double c = 0;
+    for (const pt_section *k = s->child; k; k = k->next)
+        c += k->total_ns;
+    return s->total_ns > c ? s->total_ns - c : 0;
+}
+
+size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
+{
+    size_t k = 0;
+    const pt_section *s;
+
+    if (!t || !out || n == 0)
+        return 0;
+    pt__settle(t);
+    /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
+    s = t->root.child;
+    while (s) {
+        double v = self_ns(s);
+        size_t i = k < n ? k++ : n;
+        if (i == n && self_ns(out[n - 1]) >= v)
+            goto next;
+        if (i == n)
+            i = n - 1;
+        while (i > 0 && self_ns(out[i - 1]) < v) {
+            out[i] = out[i - 1];
+            i--;
+        }
+        out[i] = s;
+next:
+        if (s->child) {
+            s = s->child;
+        } else {
+            while (s && !s->next)
+                s = s->parent == &t->root ? NULL : s->parent;
+            if (s)
+                s = s->next;
+        }
+    }
+    return k;
+}
+
+pt_run_stats pt_stats(pt_timing *t)
+{
+    pt_run_stats r;
+    memset(&r, 0, sizeof r);
+    r.clock = "";
+    if (!t)
+        return r;
+    pt__settle(t);
+    pt__peaks_resolve(t);
+    r.section_count = t->main.nsections;
+    r.total_ms = root_total_ns(&t->root) / 1e6;
+    r.error_count = t->errors;
+    r.gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
+    r.gpu_fallback = t->gpu_fallback;
+    r.open_count = pt__open_count(t);
+    r.threads = pt_threads(t);
+    r.dropped = t->dropped;
+    r.trace_dropped = pt__trace_dropped(t);
+    r.clock = pt__clock_name(t);
+    r.clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
+    return r;
+}

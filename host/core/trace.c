@@ -1,0 +1,272 @@
+/* PT_TRACE's log: what the Chrome trace (export_trace.c) draws.
+ *
+ * A section aggregates its occurrences; a timeline needs each of them.
+ * With PT_TRACE a stop appends (node, t0, t1, thread) to a growing array,
+ * bounded by the trace capacity: past it, occurrences are counted as
+ * dropped, never stored, so memory stays bounded however long the run.
+ * Without the flag nothing here runs: the hot path tests t->hooks once.
+ *
+ * Resolved CUDA-event launches, counter samples and a bounded sample of
+ * folded block records are kept beside it. Times stay in ticks of t's
+ * clock (host events) or become microseconds from the run's origin
+ * (launches, whose time comes from the GPU), the origin being the clock's
+ * value at pt_create() or at the latest pt_set_clock(). */
+#include "core/trace.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Threads are numbered 1, 2, ... in the order they first stop a traced
+ * section: small, stable ids for the trace's tracks. */
+static atomic_int next_tid;
+static _Thread_local int my_tid;
+
+static int thread_id(void)
+{
+    if (!my_tid)
+        my_tid = atomic_fetch_add(&next_tid, 1) + 1;
+    return my_tid;
+}
+
+int pt__trace_init(pt_timing *t)
+{
+    t->trace = calloc(1, sizeof *t->trace);
+    if (!t->trace)
+        return PT_ENOMEM;
+    t->trace->cap = PT__TRACE_DEFAULT_CAP;
+    pt__trace_origin(t);
+    t->hooks |= PT__HOOK_TRACE;
+    return 0;
+}
+
+void pt__trace_origin(pt_timing *t)
+{
+    if (t->trace)
+        t->trace->origin = pt__now(t);
+}
+
+static void folds_free(pt__trace *tr)
+{
+    for (int i = 0; i < tr->nfolds; i++) {
+        pt__tfold *f = &tr->folds[i];
+        for (int p = 0; p < f->nphases; p++)
+            free(f->names[p]);
+        free(f->names);
+        free(f->recs);
+    }
+    tr->nfolds = 0;
+    tr->fold_words = 0;
+}
+
+void pt__trace_clear(pt_timing *t)
+{
+    pt__trace *tr = t->trace;
+    if (!tr)
+        return;
+    folds_free(tr);
+    tr->nhost = tr->ngpu = tr->ncounter = 0;
+    tr->dropped_host = tr->dropped_gpu = tr->dropped_counter = 0;
+    tr->launches_cut = tr->blocks_cut = 0;
+    tr->launch_node = NULL;
+}
+
+void pt__trace_free(pt_timing *t)
+{
+    pt__trace *tr = t->trace;
+    if (!tr)
+        return;
+    folds_free(tr);
+    free(tr->host);
+    free(tr->gpu);
+    free(tr->counter);
+    free(tr);
+    t->trace = NULL;
+    t->hooks &= ~(unsigned)PT__HOOK_TRACE;
+}
+
+int pt_set_trace_capacity(pt_timing *t, size_t n)
+{
+    if (!t)
+        return 0;
+    if (n == 0)
+        return pt__fail(t, PT_EINVAL, "pt_set_trace_capacity: 0 events");
+    if (!t->trace)
+        return pt__fail(t, PT_ESTATE, "pt_set_trace_capacity: the timing was created without PT_TRACE");
+    t->trace->cap = n;
+    return 0;
+}
+
+/* Room for one more element of an array that grows by doubling up to
+ * cap elements; NULL (and one more dropped) when full or out of memory. */
+static void *room(void **arr, size_t *n, size_t *alloc, size_t size, size_t cap, uint64_t *dropped)
+{
+    if (*n >= cap) {
+        (*dropped)++;
+        return NULL;
+    }
+    if (*n == *alloc) {
+        size_t a = *alloc ? *alloc * 2 : 1024;
+        if (a > cap)
+            a = cap;
+        void *p = realloc(*arr, a * size);
+        if (!p) {
+            (*dropped)++;
+            return NULL;
+        }
+        *arr = p;
+        *alloc = a;
+    }
+    return (char *)*arr + (*n)++ * size;
+}
+
+double pt__trace_us(const pt_timing *t, int64_t tick)
+{
+    return (double)(tick - t->trace->origin) * t->ns_per_tick / 1e3;
+}
+
+/* The hooks' state (this log, NVTX's strings, the memory counters) is
+ * shared by the threads that time into t, so they take t's lock. */
+void pt__hooks_start(pt_timing *t, pt_section *node)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->hooks & PT__HOOK_NVTX)
+        pt__nvtx_push(t, node);
+    if (t->hooks & PT__HOOK_MEMORY)
+        pt__memory_hook(t, node, 0);
+    pthread_mutex_unlock(&t->lock);
+}
+
+void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int gpu)
+{
+    pt__trace *tr = t->trace;
+
+    pthread_mutex_lock(&t->lock);
+    if (t->hooks & PT__HOOK_TRACE) {
+        pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e, tr->cap,
+                            &tr->dropped_host);
+        if (e) {
+            e->node = node;
+            e->t0 = t0;
+            e->t1 = t1;
+            e->tid = thread_id();
+        }
+        /* Until its events resolve, a launch starts where the host says
+         * (and stays there when it is timed by the CPU clock). */
+        if (gpu) {
+            tr->launch_node = node;
+            tr->launch_us = pt__trace_us(t, t0);
+        }
+    }
+    if (t->hooks & PT__HOOK_NVTX)
+        pt__nvtx_pop(t);
+    if (t->hooks & PT__HOOK_MEMORY)
+        pt__memory_hook(t, node, 1);
+    pthread_mutex_unlock(&t->lock);
+}
+
+void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64_t ref_tick,
+                   double from_ref_ns, double dur_ns)
+{
+    pt__trace *tr = t->trace;
+    pt__tgpu *e;
+
+    if (!tr)
+        return;
+    tr->launch_node = node;
+    tr->launch_us = pt__trace_us(t, ref_tick) + from_ref_ns / 1e3;
+    e = room((void **)&tr->gpu, &tr->ngpu, &tr->gpu_alloc, sizeof *e, tr->cap, &tr->dropped_gpu);
+    if (!e)
+        return;
+    e->node = node;
+    e->stream = stream;
+    e->ts_us = tr->launch_us;
+    e->dur_us = dur_ns / 1e3;
+}
+
+void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double value)
+{
+    pt__trace *tr;
+    pt__tcounter *e;
+
+    if (!t || !(tr = t->trace) || !name)
+        return;
+    e = room((void **)&tr->counter, &tr->ncounter, &tr->counter_alloc, sizeof *e, tr->cap,
+             &tr->dropped_counter);
+    if (!e)
+        return;
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->tick = ts_tick;
+    e->value = value;
+}
+
+/* Where the launch being folded started on the host timeline: its GPU
+ * start when its events placed it, else the host's view of its latest
+ * occurrence (a CPU-timed launch, host mode), else the origin. */
+static double launch_start(const pt_timing *t, const pt_section *node)
+{
+    const pt__trace *tr = t->trace;
+    size_t n = tr->nhost, stop = n > 65536 ? n - 65536 : 0;
+
+    if (tr->launch_node == node)
+        return tr->launch_us;
+    while (n-- > stop)
+        if (tr->host[n].node == node)
+            return pt__trace_us(t, tr->host[n].t0);
+    return 0;
+}
+
+void pt__trace_fold(pt_timing *t, const pt_dev_buffer *b, const pt_section *node,
+                    const long long *d, double tick_ns, double ns_per_cycle)
+{
+    pt__trace *tr = t->trace;
+    pt__tfold *f;
+    long long sw;
+    int keep;
+
+    if (!tr)
+        return;
+    sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+    keep = b->nslots < PT__TRACE_FOLD_BLOCKS ? b->nslots : PT__TRACE_FOLD_BLOCKS;
+    if (tr->nfolds == PT__TRACE_FOLD_LAUNCHES || tr->fold_words + keep * sw > PT__TRACE_FOLD_WORDS) {
+        tr->launches_cut++;
+        tr->blocks_cut += (uint64_t)b->nslots;
+        return;
+    }
+    f = &tr->folds[tr->nfolds];
+    memset(f, 0, sizeof *f);
+    f->recs = malloc((size_t)(keep * sw) * sizeof *f->recs);
+    f->names = calloc((size_t)b->nphases + 1, sizeof *f->names);
+    if (!f->recs || !f->names) {
+        free(f->recs);
+        free(f->names);
+        tr->launches_cut++;
+        tr->blocks_cut += (uint64_t)b->nslots;
+        return;
+    }
+    for (int p = 0; p < b->nphases; p++) {
+        const char *n = b->names && b->names[p] ? b->names[p] : "phase";
+        f->names[p] = malloc(strlen(n) + 1);
+        if (f->names[p])
+            strcpy(f->names[p], n);
+        f->nphases = p + 1;
+    }
+    memcpy(f->recs, d + PT_DEV_HDR, (size_t)(keep * sw) * sizeof *f->recs);
+    f->node = node;
+    f->nphases = b->nphases;
+    f->trace_cap = b->trace_cap;
+    f->nslots = b->nslots;
+    f->kept = keep;
+    f->tick_ns = tick_ns;
+    f->ns_per_cycle = ns_per_cycle;
+    f->launch_us = launch_start(t, node);
+    tr->blocks_cut += (uint64_t)(b->nslots - keep);
+    tr->fold_words += keep * sw;
+    tr->nfolds++;
+}
+
+uint64_t pt__trace_dropped(const pt_timing *t)
+{
+    const pt__trace *tr = t ? t->trace : NULL;
+    return tr ? tr->dropped_host + tr->dropped_gpu + tr->dropped_counter : 0;
+}

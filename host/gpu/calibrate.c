@@ -1,0 +1,290 @@
+/* Cycles into time: how many clock64 cycles a globaltimer nanosecond
+ * holds, and how coarsely globaltimer ticks, measured once per device per
+ * process.
+ *
+ * On a GPU the measurement is ptkit's kernel device/calibrate.cu, embedded
+ * in the library as a fatbin and launched through the runtime loaded at
+ * run time (cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel).
+ * For host mode (pt_dev.h compiled for the CPU), "clock64" is the TSC on
+ * x86 and nanoseconds elsewhere, and "globaltimer" is CLOCK_MONOTONIC; the
+ * host calibration measures those. The fold uses the figures for blocks
+ * too short to carry their own rate; never a nominal clock rate. */
+#include "gpu/gpu.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#  include <x86intrin.h>
+#  define PT__HOST_TSC 1
+#else
+#  define PT__HOST_TSC 0
+#endif
+
+#define PT__CALIB_MAXDEV 64
+/* What the calibration kernel is asked for: globaltimer reads to find the
+ * tick, and the length of the timed spin. 2 ms against a tick of at most
+ * 1 us bounds the rate's error near 1e-3 even before the kernel aligns
+ * both ends on tick edges, which makes it far smaller. */
+#define PT__CALIB_READS 20000
+#define PT__CALIB_SPIN_NS 2000000LL
+
+typedef struct calib_entry {
+    int done;                 /* measured (or failed) already */
+    int forced;               /* set by pt__calib_set() */
+    pt__calib c;
+} calib_entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static calib_entry host_entry;
+static calib_entry dev_entry[PT__CALIB_MAXDEV];
+static pt__culibrary lib_calibrate, lib_reduce;
+static pt__cukernel kernel_reduce;
+static int reduce_tried;
+static char reduce_why[192];
+
+/* ---- host mode --------------------------------------------------- */
+
+/* The smallest step CLOCK_MONOTONIC is seen to take. On Linux this is the
+ * cost of a read (tens of ns) rather than the nominal 1 ns resolution,
+ * which is the honest figure: no two host-mode timestamps are closer. */
+static double host_tick_ns(void)
+{
+    int64_t prev = pt__mono_ns(), best = INT64_MAX;
+    for (int i = 0; i < PT__CALIB_READS; i++) {
+        int64_t now = pt__mono_ns();
+        if (now != prev) {
+            if (now - prev < best)
+                best = now - prev;
+            prev = now;
+        }
+    }
+    return best == INT64_MAX ? 1.0 : (double)best;
+}
+
+/* TSC ticks per ns. pt_dev.h reads the TSC on x86 whatever the library's
+ * own clock choice (PT_NO_TSC, an invariant TSC or not), so when the
+ * library does not calibrate it, measure it here. */
+static double host_cycles_per_ns(void)
+{
+#if PT__HOST_TSC
+    double ns_per_tick = pt__tsc_ns_per_tick();
+    uint64_t c0, c1;
+    int64_t n0, n1;
+
+    if (ns_per_tick > 0)
+        return 1.0 / ns_per_tick;
+    n0 = pt__mono_ns();
+    c0 = __rdtsc();
+    do
+        n1 = pt__mono_ns();
+    while (n1 - n0 < PT__CALIB_SPIN_NS);
+    c1 = __rdtsc();
+    return c1 > c0 ? (double)(c1 - c0) / (double)(n1 - n0) : 1.0;
+#else
+    /* Elsewhere host mode's "clock64" counts nanoseconds. */
+    return 1.0;
+#endif
+}
+
+static void host_calibrate(pt__calib *c)
+{
+    memset(c, 0, sizeof *c);
+    c->cycles_per_ns = host_cycles_per_ns();
+    c->tick_ns = host_tick_ns();
+    c->smid = -1;
+    c->ok = 1;
+    snprintf(c->name, sizeof c->name, "host");
+}
+
+/* ---- on a device ------------------------------------------------- */
+
+static pt__culibrary load_library(const pt__cuda_api *cu, const unsigned long long *fatbin,
+                                  size_t size, pt__culibrary *cache, char *why, size_t n)
+{
+    pt__cuerr e;
+
+    if (*cache)
+        return *cache;
+    if (size == 0) {
+        snprintf(why, n, "libptkit was built without CUDA (CUDA=0): no device kernels");
+        return NULL;
+    }
+    if (!cu->LibraryLoadData || !cu->LibraryGetKernel || !cu->LaunchKernel) {
+        snprintf(why, n, "the CUDA runtime lacks cudaLibraryLoadData (CUDA 12 or later is needed)");
+        return NULL;
+    }
+    e = cu->LibraryLoadData(cache, fatbin, NULL, NULL, 0, NULL, NULL, 0);
+    if (e) {
+        *cache = NULL;
+        snprintf(why, n, "cudaLibraryLoadData: %s", pt__cuda_errstr(cu, e));
+        return NULL;
+    }
+    return *cache;
+}
+
+static void device_name(const pt__cuda_api *cu, int device, pt__calib *c)
+{
+    char *prop = calloc(1, PT__CU_PROP_BYTES);
+    snprintf(c->name, sizeof c->name, "CUDA device %d", device);
+    if (prop && cu->GetDeviceProperties(prop, device) == 0 && prop[0]) {
+        prop[sizeof c->name - 1] = '\0';
+        snprintf(c->name, sizeof c->name, "%s", prop);
+    }
+    free(prop);
+}
+
+/* Runs device/calibrate.cu on the current device (which is `device`) on a
+ * stream of its own, and waits for it: once per device per process. */
+static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
+{
+    pt__culibrary lib;
+    pt__cukernel k = NULL;
+    pt_stream s = NULL;
+    void *d = NULL;
+    long long out[8] = { 0 }, spin = PT__CALIB_SPIN_NS;
+    int reads = PT__CALIB_READS;
+    void *args[3];
+    pt__cuerr e;
+    const char *step = "";
+
+    c->ok = 0;
+    c->smid = -1;
+    lib = load_library(cu, pt__fatbin_calibrate, pt__fatbin_calibrate_size, &lib_calibrate,
+                       c->why, sizeof c->why);
+    if (!lib)
+        return;
+    args[0] = &d;
+    args[1] = &reads;
+    args[2] = &spin;
+    if ((e = cu->LibraryGetKernel(&k, lib, "pt_calibrate")) != 0) {
+        step = "cudaLibraryGetKernel(pt_calibrate)";
+    } else if ((e = cu->Malloc(&d, sizeof out)) != 0) {
+        d = NULL;
+        step = "cudaMalloc";
+    } else if ((e = cu->StreamCreateWithFlags(&s, PT__CU_STREAM_NON_BLOCKING)) != 0) {
+        s = NULL;
+        step = "cudaStreamCreateWithFlags";
+    } else if ((e = cu->LaunchKernel((const void *)k, (pt__dim3){ 1, 1, 1 },
+                                     (pt__dim3){ 1, 1, 1 }, args, 0, s)) != 0) {
+        step = "cudaLaunchKernel(pt_calibrate)";
+    } else if ((e = cu->MemcpyAsync(out, d, sizeof out, PT__CU_MEMCPY_D2H, s)) != 0) {
+        step = "cudaMemcpyAsync";
+    } else if ((e = cu->StreamSynchronize(s)) != 0) {
+        step = "cudaStreamSynchronize";
+    }
+    if (d)
+        cu->Free(d);
+    if (s)
+        cu->StreamDestroy(s);
+    if (e) {
+        snprintf(c->why, sizeof c->why, "calibration of device %d: %s: %s", device, step,
+                 pt__cuda_errstr(cu, e));
+        return;
+    }
+    /* out: tick (ns), clock64 cycles and globaltimer ns of the timed spin, %smid. */
+    if (out[0] <= 0 || out[1] <= 0 || out[2] <= 0) {
+        snprintf(c->why, sizeof c->why,
+                 "calibration kernel gave tick %lld ns, %lld cycles in %lld ns", out[0], out[1],
+                 out[2]);
+        return;
+    }
+    c->tick_ns = (double)out[0];
+    c->cycles_per_ns = (double)out[1] / (double)out[2];
+    c->smid = (int)out[3];
+    c->ok = 1;
+}
+
+void pt__calib_get(const pt__cuda_api *cu, int device, pt__calib *out)
+{
+    calib_entry *en;
+
+    pthread_mutex_lock(&lock);
+    if (device < 0) {
+        en = &host_entry;
+        if (!en->done)
+            host_calibrate(&en->c);
+    } else if (device >= PT__CALIB_MAXDEV || !cu || cu->unavailable) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->name, sizeof out->name, "CUDA device %d", device);
+        snprintf(out->why, sizeof out->why, "no calibration for device %d", device);
+        pthread_mutex_unlock(&lock);
+        return;
+    } else {
+        en = &dev_entry[device];
+        if (!en->done) {
+            device_name(cu, device, &en->c);
+            if (!en->forced)
+                device_calibrate(cu, device, &en->c);
+        }
+    }
+    en->done = 1;
+    *out = en->c;
+    pthread_mutex_unlock(&lock);
+}
+
+void pt__calib_set(int device, double cycles_per_ns, double tick_ns)
+{
+    calib_entry *en;
+
+    if (device >= PT__CALIB_MAXDEV)
+        return;
+    pthread_mutex_lock(&lock);
+    en = device < 0 ? &host_entry : &dev_entry[device];
+    if (cycles_per_ns <= 0) {
+        memset(en, 0, sizeof *en);
+    } else {
+        memset(en, 0, sizeof *en);
+        en->forced = 1;
+        en->done = device < 0; /* a device still needs its name */
+        en->c.ok = 1;
+        en->c.cycles_per_ns = cycles_per_ns;
+        en->c.tick_ns = tick_ns;
+        en->c.smid = -1;
+        snprintf(en->c.name, sizeof en->c.name, device < 0 ? "host" : "CUDA device %d", device);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void pt__calib_forget(void)
+{
+    pthread_mutex_lock(&lock);
+    /* Kernels loaded from another runtime are not unloaded: that runtime
+     * may be gone (a test's shim), and a library handle costs little. */
+    memset(&host_entry, 0, sizeof host_entry);
+    memset(dev_entry, 0, sizeof dev_entry);
+    lib_calibrate = lib_reduce = NULL;
+    kernel_reduce = NULL;
+    reduce_tried = 0;
+    reduce_why[0] = '\0';
+    pthread_mutex_unlock(&lock);
+}
+
+pt__cukernel pt__reduce_kernel(const pt__cuda_api *cu, char *why, size_t n)
+{
+    pt__cukernel k;
+
+    pthread_mutex_lock(&lock);
+    if (!reduce_tried) {
+        pt__culibrary lib;
+        reduce_tried = 1;
+        lib = load_library(cu, pt__fatbin_reduce, pt__fatbin_reduce_size, &lib_reduce, reduce_why,
+                           sizeof reduce_why);
+        if (lib) {
+            pt__cuerr e = cu->LibraryGetKernel(&kernel_reduce, lib, "pt_reduce");
+            if (e) {
+                kernel_reduce = NULL;
+                snprintf(reduce_why, sizeof reduce_why, "cudaLibraryGetKernel(pt_reduce): %s",
+                         pt__cuda_errstr(cu, e));
+            }
+        }
+    }
+    k = kernel_reduce;
+    if (!k && why && n)
+        snprintf(why, n, "%s", reduce_why);
+    pthread_mutex_unlock(&lock);
+    return k;
+}

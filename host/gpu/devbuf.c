@@ -1,0 +1,327 @@
+/* Device record buffers: the memory pt_dev.h's macros write, laid out as
+ * include/pt/pt_dev_buf.h fixes it.
+ *
+ * A buffer lives in device memory, or in host memory for host mode
+ * (PT_DEV_HOST) and wherever there is no device to put it on; that
+ * fallback is described once per timing, and such a buffer still folds
+ * what the CPU side of pt_dev.h writes into it. The host writes the buffer
+ * header once, at creation; pt_dev_reset() zeroes the records (and the bad
+ * slot count) before each launch, on the launch's stream, and remembers
+ * that stream for the fold's copy back.
+ *
+ * The fold copies records back into host copies the buffer keeps (up to
+ * PT__STAGE_MAX, pinned where the runtime allows, so the copy stays
+ * asynchronous), one per fold in flight, so a loop that launches and folds
+ * never waits for the previous launch. */
+#include "gpu/gpu.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Event flag for copies: no timing, which makes the event cheaper. */
+#define PT__CU_EVENT_DISABLE_TIMING 2
+
+static const char *const unattributed = "(unattributed)";
+
+static int check_names(pt_timing *t, int nphases, const char *const *names)
+{
+    if (!names)
+        return 0;
+    for (int p = 0; p < nphases; p++) {
+        if (!names[p])
+            return pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: phase %d has a NULL name", p);
+        if (strcmp(names[p], unattributed) == 0)
+            return pt__fail(t, PT_EINVAL,
+                            "pt_dev_buffer_create: phase %d is named \"%s\", the name of the rest of a launch",
+                            p, unattributed);
+        for (int q = 0; q < p; q++)
+            if (strcmp(names[p], names[q]) == 0)
+                return pt__fail(t, PT_EINVAL,
+                                "pt_dev_buffer_create: phases %d and %d are both named \"%s\"", q, p,
+                                names[p]);
+    }
+    return 0;
+}
+
+static int copy_names(pt_dev_buffer *b, const char *const *names)
+{
+    b->names = calloc((size_t)b->nphases, sizeof *b->names);
+    if (!b->names)
+        return -1;
+    for (int p = 0; p < b->nphases; p++) {
+        char tmp[32];
+        const char *s = names ? names[p] : tmp;
+        if (!names)
+            snprintf(tmp, sizeof tmp, "phase %d", p);
+        b->names[p] = malloc(strlen(s) + 1);
+        if (!b->names[p])
+            return -1;
+        strcpy(b->names[p], s);
+    }
+    return 0;
+}
+
+static void free_buffer(pt_dev_buffer *b)
+{
+    const pt__cuda_api *cu = b->cu;
+    for (int i = 0; i < PT__STAGE_MAX; i++) {
+        pt__stage *s = &b->stage[i];
+        if (s->ev) {
+            /* A copy into it may still be under way (a fold dropped by
+             * pt_reset): the memory must outlive it. */
+            cu->EventSynchronize(s->ev);
+            cu->EventDestroy(s->ev);
+        }
+        if (s->pinned)
+            cu->FreeHost(s->host);
+        else
+            free(s->host);
+    }
+    if (b->data) {
+        if (b->host)
+            free(b->data);
+        else
+            cu->Free(b->data);
+    }
+    if (b->red_dev)
+        cu->Free(b->red_dev);
+    if (b->names)
+        for (int p = 0; p < b->nphases; p++)
+            free(b->names[p]);
+    free(b->names);
+    free(b);
+}
+
+pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
+                                    const char *const *names, unsigned flags, int trace_cap)
+{
+    long long hdr[PT_DEV_HDR] = { 0 }, slot_words;
+    pt_dev_buffer *b;
+    pt__calib cal;
+    size_t bytes;
+
+    if (!t)
+        return NULL;
+    if (flags & ~(unsigned)(PT_DEV_TRACE | PT_DEV_HOST)) {
+        pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: unknown flags %#x", flags);
+        return NULL;
+    }
+    if (nslots <= 0 || nphases <= 0) {
+        pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: %d slots and %d phases; both must be > 0",
+                 nslots, nphases);
+        return NULL;
+    }
+    if (!(flags & PT_DEV_TRACE)) {
+        trace_cap = 0;
+    } else if (trace_cap <= 0) {
+        pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: PT_DEV_TRACE with %d events per slot",
+                 trace_cap);
+        return NULL;
+    }
+    if (check_names(t, nphases, names))
+        return NULL;
+    slot_words = PT_DEV_SLOT_WORDS(nphases, trace_cap);
+    if (slot_words > (LLONG_MAX / 8 - PT_DEV_HDR) / nslots ||
+        (unsigned long long)PT_DEV_BUF_WORDS(nslots, nphases, trace_cap) > SIZE_MAX / 8) {
+        pt__fail(t, PT_ERANGE, "pt_dev_buffer_create: %d slots of %lld words is too large",
+                 nslots, slot_words);
+        return NULL;
+    }
+
+    b = calloc(1, sizeof *b);
+    if (!b) {
+        pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: out of memory");
+        return NULL;
+    }
+    b->nphases = nphases;
+    if (copy_names(b, names) < 0) {
+        free_buffer(b);
+        pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: out of memory");
+        return NULL;
+    }
+    b->t = t;
+    b->cu = pt__gpu_api(t);
+    b->nslots = nslots;
+    b->trace_cap = trace_cap;
+    b->mode = (flags & PT_DEV_TRACE) ? PT_DEV_MODE_TRACE : PT_DEV_MODE_AGGREGATE;
+    b->flags = flags;
+    b->words = PT_DEV_BUF_WORDS(nslots, nphases, trace_cap);
+    b->device = -1;
+    bytes = (size_t)b->words * sizeof(long long);
+
+    hdr[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
+    hdr[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
+    hdr[PT_DEV_H_NSLOTS] = nslots;
+    hdr[PT_DEV_H_NPHASES] = nphases;
+    hdr[PT_DEV_H_TRACE_CAP] = trace_cap;
+    hdr[PT_DEV_H_MODE] = b->mode;
+
+    b->host = (flags & PT_DEV_HOST) != 0;
+    if (!b->host && !pt__gpu_device(t)) {
+        /* No device: no kernel can run, so host memory harms nothing and
+         * keeps host-mode code (and the fold) working. */
+        pt__gpu_note_host_fallback(t, NULL);
+        b->host = 1;
+        b->flags |= PT_DEV_HOST;
+    }
+
+    if (b->host) {
+        b->data = calloc((size_t)b->words, sizeof(long long));
+        if (!b->data) {
+            free_buffer(b);
+            pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: %zu bytes of host memory", bytes);
+            return NULL;
+        }
+        memcpy(b->data, hdr, sizeof hdr);
+    } else {
+        const pt__cuda_api *cu = b->cu;
+        void *p = NULL;
+        pt__cuerr e = cu->GetDevice(&b->device);
+        const char *what = "cudaGetDevice";
+        if (!e) {
+            what = "cudaMalloc";
+            e = cu->Malloc(&p, bytes);
+        }
+        if (!e) {
+            b->data = p;
+            what = "cudaMemsetAsync";
+            e = cu->MemsetAsync(p, 0, bytes, NULL);
+        }
+        if (!e) {
+            /* From pageable memory: the call returns once hdr is staged. */
+            what = "cudaMemcpyAsync";
+            e = cu->MemcpyAsync(p, hdr, sizeof hdr, PT__CU_MEMCPY_H2D, NULL);
+        }
+        if (!e) {
+            /* The legacy default stream does not order work on the user's
+             * non-blocking streams: wait here (creation is not a hot path)
+             * so a reset and launch right after can never be overtaken. */
+            what = "cudaStreamSynchronize";
+            e = cu->StreamSynchronize(NULL);
+        }
+        if (e) {
+            pt__fail(t, PT_ECUDA, "pt_dev_buffer_create(%d slots, %zu bytes): %s: %s", nslots,
+                     bytes, what, pt__cuda_errstr(cu, e));
+            free_buffer(b);
+            return NULL;
+        }
+    }
+    /* Calibrate now, once per device per process, rather than inside a
+     * fold the user is timing. */
+    pt__calib_get(b->cu, b->device, &cal);
+    pt__gpu_buffer_link(t, b);
+    return b;
+}
+
+pt_dev_buf pt_dev_arg(const pt_dev_buffer *b)
+{
+    pt_dev_buf a;
+    memset(&a, 0, sizeof a);
+    if (!b)
+        return a;
+    a.data = b->data;
+    a.nslots = b->nslots;
+    a.nphases = b->nphases;
+    a.trace_cap = b->trace_cap;
+    a.mode = b->mode;
+    return a;
+}
+
+int pt_dev_reset(pt_dev_buffer *b, pt_stream stream)
+{
+    size_t slot_bytes;
+    pt__cuerr e;
+
+    if (!b)
+        return 0;
+    slot_bytes = (size_t)(b->words - PT_DEV_HDR) * sizeof(long long);
+    b->stream = stream;
+    if (b->host) {
+        /* Folds waiting for a launch read their own copy, so the records
+         * may be cleared under them. */
+        memset(b->data + PT_DEV_HDR, 0, slot_bytes);
+        b->data[PT_DEV_H_BAD_SLOT] = 0;
+        return 0;
+    }
+    e = b->cu->MemsetAsync(b->data + PT_DEV_HDR, 0, slot_bytes, stream);
+    if (!e)
+        e = b->cu->MemsetAsync(b->data + PT_DEV_H_BAD_SLOT, 0, sizeof(long long), stream);
+    if (e)
+        return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: cudaMemsetAsync: %s",
+                        pt__cuda_errstr(b->cu, e));
+    return 0;
+}
+
+void pt_dev_buffer_free(pt_dev_buffer *b)
+{
+    if (!b)
+        return;
+    if (b->pending && b->fold_t)
+        pt__gpu_resolve_buffer(b->fold_t, b, 0);
+    pt__gpu_buffer_unlink(b->t, b);
+    free_buffer(b);
+}
+
+/* ---- host copies for folds --------------------------------------- */
+
+static int stage_alloc(pt_dev_buffer *b, pt__stage *s, size_t bytes)
+{
+    void *p = NULL;
+
+    if (s->bytes >= bytes)
+        return 0;
+    if (s->pinned)
+        b->cu->FreeHost(s->host);
+    else
+        free(s->host);
+    s->host = NULL;
+    s->bytes = 0;
+    s->pinned = 0;
+    /* Pinned memory keeps a device-to-host copy asynchronous; pageable
+     * memory still works, the copy then returns when it is done. */
+    if (!b->host && b->cu->MallocHost(&p, bytes) == 0 && p) {
+        s->pinned = 1;
+    } else {
+        p = malloc(bytes);
+        if (!p)
+            return PT_ENOMEM;
+    }
+    s->host = p;
+    s->bytes = bytes;
+    return 0;
+}
+
+int pt__stage_get(pt_timing *t, pt_dev_buffer *b, size_t bytes, pt__stage **out)
+{
+    pt__stage *s = NULL;
+
+    *out = NULL;
+    for (int pass = 0; pass < 2 && !s; pass++) {
+        for (int i = 0; i < PT__STAGE_MAX; i++) {
+            if (!b->stage[i].busy && (!s || b->stage[i].bytes > s->bytes))
+                s = &b->stage[i];
+        }
+        /* All copies are in use by folds in flight: resolve the oldest. */
+        if (!s && b->fold_t)
+            pt__gpu_resolve_buffer(b->fold_t, b, PT__STAGE_MAX - 1);
+    }
+    if (!s)
+        return pt__fail(t, PT_ESTATE, "pt_dev_fold: every host copy of the buffer is in use");
+    if (s->ev)
+        b->cu->EventSynchronize(s->ev);
+    if (stage_alloc(b, s, bytes) < 0)
+        return pt__fail(t, PT_ENOMEM, "pt_dev_fold: %zu bytes for the copy of the records", bytes);
+    if (!b->host && !s->ev) {
+        pt__cuerr e = b->cu->EventCreateWithFlags(&s->ev, PT__CU_EVENT_DISABLE_TIMING);
+        if (e) {
+            s->ev = NULL;
+            return pt__fail(t, PT_ECUDA, "pt_dev_fold: cudaEventCreateWithFlags: %s",
+                            pt__cuda_errstr(b->cu, e));
+        }
+    }
+    s->busy = 1;
+    *out = s;
+    return 0;
+}

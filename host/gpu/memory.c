@@ -1,0 +1,324 @@
+/* Memory tracking: named tensors with their size, shape and dtype, the
+ * tracked total and its peak, each section's high-water mark, and opt-in
+ * samples of the device's free and total memory.
+ *
+ * Only metadata is kept: the pointer is shown, never dereferenced. The
+ * high-water mark of a section is the largest tracked total while it was
+ * open: a change of the total raises it on every open section, and the
+ * boundary hook (pt__memory_hook, on PT__HOOK_MEMORY, set from the first
+ * pt_track() or pt_memory_sampling() on) gives a section opened since the
+ * last change the total it opened with. Each change of the total and each
+ * device sample is also a counter sample for the trace. */
+#include "gpu/gpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pt__tensor {
+    char *name;
+    const void *ptr;
+    double bytes;
+    long long shape[PT_TRACK_MAX_DIMS];
+    int ndims;
+    char dtype[16];
+} pt__tensor;
+
+struct pt__memory {
+    pt__tensor *v;
+    size_t n, cap;
+    double total, peak;
+    int sampling;
+    int sampled;
+    double dev_free, dev_total, dev_used_peak;
+};
+
+static struct pt__memory *mem_get(pt_timing *t)
+{
+    if (!t->mem)
+        t->mem = calloc(1, sizeof *t->mem);
+    return t->mem;
+}
+
+void pt__memory_free(pt_timing *t)
+{
+    if (!t || !t->mem)
+        return;
+    for (size_t i = 0; i < t->mem->n; i++)
+        free(t->mem->v[i].name);
+    free(t->mem->v);
+    free(t->mem);
+    t->mem = NULL;
+}
+
+static void raise_open(pt_timing *t, double total)
+{
+    for (size_t i = 0; i < t->main.depth; i++) {
+        pt_section *s = t->main.stack[i].node;
+        if (s && s->mem_hwm < total)
+            s->mem_hwm = total;
+    }
+}
+
+static void set_total(pt_timing *t, double total)
+{
+    struct pt__memory *m = t->mem;
+    m->total = total > 0 ? total : 0;
+    if (m->total > m->peak)
+        m->peak = m->total;
+    raise_open(t, m->total);
+    t->hooks |= PT__HOOK_MEMORY;
+    pt__trace_counter(t, "tracked memory (B)", pt__now(t), m->total);
+}
+
+static pt__tensor *find(struct pt__memory *m, const char *name)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (strcmp(m->v[i].name, name) == 0)
+            return &m->v[i];
+    return NULL;
+}
+
+int pt_track(pt_timing *t, const char *name, const void *ptr, double bytes,
+             const long long *shape, int ndims, const char *dtype)
+{
+    struct pt__memory *m;
+    pt__tensor *e;
+
+    if (!t)
+        return 0;
+    if (pt__owner_only(t, "pt_track") < 0)
+        return PT_ETHREAD;
+    if (!name)
+        return pt__fail(t, PT_EINVAL, "pt_track: NULL name");
+    if (!isfinite(bytes) || bytes < 0)
+        return pt__fail(t, PT_ERANGE, "pt_track(\"%s\"): bytes must be finite and >= 0 (%g)",
+                        name, bytes);
+    if (ndims < 0 || ndims > PT_TRACK_MAX_DIMS || (ndims > 0 && !shape))
+        return pt__fail(t, PT_ERANGE, "pt_track(\"%s\"): %d dimensions%s (0 to %d)", name, ndims,
+                        ndims > 0 && !shape ? " with a NULL shape" : "", PT_TRACK_MAX_DIMS);
+    for (int d = 0; d < ndims; d++)
+        if (shape[d] < 0)
+            return pt__fail(t, PT_ERANGE, "pt_track(\"%s\"): dimension %d is negative (%lld)",
+                            name, d, shape[d]);
+    m = mem_get(t);
+    if (!m)
+        return pt__fail(t, PT_ENOMEM, "pt_track(\"%s\"): out of memory", name);
+    e = find(m, name);
+    if (!e) {
+        char *copy = strdup(name);
+        if (!copy)
+            return pt__fail(t, PT_ENOMEM, "pt_track(\"%s\"): out of memory", name);
+        if (m->n == m->cap) {
+            size_t cap = m->cap ? m->cap * 2 : 8;
+            pt__tensor *v = realloc(m->v, cap * sizeof *v);
+            if (!v) {
+                free(copy);
+                return pt__fail(t, PT_ENOMEM, "pt_track(\"%s\"): out of memory", name);
+            }
+            m->v = v;
+            m->cap = cap;
+        }
+        e = &m->v[m->n++];
+        memset(e, 0, sizeof *e);
+        e->name = copy;
+    }
+    /* Tracking a name again replaces its entry, as assigning a new array
+     * to the same variable would. */
+    set_total(t, m->total - e->bytes + bytes);
+    e->ptr = ptr;
+    e->bytes = bytes;
+    e->ndims = ndims;
+    for (int d = 0; d < ndims; d++)
+        e->shape[d] = shape[d];
+    snprintf(e->dtype, sizeof e->dtype, "%s", dtype ? dtype : "");
+    return 0;
+}
+
+int pt_untrack(pt_timing *t, const char *name)
+{
+    struct pt__memory *m;
+    pt__tensor *e;
+
+    if (!t)
+        return 0;
+    if (pt__owner_only(t, "pt_untrack") < 0)
+        return PT_ETHREAD;
+    if (!name)
+        return pt__fail(t, PT_EINVAL, "pt_untrack: NULL name");
+    m = t->mem;
+    e = find(m, name);
+    if (!e)
+        return pt__fail(t, PT_ENOTFOUND, "pt_untrack(\"%s\"): not tracked", name);
+    set_total(t, m->total - e->bytes);
+    free(e->name);
+    /* Keep the order of tracking for the report. */
+    memmove(e, e + 1, (size_t)(&m->v[m->n] - (e + 1)) * sizeof *e);
+    m->n--;
+    if (m->n == 0)
+        m->total = 0; /* no rounding residue once nothing is tracked */
+    return 0;
+}
+
+static int sample(pt_timing *t)
+{
+    struct pt__memory *m = t->mem;
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    size_t fr = 0, tot = 0;
+    pt__cuerr e;
+
+    if (!cu || cu->unavailable || !cu->MemGetInfo)
+        return PT_ENODEV;
+    e = cu->MemGetInfo(&fr, &tot);
+    if (e)
+        return pt__fail(t, PT_ECUDA, "cudaMemGetInfo: %s", pt__cuda_errstr(cu, e));
+    m->sampled = 1;
+    m->dev_free = (double)fr;
+    m->dev_total = (double)tot;
+    if (tot >= fr && (double)(tot - fr) > m->dev_used_peak)
+        m->dev_used_peak = (double)(tot - fr);
+    if (tot >= fr)
+        pt__trace_counter(t, "device memory used (B)", pt__now(t), (double)(tot - fr));
+    return 0;
+}
+
+int pt_memory_sampling(pt_timing *t, int on)
+{
+    struct pt__memory *m;
+    int rc;
+
+    if (!t)
+        return 0;
+    if (pt__owner_only(t, "pt_memory_sampling") < 0)
+        return PT_ETHREAD;
+    m = mem_get(t);
+    if (!m)
+        return pt__fail(t, PT_ENOMEM, "pt_memory_sampling: out of memory");
+    if (!on) {
+        m->sampling = 0;
+        return 0;
+    }
+    if (!pt__gpu_device(t))
+        return pt__fail(t, PT_ENODEV, "pt_memory_sampling: no CUDA device to sample");
+    rc = sample(t);
+    if (rc == PT_ENODEV)
+        return pt__fail(t, PT_ENODEV, "pt_memory_sampling: the CUDA runtime has no cudaMemGetInfo");
+    if (rc)
+        return rc;
+    m->sampling = 1;
+    t->hooks |= PT__HOOK_MEMORY;
+    return 0;
+}
+
+void pt__memory_hook(pt_timing *t, pt_section *node, int stop)
+{
+    struct pt__memory *m = t->mem;
+
+    if (!m)
+        return;
+    if (!stop && node && node->mem_hwm < m->total)
+        node->mem_hwm = m->total;
+    if (m->sampling)
+        sample(t);
+}
+
+int pt_memory_get(const pt_timing *t, pt_memory_stats *out)
+{
+    const struct pt__memory *m;
+
+    if (!out)
+        return PT_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (!t || !t->mem)
+        return 0;
+    m = t->mem;
+    out->tensors = m->n;
+    out->total = m->total;
+    out->peak = m->peak;
+    out->device_sampled = m->sampled;
+    out->device_free = m->dev_free;
+    out->device_total = m->dev_total;
+    out->device_used_peak = m->dev_used_peak;
+    return 0;
+}
+
+/* For the writers: the i-th tracked tensor, or NULL past the end. */
+int pt__memory_tensor(const pt_timing *t, size_t i, const char **name, const void **ptr,
+                      double *bytes, const long long **shape, int *ndims, const char **dtype)
+{
+    const pt__tensor *e;
+
+    if (!t->mem || i >= t->mem->n)
+        return 0;
+    e = &t->mem->v[i];
+    *name = e->name;
+    *ptr = e->ptr;
+    *bytes = e->bytes;
+    *shape = e->shape;
+    *ndims = e->ndims;
+    *dtype = e->dtype;
+    return 1;
+}
+
+/* A saved run's tracked memory (restore.c's companion for memory): the
+ * tensors, total and peak as the JSON export wrote them, not recomputed,
+ * so a rebuilt timing reports the figures the run had, the peak of
+ * tensors untracked before the save included. Everything is checked and
+ * built aside first; only then does it replace what t tracked. */
+int pt__restore_memory(pt_timing *t, const pt__restored_memory *r)
+{
+    struct pt__memory *m;
+
+    if (!t || !r || (r->ntensors && !r->tensors))
+        return PT_EINVAL;
+    if (!isfinite(r->total) || r->total < 0 || !isfinite(r->peak) || r->peak < 0)
+        return PT_ERANGE;
+    if (r->device_sampled && (!isfinite(r->device_free) || !isfinite(r->device_total) ||
+                              !isfinite(r->device_used_peak)))
+        return PT_ERANGE;
+    for (size_t i = 0; i < r->ntensors; i++) {
+        const pt__restored_tensor *x = &r->tensors[i];
+        if (!x->name)
+            return PT_EINVAL;
+        if (!isfinite(x->bytes) || x->bytes < 0 || x->ndims < 0 ||
+            x->ndims > PT_TRACK_MAX_DIMS || (x->ndims > 0 && !x->shape))
+            return PT_ERANGE;
+        for (int d = 0; d < x->ndims; d++)
+            if (x->shape[d] < 0)
+                return PT_ERANGE;
+    }
+
+    m = calloc(1, sizeof *m);
+    if (!m || (r->ntensors && !(m->v = calloc(r->ntensors, sizeof *m->v)))) {
+        free(m);
+        return PT_ENOMEM;
+    }
+    m->cap = r->ntensors;
+    for (; m->n < r->ntensors; m->n++) {
+        const pt__restored_tensor *x = &r->tensors[m->n];
+        pt__tensor *e = &m->v[m->n];
+        if (!(e->name = strdup(x->name))) {
+            for (size_t i = 0; i < m->n; i++)
+                free(m->v[i].name);
+            free(m->v);
+            free(m);
+            return PT_ENOMEM;
+        }
+        e->bytes = x->bytes;
+        e->ndims = x->ndims;
+        for (int d = 0; d < x->ndims; d++)
+            e->shape[d] = x->shape[d];
+        snprintf(e->dtype, sizeof e->dtype, "%s", x->dtype ? x->dtype : "");
+    }
+    m->total = r->total;
+    m->peak = r->peak;
+    if (r->device_sampled) {
+        m->sampled = 1;
+        m->dev_free = r->device_free;
+        m->dev_total = r->device_total;
+        m->dev_used_peak = r->device_used_peak;
+    }
+    pt__memory_free(t);
+    t->mem = m;
+    return 0;
+}

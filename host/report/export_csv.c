@@ -1,0 +1,128 @@
+/* The CSV export: a header row, then one row per section, depth first in
+ * order of first start, with its path and every figure.
+ *
+ * Numbers are written with "%.17g", which reads back as the same double,
+ * so a spreadsheet or a test sees exactly the figures pt_section_get()
+ * gives. Fields holding a comma, a double quote, CR or LF are quoted as
+ * RFC 4180 says (quotes doubled); records end in LF, which every RFC 4180
+ * reader accepts. Titles are written byte for byte. */
+#include "core/timing.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* A write failed: the stream keeps its error flag and errno, which
+ * pt__afile_commit() turns into PT_EIO with the reason. */
+enum { WRITE_FAILED = 1 };
+
+
+/* Writing stops at the first failure. */
+static int field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n"))
+        return fputs(s, f) == EOF ? WRITE_FAILED : 0;
+    if (putc('"', f) == EOF)
+        return WRITE_FAILED;
+    for (; *s; s++) {
+        if (*s == '"' && putc('"', f) == EOF)
+            return WRITE_FAILED;
+        if (putc(*s, f) == EOF)
+            return WRITE_FAILED;
+    }
+    return putc('"', f) == EOF ? WRITE_FAILED : 0;
+}
+
+/* A figure, round-trippable. The statistics are never NaN or infinite;
+ * should one ever be, an empty field says "no value" without a token
+ * that some readers reject. */
+static int num(FILE *f, double v)
+{
+    if (!isfinite(v))
+        return putc(',', f) == EOF ? WRITE_FAILED : 0;
+    return fprintf(f, ",%.17g", v) < 0 ? WRITE_FAILED : 0;
+}
+
+static int header(FILE *f)
+{
+    if (fputs("path,name,depth,kind,open", f) == EOF)
+        return WRITE_FAILED;
+    for (size_t i = 0; i < pt__nfigures; i++)
+        if (fprintf(f, ",%s", pt__figures[i].name) < 0)
+            return WRITE_FAILED;
+    return putc('\n', f) == EOF ? WRITE_FAILED : 0;
+}
+
+static int row(pt_timing *t, FILE *f, const pt_section *s)
+{
+    pt_section_stats st;
+    char *path = pt__section_path_dup(s);
+    int rc;
+
+    if (!path)
+        return PT_ENOMEM;
+    pt__stats_of(t, s, &st);
+
+    rc = field(f, path);
+    free(path);
+    if (rc == 0 && putc(',', f) == EOF)
+        rc = WRITE_FAILED;
+    if (rc == 0)
+        rc = field(f, s->name);
+    if (rc == 0 && fprintf(f, ",%d,%s,%d", st.depth, pt__kind_name(s->kind), st.open) < 0)
+        rc = WRITE_FAILED;
+    for (size_t i = 0; rc == 0 && i < pt__nfigures; i++) {
+        const pt__figure *fig = &pt__figures[i];
+        double v = pt__figure_value(&st, fig);
+        if (fig->type == PT__FIG_F64)
+            rc = num(f, v);
+        else if (fig->type == PT__FIG_U64)
+            rc = fprintf(f, ",%" PRIu64, (uint64_t)v) < 0 ? WRITE_FAILED : 0;
+        else
+            rc = fprintf(f, ",%s", pt__bound_name((int)v)) < 0 ? WRITE_FAILED : 0;
+    }
+    if (rc == 0 && putc('\n', f) == EOF)
+        rc = WRITE_FAILED;
+    return rc;
+}
+
+/* Depth first in order of first start, without recursion: the walk
+ * climbs back through parent links. */
+static int rows(pt_timing *t, FILE *f)
+{
+    const pt_section *s = t->root.child;
+    int rc = 0;
+
+    while (s && rc == 0) {
+        rc = row(t, f, s);
+        if (s->child) {
+            s = s->child;
+            continue;
+        }
+        while (s && !s->next)
+            s = s->parent == &t->root ? NULL : s->parent;
+        if (s)
+            s = s->next;
+    }
+    return rc;
+}
+
+int pt_export_csv(pt_timing *t, const char *path)
+{
+    pt__afile a;
+    int rc;
+
+    if (!t)
+        return 0;
+    rc = pt__afile_open(t, &a, path);
+    if (rc)
+        return rc;
+    pt__settle(t);
+    pt__peaks_resolve(t);
+    rc = header(a.f);
+    if (rc == 0)
+        rc = rows(t, a.f);
+    return pt__afile_finish(t, &a, rc, "pt_export_csv", path, 1);
+}

@@ -1,0 +1,273 @@
+/* The Chrome Trace Event export (ui.perfetto.dev, chrome://tracing):
+ *
+ *   { "traceEvents": [ ... ], "displayTimeUnit": "ms", "metadata": { ... } }
+ *
+ * Process 1 is the host: one track per thread, each occurrence of a
+ * section a complete ("X") event, written parents first so that viewers
+ * nest them; counters ("C") go there too. Process 2 holds the launches
+ * timed by CUDA events, one track per stream. Process 3 holds folded
+ * launches' blocks, one track per SM: each block an "X" event spanning
+ * its %globaltimer BEGIN..END with its phase times in "args", and in
+ * trace mode one event per (phase, clock64) interval inside it.
+ *
+ * ts and dur are microseconds from the run's origin with three decimals
+ * (nanoseconds). A launch's start comes from its start event's distance
+ * to a reference event that was synchronized once (host/events.c); a
+ * fold's blocks are placed by their own globaltimer, the launch's
+ * earliest BEGIN at the launch's start, since globaltimer runs on the
+ * GPU's own clock. */
+#include "core/trace.h"
+
+#include "pt_fold_math.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { PID_HOST = 1, PID_GPU = 2, PID_SM = 3 };
+/* The SM track of host-mode records, which have no %smid. */
+#define TID_HOST_MODE 1000000
+
+typedef struct tw {
+    FILE *f;
+    int first;
+    uint64_t events;
+} tw;
+
+static void sep(tw *w)
+{
+    fputs(w->first ? "\n" : ",\n", w->f);
+    w->first = 0;
+    w->events++;
+}
+
+static void meta(tw *w, int pid, int tid, const char *what, const char *name)
+{
+    sep(w);
+    fprintf(w->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":", pid,
+            tid, what);
+    pt__json_str(w->f, name, 0);
+    fputs("}}", w->f);
+}
+
+static void complete(tw *w, int pid, long long tid, const char *name, const char *cat, double ts,
+                     double dur)
+{
+    sep(w);
+    fputs("{\"ph\":\"X\",\"name\":", w->f);
+    pt__json_str(w->f, name, 0);
+    fprintf(w->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%lld,\"ts\":%.3f,\"dur\":%.3f", cat, pid, tid,
+            ts, dur < 0 ? 0 : dur);
+}
+
+/* Parents before children: by thread, start, then the longer first. */
+static int host_cmp(const void *pa, const void *pb)
+{
+    const pt__thost *a = pa, *b = pb;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->t0 != b->t0)
+        return a->t0 < b->t0 ? -1 : 1;
+    if (a->t1 != b->t1)
+        return a->t1 > b->t1 ? -1 : 1;
+    return a->node->depth < b->node->depth ? -1 : a->node->depth > b->node->depth;
+}
+
+static void host_events(pt_timing *t, tw *w)
+{
+    pt__trace *tr = t->trace;
+    int last_tid = 0;
+    char name[32];
+
+    if (tr->nhost) /* an empty log has no array to sort */
+        qsort(tr->host, tr->nhost, sizeof *tr->host, host_cmp);
+    meta(w, PID_HOST, 0, "process_name", t->name);
+    for (size_t i = 0; i < tr->nhost; i++) {
+        const pt__thost *e = &tr->host[i];
+        if (e->tid != last_tid) {
+            snprintf(name, sizeof name, "thread %d", e->tid);
+            meta(w, PID_HOST, e->tid, "thread_name", name);
+            last_tid = e->tid;
+        }
+        complete(w, PID_HOST, e->tid, e->node->name, e->node->kind == PT__K_GPU ? "launch" : "host",
+                 pt__trace_us(t, e->t0), (double)(e->t1 - e->t0) * t->ns_per_tick / 1e3);
+        fputs("}", w->f);
+    }
+    for (size_t i = 0; i < tr->ncounter; i++) {
+        const pt__tcounter *c = &tr->counter[i];
+        sep(w);
+        fputs("{\"ph\":\"C\",\"name\":", w->f);
+        pt__json_str(w->f, c->name, 0);
+        fprintf(w->f, ",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"args\":{", PID_HOST,
+                pt__trace_us(t, c->tick));
+        pt__json_str(w->f, c->name, 0);
+        fprintf(w->f, ":%.17g}}", c->value);
+    }
+}
+
+static void gpu_events(pt_timing *t, tw *w)
+{
+    pt__trace *tr = t->trace;
+    pt_stream *streams = NULL;
+    size_t nstreams = 0;
+    char name[64];
+
+    if (!tr->ngpu)
+        return;
+    meta(w, PID_GPU, 0, "process_name", "GPU launches (CUDA events)");
+    streams = malloc(tr->ngpu * sizeof *streams);
+    for (size_t i = 0; i < tr->ngpu; i++) {
+        const pt__tgpu *e = &tr->gpu[i];
+        size_t k = 0;
+        /* Streams are numbered in order of first use: a handful, so a
+         * scan does. Without memory every launch goes on track 0. */
+        if (streams) {
+            while (k < nstreams && streams[k] != e->stream)
+                k++;
+            if (k == nstreams) {
+                streams[nstreams++] = e->stream;
+                if (e->stream)
+                    snprintf(name, sizeof name, "stream %p", (void *)e->stream);
+                else
+                    snprintf(name, sizeof name, "default stream");
+                meta(w, PID_GPU, (int)k, "thread_name", name);
+            }
+        }
+        complete(w, PID_GPU, (long long)k, e->node->name, "gpu", e->ts_us, e->dur_us);
+        fputs("}", w->f);
+    }
+    free(streams);
+}
+
+static void block_events(tw *w, const pt__tfold *f, int s, long long gt_min, char *named, int nnamed)
+{
+    long long sw = PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap);
+    const long long *rec = f->recs + s * sw;
+    const long long *ph = rec + PT_DEV_SLOT_HDR, *ev = ph + 2 * f->nphases;
+    long long smid = rec[PT_DEV_S_SMID], tid = smid >= 0 ? smid : TID_HOST_MODE;
+    long long gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
+    double rate;
+    double ts = f->launch_us + (double)(rec[PT_DEV_S_GT0] - gt_min) / 1e3;
+    char name[32];
+
+    /* The rate the fold converted this block with. */
+    pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
+    if (smid >= 0 && smid < nnamed && !named[smid]) {
+        named[smid] = 1;
+        snprintf(name, sizeof name, "SM %lld", smid);
+        meta(w, PID_SM, (int)smid, "thread_name", name);
+    }
+    complete(w, PID_SM, tid, f->node->name, "blocks", ts, (double)gt / 1e3);
+    fprintf(w->f, ",\"args\":{\"block\":%d", s);
+    for (int p = 0; p < f->nphases; p++) {
+        fputs(",", w->f);
+        pt__json_str(w->f, f->names[p] ? f->names[p] : "phase", 0);
+        fprintf(w->f, ":%.9g", (double)ph[2 * p] * rate / 1e6);
+    }
+    fputs("}}", w->f);
+    if (f->trace_cap > 0) {
+        long long n = rec[PT_DEV_S_NEVENTS] < f->trace_cap ? rec[PT_DEV_S_NEVENTS] : f->trace_cap;
+        long long prev = rec[PT_DEV_S_CLK0];
+        /* Each event closes its phase's interval since the previous mark. */
+        for (long long k = 0; k < n; k++) {
+            long long p = ev[2 * k], at = ev[2 * k + 1];
+            const char *pn = p >= 0 && p < f->nphases && f->names[p] ? f->names[p] : "(bad phase)";
+            complete(w, PID_SM, tid, pn, "phases", ts + (double)(prev - rec[PT_DEV_S_CLK0]) * rate / 1e3,
+                     (double)(at - prev) * rate / 1e3);
+            fputs("}", w->f);
+            prev = at;
+        }
+    }
+}
+
+static void sm_events(pt_timing *t, tw *w)
+{
+    pt__trace *tr = t->trace;
+    char named[1024] = { 0 };
+    int host_named = 0;
+
+    (void)t;
+    if (!tr->nfolds)
+        return;
+    meta(w, PID_SM, 0, "process_name", "GPU blocks by SM (folded launches)");
+    for (int i = 0; i < tr->nfolds; i++) {
+        const pt__tfold *f = &tr->folds[i];
+        long long sw = PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap), gt_min = 0;
+        int any = 0;
+        for (int s = 0; s < f->kept; s++) {
+            const long long *rec = f->recs + s * sw;
+            if (rec[PT_DEV_S_DONE] == 1 && (!any || rec[PT_DEV_S_GT0] < gt_min)) {
+                gt_min = rec[PT_DEV_S_GT0];
+                any = 1;
+            }
+        }
+        for (int s = 0; s < f->kept; s++) {
+            const long long *rec = f->recs + s * sw;
+            if (rec[PT_DEV_S_DONE] != 1)
+                continue;
+            if (rec[PT_DEV_S_SMID] < 0 && !host_named) {
+                host_named = 1;
+                meta(w, PID_SM, TID_HOST_MODE, "thread_name", "host mode");
+            }
+            block_events(w, f, s, gt_min, named, (int)sizeof named);
+        }
+    }
+}
+
+static void metadata(pt_timing *t, tw *w)
+{
+    pt__trace *tr = t->trace;
+    char sched[160];
+    uint64_t dropped = pt__trace_dropped(t);
+
+    pt__sched_describe(t, sched, sizeof sched);
+    fputs("\"metadata\":{\"tool\":\"ptkit\",\"version\":", w->f);
+    pt__json_str(w->f, pt_version(), 0);
+    fputs(",\"name\":", w->f);
+    pt__json_str(w->f, t->name, 0);
+    fprintf(w->f, ",\"clock\":\"%s\",\"ns_per_tick\":%.17g,\"capacity\":%zu", pt__clock_name(t),
+            t->ns_per_tick, tr->cap);
+    fprintf(w->f, ",\"dropped\":%llu,\"dropped_host\":%llu,\"dropped_gpu\":%llu,\"dropped_counter\":%llu",
+            (unsigned long long)dropped, (unsigned long long)tr->dropped_host,
+            (unsigned long long)tr->dropped_gpu, (unsigned long long)tr->dropped_counter);
+    fprintf(w->f, ",\"dropped_device\":%llu,\"fold_launches_cut\":%llu,\"fold_blocks_cut\":%llu",
+            (unsigned long long)t->dropped, (unsigned long long)tr->launches_cut,
+            (unsigned long long)tr->blocks_cut);
+    fputs(",\"schedule\":", w->f);
+    pt__json_str(w->f, sched, 0);
+    if (dropped || t->dropped) {
+        fputs(",\"note_dropped\":", w->f);
+        pt__json_str(w->f, "events were dropped past the capacity: raise it with pt_set_trace_capacity(), "
+                           "or record fewer steps with pt_schedule()", 0);
+    }
+    if (w->events > PT__TRACE_LARGE) {
+        fputs(",\"note_size\":", w->f);
+        pt__json_str(w->f, "more than a million events: viewers may be slow; "
+                           "pt_set_trace_capacity() caps them", 0);
+    }
+    fputs("}", w->f);
+}
+
+int pt_export_trace(pt_timing *t, const char *path)
+{
+    pt__afile a;
+    tw w = { NULL, 1, 0 };
+    int rc;
+
+    if (!t)
+        return 0;
+    if (!t->trace)
+        return pt__fail(t, PT_ESTATE, "pt_export_trace: the timing was created without PT_TRACE");
+    rc = pt__afile_open(t, &a, path);
+    if (rc)
+        return rc;
+    pt__settle(t);
+    w.f = a.f;
+    fputs("{\"traceEvents\":[", w.f);
+    host_events(t, &w);
+    gpu_events(t, &w);
+    sm_events(t, &w);
+    fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", w.f);
+    metadata(t, &w);
+    fputs("}\n", w.f);
+    return pt__afile_finish(t, &a, 0, "pt_export_trace", path, 0);
+}

@@ -1,0 +1,171 @@
+/* A saved run rebuilt as a live timing (host/restore.c, the library's
+ * hidden restore API), so that show prints it with pt_log() and convert
+ * writes its HTML page and its aggregate trace with the library's own
+ * writers: a report made now and one made from the file later are laid
+ * out by one writer. */
+#include "ptreport.h"
+
+#include "core/timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int kind_of(const char *kind)
+{
+    if (strcmp(kind, "gpu") == 0)
+        return PT__K_GPU;
+    if (strcmp(kind, "phase") == 0)
+        return PT__K_PHASE;
+    if (strcmp(kind, "unattributed") == 0)
+        return PT__K_UNATTR;
+    return PT__K_CPU;
+}
+
+/* The sections depth first, each sibling list in the file's order (the
+ * order of first start), so the restored order is the saved one. */
+static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double *f = v[i].fig;
+        pt__restored r = {
+            .kind = kind_of(v[i].kind), .open = v[i].open, .count = v[i].count,
+            .total_ns = f[F_TOTAL] * 1e6, .first_ns = f[F_FIRST] * 1e6,
+            .mean_ns = f[F_MEAN] * 1e6, .sd_ns = f[F_STDDEV] * 1e6,
+            .min_ns = f[F_MIN] * 1e6, .max_ns = f[F_MAX] * 1e6,
+            .read = f[F_READ], .written = f[F_WRITTEN], .flops = f[F_FLOPS],
+            .xfer = { f[F_H2D], f[F_D2H], f[F_D2D] },
+            .blocks = v[i].blocks, .hits = f[F_HITS], .block_mean_ns = f[F_BLOCK_MEAN] * 1e6,
+            .block_min_ns = f[F_BLOCK_MIN] * 1e6, .block_max_ns = f[F_BLOCK_MAX] * 1e6,
+            .mem_hwm = f[F_MEM_HIGH_WATER],
+        };
+        pt_section *s = pt__restore_section(t, parent, v[i].name, &r);
+        if (!s || restore_secs(t, s, v[i].kids, v[i].nkids) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static long long int_of(json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/* The run-level state: 0, or -1 for a clock no timing can stand for. */
+static int restore_run(pt_timing *t, const pr_run *run)
+{
+    pt_dev_clock dc;
+    pt__restored_run rr = {
+        .clock = run->clock, .clock_ghz = run->clock_ghz,
+        .section_count = (size_t)run->section_count, .errors = run->error_count,
+        .last_error = run->errors_last, .gpu_fallback = run->gpu_fallback,
+        .dropped = run->dropped,
+    };
+
+    if (run->device_clock) {
+        json_t *o = run->device_clock;
+        const char *name = json_string_value(json_object_get(o, "device_name"));
+        memset(&dc, 0, sizeof dc);
+        dc.calibrated = json_is_true(json_object_get(o, "calibrated"));
+        dc.cycles_per_ns = json_number_value(json_object_get(o, "cycles_per_ns"));
+        dc.tick_ns = json_number_value(json_object_get(o, "tick_ns"));
+        dc.blocks_own = int_of(o, "blocks_own");
+        dc.blocks_cal = int_of(o, "blocks_cal");
+        dc.device = (int)int_of(o, "device");
+        dc.folds = int_of(o, "folds");
+        dc.slots_skipped = int_of(o, "slots_skipped");
+        snprintf(dc.device_name, sizeof dc.device_name, "%s", name ? name : "");
+        rr.dev_clock = &dc;
+    }
+    if (run->peaks) {
+        const char *src = json_string_value(json_object_get(run->peaks, "source"));
+        rr.peak_src = src && strcmp(src, "user") == 0 ? PT__PEAKS_USER : PT__PEAKS_DEVICE;
+        rr.peak_bw = json_number_value(json_object_get(run->peaks, "bytes_per_s"));
+        rr.peak_flops = json_number_value(json_object_get(run->peaks, "flops_per_s"));
+    }
+    return pt__restore_run(t, &rr) == 0 ? 0 : -1;
+}
+
+/* A figure the file holds as null (NaN) reads as 0, as restore.c reads
+ * the sections' figures. */
+static double num(json_t *o, const char *key)
+{
+    double v = json_number_value(json_object_get(o, key));
+    return isfinite(v) ? v : 0;
+}
+
+/* The tracked memory as the export wrote it: the tensors in the order
+ * tracked, the total and the peak (which tensors untracked before the save
+ * may have raised above what is tracked at the end), and the device's
+ * figures when the run sampled them (numbers, not null). The reader has
+ * checked the types. 0, or a PT_E... code from pt__restore_memory(). */
+static int restore_memory(pt_timing *t, json_t *m)
+{
+    json_t *tensors, *x, *d;
+    pt__restored_memory rm;
+    pt__restored_tensor *v;
+    long long(*shapes)[PT_TRACK_MAX_DIMS];
+    size_t i, k, n;
+    int rc;
+
+    if (!m)
+        return 0;
+    tensors = json_object_get(m, "tensors");
+    n = json_array_size(tensors);
+    v = calloc(n ? n : 1, sizeof *v);
+    shapes = calloc(n ? n : 1, sizeof *shapes);
+    if (!v || !shapes) {
+        free(v);
+        free(shapes);
+        return PT_ENOMEM;
+    }
+    json_array_foreach(tensors, i, x) {
+        json_array_foreach(json_object_get(x, "shape"), k, d)
+            shapes[i][k] = (long long)json_integer_value(d);
+        v[i] = (pt__restored_tensor){ .name = json_string_value(json_object_get(x, "name")),
+                                      .bytes = num(x, "bytes"), .shape = shapes[i],
+                                      .ndims = (int)k,
+                                      .dtype = json_string_value(json_object_get(x, "dtype")) };
+    }
+    rm = (pt__restored_memory){
+        .tensors = v, .ntensors = n, .total = num(m, "total"), .peak = num(m, "peak"),
+        .device_sampled = json_is_number(json_object_get(m, "device_free")) &&
+                          json_is_number(json_object_get(m, "device_total")) &&
+                          json_is_number(json_object_get(m, "device_used_peak")),
+        .device_free = num(m, "device_free"), .device_total = num(m, "device_total"),
+        .device_used_peak = num(m, "device_used_peak"),
+    };
+    rc = pt__restore_memory(t, &rm);
+    free(v);
+    free(shapes);
+    return rc;
+}
+
+int pr_rebuild(const pr_run *run, const char *cmd, pt_timing **out)
+{
+    pt_timing *t = pt__restore_create(run->name);
+    int rc;
+
+    *out = NULL;
+    if (!t)
+        return pr_fail("%s: out of memory", cmd);
+    rc = restore_memory(t, run->memory);
+    if (rc < 0) {
+        pt_destroy(t);
+        return rc == PT_ENOMEM ? pr_fail("%s: out of memory", cmd)
+                               : pr_fail("%s: %s: the tracked memory cannot be shown (%s)", cmd,
+                                         run->file, pt_strerror(rc));
+    }
+    if (restore_secs(t, NULL, run->secs, run->nsecs) < 0) {
+        pt_destroy(t);
+        return pr_fail("%s: out of memory", cmd);
+    }
+    /* Last, so the run's own errors are the ones the reports show. */
+    if (restore_run(t, run) < 0) {
+        pt_destroy(t);
+        return pr_fail("%s: %s: clock '%s' (at %g GHz) cannot be shown", cmd, run->file,
+                       run->clock, run->clock_ghz);
+    }
+    *out = t;
+    return 0;
+}
