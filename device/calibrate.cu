@@ -15,7 +15,7 @@
  *
  * out[0] tick (ns), out[1] clock64 cycles, out[2] globaltimer ns of the
  * timed spin, out[3] %smid. Built into a fatbin and embedded in libptkit
- * (device/device.mk); host/calibrate.c launches it by name. */
+ * (device/device.mk); host/gpu/calibrate.c launches it by name. */
 
 /* About 5 s at 2 GHz: far beyond any tick, short of a hung kernel. */
 #define PT__CAL_MAX_WAIT (10LL * 1000 * 1000 * 1000)

@@ -4,7 +4,7 @@
  * adds them into a summary: per phase the sum, minimum and maximum over
  * blocks and the hits; for the launch the blocks done, the earliest start,
  * the latest end, the sum and longest of the block spans; and per SM per
- * phase the sums. The host fold (host/fold.c) runs it over the records it
+ * phase the sums. The host fold (host/gpu/fold.c) runs it over the records it
  * copied back; the on-device reduction (device/reduce.cu) runs the same
  * function with one thread per slot, where the additions are atomics. So
  * both paths convert cycles into time with the same code, and the host

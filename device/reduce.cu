@@ -12,7 +12,7 @@
  * The shape (nslots, nphases, trace_cap) comes from the host, not from the
  * header, so a corrupted header can never send the kernel out of bounds.
  * Built into a fatbin and embedded in libptkit (device/device.mk); the fold
- * (host/fold.c) launches it by name on the launch's stream. */
+ * (host/gpu/fold.c) launches it by name on the launch's stream. */
 #include "pt_fold_math.h"
 
 extern "C" __global__ void pt_reduce(const long long *buf, pt__rword *res, int nslots,

@@ -12,8 +12,13 @@
 #define PT_TESTS_CUDA_FAKE_H
 
 #include "pt_fold_math.h"
+#include "gpu/calibrate.h"
 #include "gpu/cuda.h"
-#include "gpu/gpu.h"
+#include "gpu/devbuf.h"
+#include "gpu/event_pool.h"
+#include "gpu/fold.h"
+#include "gpu/memory.h"
+#include "gpu/queue.h"
 
 #include <stdio.h>
 #include <stdlib.h>

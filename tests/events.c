@@ -99,11 +99,11 @@ Test(events, resolution_is_lazy)
     launch("k", 3.0);
     cr_assert_eq(raw("k")->count, 0, "nothing is recorded before it is asked for");
     cr_assert_eq(fake.syncs, 0, "pt_stop_gpu never waits for the GPU");
-    cr_assert_eq(pt__gpu_pending(t), 3);
+    cr_assert_eq(pt__queue_pending(t), 3);
     int rc = pt_sync(t);
     cr_assert_eq(rc, 0, "pt_sync: %s", pt_strerror(rc));
     cr_assert_eq(raw("k")->count, 3);
-    cr_assert_eq(pt__gpu_pending(t), 0);
+    cr_assert_eq(pt__queue_pending(t), 0);
     cr_assert_float_eq(raw("k")->total_ns, 6e6, 1e-3);
 }
 
@@ -135,7 +135,7 @@ Test(events, pt_sync_flag_resolves_at_stop)
     launch("k", 2.5);
     cr_assert_eq(raw("k")->count, 1, "PT_SYNC resolves in pt_stop_gpu");
     cr_assert_float_eq(raw("k")->total_ns, 2.5e6, 1e-3);
-    cr_assert_eq(pt__gpu_pending(t), 0);
+    cr_assert_eq(pt__queue_pending(t), 0);
 }
 
 Test(events, reports_and_stats_resolve)
@@ -160,12 +160,12 @@ Test(events, a_low_pool_resolves_the_oldest_and_memory_stays_bounded)
     size_t most = 0;
     for (int i = 0; i < 10000; i++) {
         launch("k", (i % 4) + 1.0);
-        if (pt__gpu_pending(t) > most)
-            most = pt__gpu_pending(t);
+        if (pt__queue_pending(t) > most)
+            most = pt__queue_pending(t);
     }
     cr_assert_leq(most, 1025, "at most 1025 pairs wait: %zu", most);
-    cr_assert_leq(pt__gpu_events_alive(t), 2 * 1025 + 2, "events alive: %zu",
-                  pt__gpu_events_alive(t));
+    cr_assert_leq(pt__events_alive(t), 2 * 1025 + 2, "events alive: %zu",
+                  pt__events_alive(t));
     cr_assert_gt(raw("k")->count, 0, "the pool ran low, so some were resolved");
     pt_section_stats s = get("k");
     cr_assert_eq(s.count, 10000);
@@ -295,7 +295,7 @@ Test(events, reset_and_destroy_release_events_without_waiting)
     pt_start_gpu(t, "open", 0);
     pt_reset(t);
     cr_assert_eq(fake.syncs, 0, "reset does not wait");
-    cr_assert_eq(pt__gpu_pending(t), 0);
+    cr_assert_eq(pt__queue_pending(t), 0);
     cr_assert_null(pt_find(t, "k"));
     launch("k", 2.0);
     pt_start_gpu(t, "left open", 0);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "core/timing.h"
+#include "core/model.h"
 
 static test_clock clk;
 static pt_timing *t;

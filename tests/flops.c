@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "core/timing.h"
+#include "core/flops.h"
 
 TestSuite(flops);
 

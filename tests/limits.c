@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "core/timing.h"
+#include "core/model.h"
 
 /* The sanitizer build (.ci/run: -fsanitize=address,undefined) runs the
  * occurrence loops 10 times shorter, and valgrind's memcheck (make

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "core/timing.h"
+#include "core/tree.h"
 
 #define MS 1000000 /* ns */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "core/timing.h"
+#include "core/model.h"
 
 static test_clock clk;
 static pt_timing *t;

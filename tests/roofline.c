@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "cuda_fake.h"
+#include "core/roofline.h"
 
 static test_clock clk;
 static pt_timing *t;

@@ -2,8 +2,13 @@
  * 0x80000007 EDX bit 8), sections read it directly: a read costs about a
  * third of clock_gettime(CLOCK_MONOTONIC). It is calibrated once per
  * process against CLOCK_MONOTONIC. Elsewhere, and with PT_NO_TSC,
- * clock_gettime is the clock. A user clock (pt_set_clock) overrides both. */
-#include "core/timing.h"
+ * clock_gettime is the clock. A user clock (pt_set_clock) overrides both.
+ *
+ * A PT_TRACE timing also keeps the run's origin, the clock's value when it
+ * was made or last given a clock: the trace's times count from it. */
+#include "core/clock.h"
+
+#include "core/errors.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -79,19 +84,28 @@ double pt__tsc_ns_per_tick(void)
     return tsc_ns_per_tick;
 }
 
+/* Only a traced run reads its clock here: a user clock is called by the
+ * starts and stops it times, and by nothing else. */
+static void mark_origin(pt_timing *t)
+{
+    if (t->flags & PT_TRACE)
+        t->origin = pt__now(t);
+}
+
 void pt__clock_init(pt_timing *t)
 {
     t->clock_fn = NULL;
     t->clock_ctx = NULL;
     t->clock_kind = PT__CLOCK_MONO;
     t->ns_per_tick = 1.0;
-    if (t->flags & PT_NO_TSC)
-        return;
-    pthread_once(&tsc_once, tsc_calibrate);
-    if (tsc_ns_per_tick > 0) {
-        t->clock_kind = PT__CLOCK_TSC;
-        t->ns_per_tick = tsc_ns_per_tick;
+    if (!(t->flags & PT_NO_TSC)) {
+        pthread_once(&tsc_once, tsc_calibrate);
+        if (tsc_ns_per_tick > 0) {
+            t->clock_kind = PT__CLOCK_TSC;
+            t->ns_per_tick = tsc_ns_per_tick;
+        }
     }
+    mark_origin(t);
 }
 
 const char *pt__clock_name(const pt_timing *t)
@@ -111,7 +125,6 @@ int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
         return pt__fail(t, PT_ESTATE, "pt_set_clock with sections open: %zu", t->main.depth);
     if (!fn) {
         pt__clock_init(t);
-        pt__trace_origin(t);
         return 0;
     }
     t->clock_fn = fn;
@@ -119,6 +132,6 @@ int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
     t->clock_kind = PT__CLOCK_USER;
     t->ns_per_tick = 1.0;
     /* The trace's times are from the run's start on this clock. */
-    pt__trace_origin(t);
+    mark_origin(t);
     return 0;
 }

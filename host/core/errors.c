@@ -1,6 +1,7 @@
 /* Error codes (one table in pt.h) and errors counted on a timing. */
-#include "core/timing.h"
+#include "core/errors.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,7 +51,6 @@ int pt__fail(pt_timing *t, int code, const char *fmt, ...)
 {
     va_list ap;
     char msg[sizeof t->last_error - 16];
-
     char line[sizeof t->last_error];
 
     if (!t)
@@ -97,4 +97,11 @@ void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx)
         return;
     t->error_fn = fn;
     t->error_ctx = ctx;
+}
+
+/* pt__fail for the header-only helpers (pt_mpi.h), which are compiled
+ * into the user's program and so reach only exported symbols. */
+int pt__error(pt_timing *t, int code, const char *msg)
+{
+    return pt__fail(t, code, "%s", msg ? msg : pt_strerror(code));
 }

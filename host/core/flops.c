@@ -6,7 +6,9 @@
  * limits, so it can be fuzzed and can never be made to run away. It
  * refuses what it does not understand rather than guess: a wrong FLOP
  * count printed beside a right time is worse than none. */
-#include "core/timing.h"
+#include "core/flops.h"
+
+#include "core/errors.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,9 @@
  * double and every count at UINT64_MAX: a merged tree never holds an
  * infinity, a NaN or a count that wrapped, and so it always packs into
  * bytes that pt_unpack_merge() reads back. No real run comes near. */
-#include "core/timing.h"
+#include "core/merge.h"
+
+#include "core/tree.h"
 
 #include <float.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * or Nsight) each call costs one indirect call to a stub. Built without
  * CUDA (PT_BUILD_CUDA=0), or where CUDA's include folder lacks nvtx3/,
  * every function here is a no-op; the flag is then accepted and does nothing. */
-#include "core/timing.h"
+#include "core/nvtx.h"
 
 #include <stdlib.h>
 

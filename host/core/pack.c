@@ -24,7 +24,11 @@
  * there. The reader checks every length against the bytes left, every
  * depth, kind and flag, and that every double is finite and the buffer
  * ends with the last section, before it touches the timing. */
+#include "core/errors.h"
+#include "core/merge.h"
+#include "core/threads.h"
 #include "core/timing.h"
+#include "core/tree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -210,29 +214,6 @@ static int get_f(rbuf *r, double *d, const char *what)
     return 0;
 }
 
-static void free_tree(pt_section *root)
-{
-    pt_section *s = root->child;
-
-    /* Children first, without recursion: descend, free on the way up. */
-    while (s && s != root) {
-        pt_section *up;
-        if (s->child) {
-            s = s->child;
-            continue;
-        }
-        up = s->parent;
-        up->child = s->next;
-        if (s->phase)
-            free(s->phase->sm_ns);
-        free(s->phase);
-        free(s->name);
-        free(s);
-        s = up->child ? up->child : up;
-    }
-    root->child = root->last_child = NULL;
-}
-
 static int get_phase(rbuf *r, pt_section *s)
 {
     pt__phase_ext *p = calloc(1, sizeof *p);
@@ -294,7 +275,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
     s->name_len = (size_t)name_len;
     s->key = s->name;
     r->at += (size_t)name_len;
-    /* Linked in at once, so free_tree() finds it whatever fails next. */
+    /* Linked in at once, so the tree is freed whole whatever fails next. */
     parent = path[depth - 1];
     s->parent = parent;
     s->depth = (int)depth;
@@ -384,11 +365,6 @@ int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
     else if ((rc = pt__merge_aside(&t->merged_root, &root)) < 0)
         pt__fail(t, rc, "pt_unpack_merge: out of memory keeping the merged run apart; the "
                  "creating thread's part (pt_section_thread) holds some of it");
-    free_tree(&root);
+    pt__section_free_children(&root);
     return rc;
-}
-
-int pt__error(pt_timing *t, int code, const char *msg)
-{
-    return pt__fail(t, code, "%s", msg ? msg : pt_strerror(code));
 }

@@ -6,7 +6,10 @@
  * back as Welford's sum of squared deviations, a phase's block mean as the
  * sum of its blocks. An open section gets a frame on the stack, which is
  * how the reports (and pt_stats()) learn that it is open. */
-#include "core/timing.h"
+#include "core/restore.h"
+
+#include "core/threads.h"
+#include "core/tree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,17 +45,10 @@ pt_timing *pt__restore_create(const char *name)
 static int push_open(pt_timing *t, pt_section *s)
 {
     pt__thr *r = &t->main;
-    if (r->depth == r->stack_cap) {
-        size_t cap = r->stack_cap ? r->stack_cap * 2 : 8;
-        pt__frame *v = realloc(r->stack, cap * sizeof *v);
-        if (!v)
-            return PT_ENOMEM;
-        r->stack = v;
-        r->stack_cap = cap;
-    }
-    r->stack[r->depth++] = (pt__frame){ .node = s, .t0 = 0, .gpu = s->kind == PT__K_GPU,
-                                        .pending = -1 };
-    s->open++;
+    if (pt__thr_push(r, s) < 0)
+        return PT_ENOMEM;
+    r->stack[r->depth - 1].t0 = 0;
+    r->stack[r->depth - 1].gpu = s->kind == PT__K_GPU;
     return 0;
 }
 

@@ -1,5 +1,7 @@
 /* Roofline: the machine's peak bandwidth and FLOP/s, from the user or
- * from the CUDA device's attributes.
+ * from the CUDA device's attributes, which the GPU side reads when a
+ * timing used a device and no peaks were given (gpu/gpu.c, through
+ * pt__peaks_resolve).
  *
  * Device peaks are theoretical and FP32:
  *   bandwidth = memory clock (cudaDevAttrMemoryClockRate, kHz) x bus width
@@ -14,7 +16,10 @@
  *   3.x 192; 5.x 128; 6.0 64; 6.1, 6.2 128; 7.x 64; 8.0 64; 8.6, 8.7, 8.9 128;
  *   9.0 128; 10.x, 11.x, 12.x 128.
  * An architecture not in the table gives no device peaks rather than a guess. */
-#include "gpu/gpu.h"
+#include "core/roofline.h"
+
+#include "core/errors.h"
+#include "core/timing.h"
 
 #include <math.h>
 
@@ -52,35 +57,6 @@ int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s)
     t->peak_flops = flops_per_s;
     t->peak_src = PT__PEAKS_USER;
     return 0;
-}
-
-/* The device's peaks, asked once per timing, and only when the timing
- * already used a GPU: a CPU run never loads the CUDA runtime for this. */
-void pt__peaks_resolve(pt_timing *t)
-{
-    const pt__cuda_api *cu;
-    int dev = 0, clk = 0, sms = 0, mclk = 0, bus = 0, major = 0, minor = 0, lanes;
-
-    if (!t || t->peak_src != PT__PEAKS_NONE || !t->gpu)
-        return;
-    t->peak_src = PT__PEAKS_TRIED;
-    if (!pt__gpu_device(t))
-        return;
-    cu = pt__gpu_api(t);
-    if (cu->unavailable || cu->GetDevice(&dev) ||
-        cu->DeviceGetAttribute(&clk, PT__CU_ATTR_CLOCK_RATE, dev) ||
-        cu->DeviceGetAttribute(&sms, PT__CU_ATTR_MULTIPROCESSORS, dev) ||
-        cu->DeviceGetAttribute(&mclk, PT__CU_ATTR_MEMORY_CLOCK_RATE, dev) ||
-        cu->DeviceGetAttribute(&bus, PT__CU_ATTR_BUS_WIDTH, dev) ||
-        cu->DeviceGetAttribute(&major, PT__CU_ATTR_CC_MAJOR, dev) ||
-        cu->DeviceGetAttribute(&minor, PT__CU_ATTR_CC_MINOR, dev))
-        return;
-    lanes = pt__fp32_lanes(major, minor);
-    if (mclk <= 0 || bus <= 0 || clk <= 0 || sms <= 0 || lanes == 0)
-        return;
-    t->peak_bw = (double)mclk * 1e3 * ((double)bus / 8.0) * 2.0;
-    t->peak_flops = (double)sms * (double)clk * 1e3 * (double)lanes * 2.0;
-    t->peak_src = PT__PEAKS_DEVICE;
 }
 
 int pt_peaks_get(pt_timing *t, pt_peaks *out)

@@ -13,7 +13,9 @@
  * frames keep starts and stops paired across step boundaries: a frame
  * remembers whether it was real when it started, and its stop does what
  * its start did. */
-#include "core/timing.h"
+#include "core/schedule.h"
+
+#include "core/errors.h"
 
 #include <stdio.h>
 #include <stdlib.h>

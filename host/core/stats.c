@@ -1,5 +1,10 @@
 /* Figures of sections and of the whole run, as the reports show them. */
+#include "core/stats.h"
+
+#include "core/clock.h"
+#include "core/threads.h"
 #include "core/timing.h"
+#include "core/trace.h"
 
 #include <math.h>
 #include <stddef.h>

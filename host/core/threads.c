@@ -2,14 +2,19 @@
  * into t->root; each other thread that starts a section gets a recorder
  * with its own stack and tree, found through a small cache in thread
  * local storage (four timings per thread), so start and stop take no lock
- * and share no cache line with another thread. A report pools the trees into t->root by path.
+ * and share no cache line with another thread. A report pools the trees
+ * into t->root by path.
  *
  * A recorder lives until the timing is destroyed. A thread that starts
  * after another has exited may be handed the exited thread's recorder
  * (they share the address of pt__me), which keeps memory bounded by the
  * threads alive at once. */
 #define _GNU_SOURCE /* syscall */
-#include "core/timing.h"
+#include "core/threads.h"
+
+#include "core/errors.h"
+#include "core/merge.h"
+#include "core/tree.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -175,12 +180,6 @@ int pt__threads_open_elsewhere(pt_timing *t, const pt__thr *self, const char *ti
             found = r->index;
     pthread_mutex_unlock(&t->lock);
     return found;
-}
-
-void pt__settle(pt_timing *t)
-{
-    pt__threads_merge(t);
-    pt__gpu_resolve(t);
 }
 
 size_t pt__open_count(pt_timing *t)

@@ -1,4 +1,4 @@
-/* PT_TRACE's log: what the Chrome trace (export_trace.c) draws.
+/* PT_TRACE's log: what the Chrome trace (report/export_trace.c) draws.
  *
  * A section aggregates its occurrences; a timeline needs each of them.
  * With PT_TRACE a stop appends (node, t0, t1, thread) to a growing array,
@@ -10,10 +10,13 @@
  * folded block records are kept beside it. Times stay in ticks of t's
  * clock (host events) or become microseconds from the run's origin
  * (launches, whose time comes from the GPU), the origin being the clock's
- * value at pt_create() or at the latest pt_set_clock(). */
+ * value at pt_create() or at the latest pt_set_clock() (clock.c). */
 #include "core/trace.h"
 
+#include "core/errors.h"
+
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,15 +38,8 @@ int pt__trace_init(pt_timing *t)
     if (!t->trace)
         return PT_ENOMEM;
     t->trace->cap = PT__TRACE_DEFAULT_CAP;
-    pt__trace_origin(t);
     t->hooks |= PT__HOOK_TRACE;
     return 0;
-}
-
-void pt__trace_origin(pt_timing *t)
-{
-    if (t->trace)
-        t->trace->origin = pt__now(t);
 }
 
 static void folds_free(pt__trace *tr)
@@ -122,47 +118,27 @@ static void *room(void **arr, size_t *n, size_t *alloc, size_t size, size_t cap,
 
 double pt__trace_us(const pt_timing *t, int64_t tick)
 {
-    return (double)(tick - t->trace->origin) * t->ns_per_tick / 1e3;
+    return (double)(tick - t->origin) * t->ns_per_tick / 1e3;
 }
 
-/* The hooks' state (this log, NVTX's strings, the memory counters) is
- * shared by the threads that time into t, so they take t's lock. */
-void pt__hooks_start(pt_timing *t, pt_section *node)
-{
-    pthread_mutex_lock(&t->lock);
-    if (t->hooks & PT__HOOK_NVTX)
-        pt__nvtx_push(t, node);
-    if (t->hooks & PT__HOOK_MEMORY)
-        pt__memory_hook(t, node, 0);
-    pthread_mutex_unlock(&t->lock);
-}
-
-void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int gpu)
+void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1, int gpu)
 {
     pt__trace *tr = t->trace;
+    pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e, tr->cap,
+                        &tr->dropped_host);
 
-    pthread_mutex_lock(&t->lock);
-    if (t->hooks & PT__HOOK_TRACE) {
-        pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e, tr->cap,
-                            &tr->dropped_host);
-        if (e) {
-            e->node = node;
-            e->t0 = t0;
-            e->t1 = t1;
-            e->tid = thread_id();
-        }
-        /* Until its events resolve, a launch starts where the host says
-         * (and stays there when it is timed by the CPU clock). */
-        if (gpu) {
-            tr->launch_node = node;
-            tr->launch_us = pt__trace_us(t, t0);
-        }
+    if (e) {
+        e->node = node;
+        e->t0 = t0;
+        e->t1 = t1;
+        e->tid = thread_id();
     }
-    if (t->hooks & PT__HOOK_NVTX)
-        pt__nvtx_pop(t);
-    if (t->hooks & PT__HOOK_MEMORY)
-        pt__memory_hook(t, node, 1);
-    pthread_mutex_unlock(&t->lock);
+    /* Until its events resolve, a launch starts where the host says (and
+     * stays there when it is timed by the CPU clock). */
+    if (gpu) {
+        tr->launch_node = node;
+        tr->launch_us = pt__trace_us(t, t0);
+    }
 }
 
 void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64_t ref_tick,
@@ -216,7 +192,7 @@ static double launch_start(const pt_timing *t, const pt_section *node)
     return 0;
 }
 
-void pt__trace_fold(pt_timing *t, const pt_dev_buffer *b, const pt_section *node,
+void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,
                     const long long *d, double tick_ns, double ns_per_cycle)
 {
     pt__trace *tr = t->trace;

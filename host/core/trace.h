@@ -1,9 +1,11 @@
-/* PT_TRACE's log, shared by host/trace.c (recording) and
- * host/export_trace.c (writing). Not installed. */
-#ifndef PT_TRACE_H
-#define PT_TRACE_H
+/* PT_TRACE's log, kept by core/trace.c and written by
+ * report/export_trace.c. Not installed. */
+#ifndef PT_CORE_TRACE_H
+#define PT_CORE_TRACE_H
 
-#include "gpu/gpu.h"
+#include "core/model.h"
+
+#include <stddef.h>
 
 #define PT__TRACE_DEFAULT_CAP ((size_t)1 << 20)
 /* Folded launches whose block records are kept, blocks kept per launch,
@@ -47,7 +49,6 @@ typedef struct pt__tfold {
 } pt__tfold;
 
 typedef struct pt__trace {
-    int64_t origin;           /* t's clock at the run's start */
     size_t cap;
     pt__thost *host;
     size_t nhost, host_alloc;
@@ -64,14 +65,34 @@ typedef struct pt__trace {
     double launch_us;
 } pt__trace;
 
+PT__HIDDEN int pt__trace_init(pt_timing *t);      /* at pt_create with PT_TRACE */
+PT__HIDDEN void pt__trace_free(pt_timing *t);
+PT__HIDDEN void pt__trace_clear(pt_timing *t);    /* pt_reset: the nodes are gone */
+/* Events the log could not keep (host, GPU and fold samples); 0 without PT_TRACE. */
+PT__HIDDEN uint64_t pt__trace_dropped(const pt_timing *t);
 /* Microseconds from the run's origin to tick. */
 PT__HIDDEN double pt__trace_us(const pt_timing *t, int64_t tick);
+/* One occurrence of node, from t0 to t1 on t's clock, by the calling
+ * thread; gpu when it is a launch (pt_stop_gpu), which then starts there
+ * until its events place it. Under t->lock (the hooks take it). */
+PT__HIDDEN void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1,
+                               int gpu);
 /* A launch resolved by its events: from_ref_ns after the reference event,
  * which the host clock read as ref_tick, lasting dur_ns. */
 PT__HIDDEN void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream,
                               int64_t ref_tick, double from_ref_ns, double dur_ns);
-/* Keep the first blocks of a fold's records d (buffer b, launch node). */
-PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt_dev_buffer *b, const pt_section *node,
+/* A counter sample ("C" event) at ts_tick on t's clock, for tracks such as
+ * device memory in use. A no-op without PT_TRACE. */
+PT__HIDDEN void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double value);
+
+/* The shape of a fold's records (include/pt/pt_dev_buf.h) and its phases'
+ * names, nphases of them (NULL entries read "phase"). */
+typedef struct pt__fold_shape {
+    int nslots, nphases, trace_cap;
+    char *const *names;
+} pt__fold_shape;
+/* Keep the first blocks of a fold's records d (launch node). */
+PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,
                                const long long *d, double tick_ns, double ns_per_cycle);
 
 #endif

@@ -9,7 +9,9 @@
  * x86 and nanoseconds elsewhere, and "globaltimer" is CLOCK_MONOTONIC; the
  * host calibration measures those. The fold uses the figures for blocks
  * too short to carry their own rate; never a nominal clock rate. */
-#include "gpu/gpu.h"
+#include "gpu/calibrate.h"
+
+#include "core/clock.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -45,6 +47,7 @@ static pt__culibrary lib_calibrate, lib_reduce;
 static pt__cukernel kernel_reduce;
 static int reduce_tried;
 static char reduce_why[192];
+static unsigned made_in;      /* pt__cuda_generation() of what is above */
 
 /* ---- host mode --------------------------------------------------- */
 
@@ -198,11 +201,31 @@ static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
     c->ok = 1;
 }
 
+/* Forget every calibration and loaded kernel when the runtime changed
+ * (a test's shim came or went): they belong to the runtime they were made
+ * with. Kernels loaded from another runtime are not unloaded: that
+ * runtime may be gone, and a library handle costs little. Under lock. */
+static void follow_runtime(void)
+{
+    unsigned now = pt__cuda_generation();
+
+    if (now == made_in)
+        return;
+    made_in = now;
+    memset(&host_entry, 0, sizeof host_entry);
+    memset(dev_entry, 0, sizeof dev_entry);
+    lib_calibrate = lib_reduce = NULL;
+    kernel_reduce = NULL;
+    reduce_tried = 0;
+    reduce_why[0] = '\0';
+}
+
 void pt__calib_get(const pt__cuda_api *cu, int device, pt__calib *out)
 {
     calib_entry *en;
 
     pthread_mutex_lock(&lock);
+    follow_runtime();
     if (device < 0) {
         en = &host_entry;
         if (!en->done)
@@ -233,6 +256,7 @@ void pt__calib_set(int device, double cycles_per_ns, double tick_ns)
     if (device >= PT__CALIB_MAXDEV)
         return;
     pthread_mutex_lock(&lock);
+    follow_runtime();
     en = device < 0 ? &host_entry : &dev_entry[device];
     if (cycles_per_ns <= 0) {
         memset(en, 0, sizeof *en);
@@ -249,25 +273,12 @@ void pt__calib_set(int device, double cycles_per_ns, double tick_ns)
     pthread_mutex_unlock(&lock);
 }
 
-void pt__calib_forget(void)
-{
-    pthread_mutex_lock(&lock);
-    /* Kernels loaded from another runtime are not unloaded: that runtime
-     * may be gone (a test's shim), and a library handle costs little. */
-    memset(&host_entry, 0, sizeof host_entry);
-    memset(dev_entry, 0, sizeof dev_entry);
-    lib_calibrate = lib_reduce = NULL;
-    kernel_reduce = NULL;
-    reduce_tried = 0;
-    reduce_why[0] = '\0';
-    pthread_mutex_unlock(&lock);
-}
-
 pt__cukernel pt__reduce_kernel(const pt__cuda_api *cu, char *why, size_t n)
 {
     pt__cukernel k;
 
     pthread_mutex_lock(&lock);
+    follow_runtime();
     if (!reduce_tried) {
         pt__culibrary lib;
         reduce_tried = 1;

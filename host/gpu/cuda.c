@@ -7,9 +7,9 @@
  * remembered and described once per timing by the caller. The library is
  * never unloaded: the runtime tears itself down at exit. */
 #include "gpu/cuda.h"
-#include "gpu/gpu.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +22,7 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static pt__cuda_api real;
 static char load_error[384];
 static const pt__cuda_api *shim;
+static atomic_uint generation;
 
 /* Looks up one entry point; a required one missing makes the runtime
  * unusable, an optional one is left NULL. */
@@ -101,7 +102,12 @@ const pt__cuda_api *pt__cuda(void)
 void pt__cuda_set_shim(const pt__cuda_api *api)
 {
     shim = api;
-    pt__calib_forget();
+    atomic_fetch_add(&generation, 1);
+}
+
+unsigned pt__cuda_generation(void)
+{
+    return atomic_load(&generation);
 }
 
 const char *pt__cuda_errstr(const pt__cuda_api *cu, pt__cuerr err)

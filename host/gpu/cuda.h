@@ -1,5 +1,5 @@
 /* The CUDA runtime as ptkit sees it: a table of function pointers, filled
- * by host/cuda.c from a libcudart found at run time with dlopen.
+ * by cuda.c from a libcudart found at run time with dlopen.
  *
  * libptkit never links CUDA, so a program builds with `pkg-config --libs
  * ptkit` alone and runs where there is no driver. The table is also the
@@ -11,16 +11,12 @@
  * CUDA declares them (opaque handles, an int error code, dim3), which is
  * what makes a table of these pointers call-compatible with libcudart.
  * Not installed. */
-#ifndef PT_CUDA_SHIM_H
-#define PT_CUDA_SHIM_H
+#ifndef PT_GPU_CUDA_H
+#define PT_GPU_CUDA_H
 
-#include <pt/pt.h>
+#include "core/model.h"
 
 #include <stddef.h>
-
-#ifndef PT__HIDDEN
-#  define PT__HIDDEN __attribute__((visibility("hidden")))
-#endif
 
 /* cudaError_t: 0 is success. The codes ptkit tells apart: */
 typedef int pt__cuerr;
@@ -107,10 +103,14 @@ typedef struct pt__cuda_api {
 /* The table in use: the test's shim when one is set, else the runtime
  * loaded on first use. Never NULL; check `unavailable` before calling. */
 PT__HIDDEN const pt__cuda_api *pt__cuda(void);
-/* Replace the table (tests only; NULL restores the real runtime). Also
- * forgets the per-process calibrations and loaded kernels, which belong to
- * the runtime they were made with. Not thread-safe: call it between runs. */
+/* Replace the table (tests only; NULL restores the real runtime). What
+ * was made with the old one (calibrations, loaded kernels) is forgotten by
+ * its owner when it sees the generation change. Not thread-safe: call it
+ * between runs. */
 PT__HIDDEN void pt__cuda_set_shim(const pt__cuda_api *api);
+/* Counts the changes of table: what belongs to a runtime remembers the
+ * generation it was made in. */
+PT__HIDDEN unsigned pt__cuda_generation(void);
 /* The runtime's description of err, never NULL. */
 PT__HIDDEN const char *pt__cuda_errstr(const pt__cuda_api *cu, pt__cuerr err);
 

@@ -13,7 +13,12 @@
  * PT__STAGE_MAX, pinned where the runtime allows, so the copy stays
  * asynchronous), one per fold in flight, so a loop that launches and folds
  * never waits for the previous launch. */
+#include "gpu/devbuf.h"
+
+#include "core/errors.h"
+#include "gpu/calibrate.h"
 #include "gpu/gpu.h"
+#include "gpu/queue.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -92,6 +97,17 @@ static void free_buffer(pt_dev_buffer *b)
             free(b->names[p]);
     free(b->names);
     free(b);
+}
+
+/* The timing is being destroyed: the buffer outlives it and stops
+ * reporting errors to it. */
+static void detach(pt__gpu_dep *d, pt_timing *t)
+{
+    pt_dev_buffer *b = (pt_dev_buffer *)(void *)d;
+
+    b->t = NULL;
+    if (b->fold_t == t)
+        b->fold_t = NULL;
 }
 
 pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
@@ -211,7 +227,9 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
     /* Calibrate now, once per device per process, rather than inside a
      * fold the user is timing. */
     pt__calib_get(b->cu, b->device, &cal);
-    pt__gpu_buffer_link(t, b);
+    b->dep.detach = detach;
+    if (pt__gpu_link(t, &b->dep) < 0)
+        b->t = NULL; /* errors on it are then only returned */
     return b;
 }
 
@@ -259,8 +277,8 @@ void pt_dev_buffer_free(pt_dev_buffer *b)
     if (!b)
         return;
     if (b->pending && b->fold_t)
-        pt__gpu_resolve_buffer(b->fold_t, b, 0);
-    pt__gpu_buffer_unlink(b->t, b);
+        pt__queue_resolve_until(b->fold_t, &b->pending, 0);
+    pt__gpu_unlink(b->t, &b->dep);
     free_buffer(b);
 }
 
@@ -305,7 +323,7 @@ int pt__stage_get(pt_timing *t, pt_dev_buffer *b, size_t bytes, pt__stage **out)
         }
         /* All copies are in use by folds in flight: resolve the oldest. */
         if (!s && b->fold_t)
-            pt__gpu_resolve_buffer(b->fold_t, b, PT__STAGE_MAX - 1);
+            pt__queue_resolve_until(b->fold_t, &b->pending, PT__STAGE_MAX - 1);
     }
     if (!s)
         return pt__fail(t, PT_ESTATE, "pt_dev_fold: every host copy of the buffer is in use");

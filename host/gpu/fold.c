@@ -3,8 +3,8 @@
  * pt_dev_fold(t, buf, "step") finds the section "step" under the open
  * section and takes the latest occurrence of it as the launch the records
  * belong to. The records are copied back on that launch's stream and the
- * fold waits in the queue behind the launch's event pair (host/events.c),
- * so nothing waits for the GPU here; a CPU-timed launch over host memory
+ * fold waits in the queue behind the launch's event pair (queue.c), so
+ * nothing waits for the GPU here; a CPU-timed launch over host memory
  * folds at once.
  *
  * When it resolves, with L the launch's time, every finished slot's cycles
@@ -30,10 +30,18 @@
  * Grids of at least pt__reduce_min_slots slots are summarized on the
  * device by device/reduce.cu, which runs the same per-slot arithmetic, and
  * only the summary is copied back. */
+#include "gpu/fold.h"
+
+#include "core/errors.h"
+#include "core/threads.h"
+#include "core/trace.h"
+#include "core/tree.h"
+#include "gpu/calibrate.h"
+#include "gpu/devbuf.h"
 #include "gpu/gpu.h"
+#include "gpu/queue.h"
 
 #include "pt_fold_math.h"
-#include "core/trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,15 +63,22 @@ typedef struct conv {
     char name[96];
 } conv;
 
-static pt_section *find_child(pt_section *parent, const char *title)
-{
-    for (pt_section *c = parent->child; c; c = c->next)
-        if (strcmp(c->name, title) == 0)
-            return c;
-    return NULL;
-}
+/* One pt_dev_fold() waiting for its launch: where its records are and
+ * which section they fold under. It waits in the queue (queue.c) as a
+ * waiter, the first member. */
+typedef struct fold_job {
+    pt__waiter w;
+    pt_dev_buffer *buf;
+    pt_section *node;         /* the launch section */
+    const long long *data;    /* the records (or the reduction's result) to read */
+    pt__stage *stage;         /* the copy data lies in; NULL when reading buf->data */
+    int reduced;              /* data is a reduction result (device/pt_fold_math.h) */
+    int nsm;                  /* the result's per-SM width when reduced */
+    double tick_ns, ns_per_cycle; /* the calibration the reduction used */
+    int calibrated;
+} fold_job;
 
-static void job_release(pt__fold_job *j)
+static void job_release(fold_job *j)
 {
     pt_dev_buffer *b = j->buf;
     if (j->stage)
@@ -71,12 +86,6 @@ static void job_release(pt__fold_job *j)
     if (b->pending > 0 && --b->pending == 0)
         b->fold_t = NULL;
     free(j);
-}
-
-void pt__fold_drop(pt__fold_job *job)
-{
-    if (job)
-        job_release(job);
 }
 
 /* The header the host wrote at creation must still be there: a kernel
@@ -158,7 +167,7 @@ static double summary_min(const pt__rword *w)
 }
 
 /* Turns the summary r of one launch (L ns) into the launch's children. */
-static int finish(pt_timing *t, pt__fold_job *j, const pt__rword *r, int nsm, double L,
+static int finish(pt_timing *t, fold_job *j, const pt__rword *r, int nsm, double L,
                   const conv *cv)
 {
     pt_dev_buffer *b = j->buf;
@@ -296,7 +305,7 @@ static void keep_heat(pt_section *node, const pt_dev_buffer *b, const long long 
      * long as the launch does; the buffer's own copies may be freed first. */
     h->names = (const char **)(void *)(h->ns + cells);
     for (int p = 0; p < b->nphases; p++) {
-        const pt_section *c = find_child(node, b->names[p]);
+        const pt_section *c = pt__child_find(node, b->names[p]);
         if (!c) {
             free(h);
             node->heat = NULL;
@@ -317,7 +326,7 @@ static void keep_heat(pt_section *node, const pt_dev_buffer *b, const long long 
 }
 
 /* Summarizes every slot record in d on the host. */
-static int fold_records(pt_timing *t, pt__fold_job *j, const long long *d, double L)
+static int fold_records(pt_timing *t, fold_job *j, const long long *d, double L)
 {
     pt_dev_buffer *b = j->buf;
     const char *title = j->node->name;
@@ -348,12 +357,15 @@ static int fold_records(pt_timing *t, pt__fold_job *j, const long long *d, doubl
     rc = finish(t, j, r, nsm, L, &cv);
     free(r);
     keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
-    if (t->trace)
-        pt__trace_fold(t, b, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
+    if (t->trace) {
+        pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names };
+        pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,
+                       cv.ns_per_cycle);
+    }
     return rc;
 }
 
-int pt__fold_run(pt_timing *t, pt__fold_job *j, double launch_ns)
+static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
 {
     const char *title = j->node->name;
     int rc = 0;
@@ -391,12 +403,33 @@ int pt__fold_run(pt_timing *t, pt__fold_job *j, double launch_ns)
     return rc;
 }
 
+/* ---- waiting in the queue ---------------------------------------- */
+
+static int job_ready(const pt__waiter *w)
+{
+    const fold_job *j = (const fold_job *)(const void *)w;
+    return !(j->stage && j->stage->ev &&
+             j->buf->cu->EventQuery(j->stage->ev) == PT__CU_NOT_READY);
+}
+
+static int job_run(pt_timing *t, pt__waiter *w, double launch_ns)
+{
+    return fold_run(t, (fold_job *)(void *)w, launch_ns);
+}
+
+static void job_drop(pt__waiter *w)
+{
+    job_release((fold_job *)(void *)w);
+}
+
+static const pt__waiter_ops job_ops = { .ready = job_ready, .run = job_run, .drop = job_drop };
+
 /* ---- copying the records back ------------------------------------ */
 
 /* Summarizes a large grid on the device and copies the summary back.
  * Returns 0 when it is under way, else nonzero and the caller copies
  * every record instead (a failure of the kernel's launch is counted). */
-static int reduce_on_device(pt_timing *t, pt_dev_buffer *b, pt__fold_job *j, pt_stream s,
+static int reduce_on_device(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stream s,
                             const char *title)
 {
     const pt__cuda_api *cu = b->cu;
@@ -477,7 +510,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_buffer *b, pt__fold_job *j, pt_
     return 0;
 }
 
-static int copy_back(pt_timing *t, pt_dev_buffer *b, pt__fold_job *j, pt_stream s,
+static int copy_back(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stream s,
                      const char *title)
 {
     const pt__cuda_api *cu = b->cu;
@@ -515,7 +548,7 @@ static int copy_back(pt_timing *t, pt_dev_buffer *b, pt__fold_job *j, pt_stream 
 int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
 {
     pt_section *parent, *node;
-    pt__fold_job *j;
+    fold_job *j;
     pt_stream stream = NULL;
     char stack[256];
     int queued, rc;
@@ -529,7 +562,7 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
     if (!t->enabled)
         return 0;
     parent = pt__top(t);
-    node = find_child(parent, title);
+    node = pt__child_find(parent, title);
     if (!node) {
         pt__stack_str(&t->main, stack, sizeof stack);
         return pt__fail(t, PT_ENOTFOUND, "pt_dev_fold(\"%s\"): no such section under \"%s\" (open: %s)",
@@ -537,10 +570,10 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
     }
     /* A buffer's folds wait on one timing at a time. */
     if (b->pending && b->fold_t && b->fold_t != t)
-        pt__gpu_resolve_buffer(b->fold_t, b, 0);
+        pt__queue_resolve_until(b->fold_t, &b->pending, 0);
     /* Take in whatever has finished; this never waits. */
-    pt__gpu_harvest(t);
-    queued = pt__gpu_fold_attach(t, node, NULL, &stream);
+    pt__queue_harvest(t);
+    queued = pt__queue_attach(t, node, NULL, &stream);
     if (!queued && node->count == 0)
         return pt__fail(t, PT_ENOTFOUND,
                         "pt_dev_fold(\"%s\"): the section has no finished occurrence to fold into",
@@ -549,13 +582,14 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
     j = calloc(1, sizeof *j);
     if (!j)
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
+    j->w.ops = &job_ops;
     j->buf = b;
     j->node = node;
     b->pending++;
     b->fold_t = t;
     if (b->host && !queued) {
         j->data = b->data;
-        return pt__fold_run(t, j, node->last_ns);
+        return fold_run(t, j, node->last_ns);
     }
     if (b->host) {
         /* The launch is still pending: keep the records as they are now,
@@ -571,14 +605,16 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
         job_release(j);
         return rc;
     }
-    if (pt__gpu_fold_attach(t, node, j, NULL))
+    if (pt__queue_attach(t, node, &j->w, NULL))
         return 0;
     /* The launch was resolved meanwhile (to free a host copy): its time
      * is known now. */
-    j->launch_ns = node->last_ns;
     if (b->host)
-        return pt__fold_run(t, j, node->last_ns);
-    return pt__gpu_fold_enqueue(t, j);
+        return fold_run(t, j, node->last_ns);
+    pt__gpu_get(t); /* the queue lives there; without it the job is dropped */
+    if (pt__queue_enqueue(t, &j->w, node->last_ns) < 0)
+        return pt__fail(t, PT_ENOMEM, "pt_dev_fold: out of memory");
+    return 0;
 }
 
 int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)

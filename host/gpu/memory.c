@@ -5,10 +5,18 @@
  * Only metadata is kept: the pointer is shown, never dereferenced. The
  * high-water mark of a section is the largest tracked total while it was
  * open: a change of the total raises it on every open section, and the
- * boundary hook (pt__memory_hook, on PT__HOOK_MEMORY, set from the first
- * pt_track() or pt_memory_sampling() on) gives a section opened since the
- * last change the total it opened with. Each change of the total and each
- * device sample is also a counter sample for the trace. */
+ * boundary hook (attached to the timing with the tracked state, and
+ * called from the first pt_track() or pt_memory_sampling() on) gives a
+ * section opened since the last change the total it opened with. Each
+ * change of the total and each device sample is also a counter sample for
+ * the trace. */
+#include "gpu/memory.h"
+
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/threads.h"
+#include "core/timing.h"
+#include "core/trace.h"
 #include "gpu/gpu.h"
 
 #include <math.h>
@@ -33,22 +41,34 @@ struct pt__memory {
     double dev_free, dev_total, dev_used_peak;
 };
 
-static struct pt__memory *mem_get(pt_timing *t)
+static const pt__ext_ops ops;
+
+static struct pt__memory *mem_of(const pt_timing *t)
 {
-    if (!t->mem)
-        t->mem = calloc(1, sizeof *t->mem);
-    return t->mem;
+    return pt__ext_state(t, PT__EXT_MEMORY);
 }
 
-void pt__memory_free(pt_timing *t)
+static struct pt__memory *mem_get(pt_timing *t)
 {
-    if (!t || !t->mem)
-        return;
-    for (size_t i = 0; i < t->mem->n; i++)
-        free(t->mem->v[i].name);
-    free(t->mem->v);
-    free(t->mem);
-    t->mem = NULL;
+    struct pt__memory *m = mem_of(t);
+
+    if (!m && (m = calloc(1, sizeof *m)) != NULL)
+        pt__ext_attach(t, PT__EXT_MEMORY, &ops, m);
+    return m;
+}
+
+static void mem_free(struct pt__memory *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->v[i].name);
+    free(m->v);
+    free(m);
+}
+
+static void destroy(pt_timing *t)
+{
+    mem_free(mem_of(t));
+    pt__ext_attach(t, PT__EXT_MEMORY, NULL, NULL);
 }
 
 static void raise_open(pt_timing *t, double total)
@@ -62,12 +82,12 @@ static void raise_open(pt_timing *t, double total)
 
 static void set_total(pt_timing *t, double total)
 {
-    struct pt__memory *m = t->mem;
+    struct pt__memory *m = mem_of(t);
     m->total = total > 0 ? total : 0;
     if (m->total > m->peak)
         m->peak = m->total;
     raise_open(t, m->total);
-    t->hooks |= PT__HOOK_MEMORY;
+    t->hooks |= PT__HOOK_EXT;
     pt__trace_counter(t, "tracked memory (B)", pt__now(t), m->total);
 }
 
@@ -146,7 +166,7 @@ int pt_untrack(pt_timing *t, const char *name)
         return PT_ETHREAD;
     if (!name)
         return pt__fail(t, PT_EINVAL, "pt_untrack: NULL name");
-    m = t->mem;
+    m = mem_of(t);
     e = find(m, name);
     if (!e)
         return pt__fail(t, PT_ENOTFOUND, "pt_untrack(\"%s\"): not tracked", name);
@@ -162,7 +182,7 @@ int pt_untrack(pt_timing *t, const char *name)
 
 static int sample(pt_timing *t)
 {
-    struct pt__memory *m = t->mem;
+    struct pt__memory *m = mem_of(t);
     const pt__cuda_api *cu = pt__gpu_api(t);
     size_t fr = 0, tot = 0;
     pt__cuerr e;
@@ -206,13 +226,15 @@ int pt_memory_sampling(pt_timing *t, int on)
     if (rc)
         return rc;
     m->sampling = 1;
-    t->hooks |= PT__HOOK_MEMORY;
+    t->hooks |= PT__HOOK_EXT;
     return 0;
 }
 
-void pt__memory_hook(pt_timing *t, pt_section *node, int stop)
+/* A section boundary while the hooks are on: raise node's high-water
+ * mark to the tracked total, sample the device when asked. */
+static void boundary(pt_timing *t, pt_section *node, int stop)
 {
-    struct pt__memory *m = t->mem;
+    struct pt__memory *m = mem_of(t);
 
     if (!m)
         return;
@@ -229,9 +251,8 @@ int pt_memory_get(const pt_timing *t, pt_memory_stats *out)
     if (!out)
         return PT_EINVAL;
     memset(out, 0, sizeof *out);
-    if (!t || !t->mem)
+    if (!t || !(m = mem_of(t)))
         return 0;
-    m = t->mem;
     out->tensors = m->n;
     out->total = m->total;
     out->peak = m->peak;
@@ -246,11 +267,12 @@ int pt_memory_get(const pt_timing *t, pt_memory_stats *out)
 int pt__memory_tensor(const pt_timing *t, size_t i, const char **name, const void **ptr,
                       double *bytes, const long long **shape, int *ndims, const char **dtype)
 {
+    const struct pt__memory *m = mem_of(t);
     const pt__tensor *e;
 
-    if (!t->mem || i >= t->mem->n)
+    if (!m || i >= m->n)
         return 0;
-    e = &t->mem->v[i];
+    e = &m->v[i];
     *name = e->name;
     *ptr = e->ptr;
     *bytes = e->bytes;
@@ -318,7 +340,10 @@ int pt__restore_memory(pt_timing *t, const pt__restored_memory *r)
         m->dev_total = r->device_total;
         m->dev_used_peak = r->device_used_peak;
     }
-    pt__memory_free(t);
-    t->mem = m;
+    if (mem_of(t))
+        mem_free(mem_of(t));
+    pt__ext_attach(t, PT__EXT_MEMORY, &ops, m);
     return 0;
 }
+
+static const pt__ext_ops ops = { .boundary = boundary, .destroy = destroy };

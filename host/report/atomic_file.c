@@ -9,7 +9,10 @@
  * up the guarantee above, so such targets are refused with PT_EIO and a
  * message that says why. A symbolic link is replaced by the new file, not
  * followed, as rename(2) does. */
-#include "core/timing.h"
+#include "report/atomic_file.h"
+
+#include "core/errors.h"
+#include "report/export_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,7 +99,7 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
     a->tmp = a->path = NULL;
     if (!path || !*path)
         return pt__fail(t, PT_EINVAL, "export: %s path", path ? "empty" : "NULL");
-    /* %r, %p and %% (path.c); from here on the path is the expanded one. */
+    /* %r, %p and %% (export_path.c); from here on the path is the expanded one. */
     rc = pt__path_expand(t, path, &a->path);
     if (rc)
         return rc;

@@ -6,7 +6,11 @@
  * gives. Fields holding a comma, a double quote, CR or LF are quoted as
  * RFC 4180 says (quotes doubled); records end in LF, which every RFC 4180
  * reader accepts. Titles are written byte for byte. */
+#include "core/roofline.h"
+#include "core/stats.h"
 #include "core/timing.h"
+#include "core/tree.h"
+#include "report/atomic_file.h"
 
 #include <inttypes.h>
 #include <math.h>

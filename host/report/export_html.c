@@ -29,7 +29,16 @@
  *                        "total", "peak", "device_total", "device_free",
  *                        "device_used_peak" } }   device figures null unless sampled
  */
-#include "report/saved.h"
+#include "report/export_html.h"
+
+#include "core/errors.h"
+#include "core/roofline.h"
+#include "core/stats.h"
+#include "core/timing.h"
+#include "core/tree.h"
+#include "gpu/memory.h"
+#include "report/atomic_file.h"
+#include "report/json.h"
 
 #include <inttypes.h>
 #include <math.h>

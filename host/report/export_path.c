@@ -17,7 +17,9 @@
  * PT_EINVAL, so that a later conversion never changes the meaning of a
  * path that works today. The variables are read only when the path holds
  * a %r. */
-#include "core/timing.h"
+#include "report/export_path.h"
+
+#include "core/errors.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -12,11 +12,17 @@
  *
  * ts and dur are microseconds from the run's origin with three decimals
  * (nanoseconds). A launch's start comes from its start event's distance
- * to a reference event that was synchronized once (host/events.c); a
+ * to a reference event that was synchronized once (gpu/events.c); a
  * fold's blocks are placed by their own globaltimer, the launch's
  * earliest BEGIN at the launch's start, since globaltimer runs on the
  * GPU's own clock. */
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/schedule.h"
+#include "core/timing.h"
 #include "core/trace.h"
+#include "report/atomic_file.h"
+#include "report/json.h"
 
 #include "pt_fold_math.h"
 

@@ -11,7 +11,13 @@
  * cleaned before they are measured: control characters become visible
  * escapes ("\n") and bytes that are not UTF-8 become "\xHH", so a title
  * can never split a line or upset a terminal. */
+#include "core/errors.h"
+#include "core/schedule.h"
+#include "core/stats.h"
+#include "core/threads.h"
 #include "core/timing.h"
+#include "core/tree.h"
+#include "gpu/memory.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -552,7 +552,7 @@ PT_EXTERN double pt__flops_einsum_list(pt_timing *t, const char *subscripts,
 
 /** \brief The machine's peaks, for % of peak and memory/compute-bound.
  *  Without them, a timing that used a CUDA device takes them from the
- *  device's attributes (FP32 FLOP/s, see host/roofline.c); a CPU run has none.
+ *  device's attributes (FP32 FLOP/s, see host/gpu/gpu.c); a CPU run has none.
  *  \param bytes_per_s peak memory bandwidth; 0 with flops_per_s 0 forgets both
  *  \param flops_per_s peak FLOP/s
  *  \return 0, or PT_ERANGE for a negative or non-finite value, or one of them 0. */

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/timing.h"
+#include "core/errors.h"
+#include "core/flops.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

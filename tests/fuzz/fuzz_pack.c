@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/timing.h"
+#include "core/tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/timing.h"
+#include "core/tree.h"
 
 static int64_t now_ns;
 

@@ -13,7 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
+#include "gpu/calibrate.h"
+#include "gpu/devbuf.h"
+#include "gpu/event_pool.h"
+#include "gpu/fold.h"
+#include "gpu/queue.h"
 #include "kernels.h"
 
 static pt_timing *t;
@@ -198,9 +202,9 @@ Test(gpu, thousands_of_launches_stay_lazy_and_bounded)
         pt_start_gpu(t, "short", s);
         gpu_spin_plain(10000, s);
         pt_stop_gpu(t, "short", s);
-        cr_assert_leq(pt__gpu_pending(t), 1025);
+        cr_assert_leq(pt__queue_pending(t), 1025);
     }
-    cr_assert_leq(pt__gpu_events_alive(t), 2 * 1025 + 2);
+    cr_assert_leq(pt__events_alive(t), 2 * 1025 + 2);
     pt_section_stats st = get("short");
     cr_assert_eq(st.count, 3000);
     cr_assert(st.mean_ms >= 0.0099 && st.mean_ms < 0.1, "10 us kernels: mean %.6f ms", st.mean_ms);

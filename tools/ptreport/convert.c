@@ -7,7 +7,7 @@
  *               the device's sampled figures); the page says it comes from
  *               a saved run, which keeps no per-block records (no heatmap)
  *   --to trace  a Chrome Trace Event file of the aggregate figures
- *               (host/export_flame.c): each section one event as long as
+ *               (flame.c): each section one event as long as
  *               its total, children one after another from their parent's
  *               start, so Perfetto draws the run as a flame chart
  *
@@ -15,7 +15,7 @@
  * failure nothing is written, the message says "OUT: why", exit 2. */
 #include "ptreport.h"
 
-#include "report/saved.h"
+#include "report/export_html.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* ptreport convert --to csv: a saved run as CSV, written exactly
- * as pt_export_csv() writes it (host/export_csv.c): the same header, the
+ * as pt_export_csv() writes it (host/report/export_csv.c): the same header, the
  * same rows depth first in order of first start, numbers with "%.17g"
  * (which reads back as the same double the JSON held), RFC 4180 quoting,
  * LF line ends. A null figure in the file becomes an empty field, as the

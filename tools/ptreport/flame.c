@@ -24,7 +24,17 @@
  * to whole nanoseconds before they are written and a duration is the
  * difference of two rounded ends, so a child's printed interval never
  * leaves its parent's and siblings never overlap. */
-#include "report/saved.h"
+#include "ptreport.h"
+
+#include "core/restore.h"
+
+#include "core/clock.h"
+#include "core/roofline.h"
+#include "core/stats.h"
+#include "core/timing.h"
+#include "core/tree.h"
+#include "report/atomic_file.h"
+#include "report/json.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -228,7 +228,7 @@ static json_t *sec_json(const node *d, double parent_total, double whole, size_t
     fig[F_GFLOPS] = rate(fig[F_FLOPS], d->total);
     for (int i = 0; i < 3; i++)
         fig[F_H2D_GBS + i] = rate(fig[F_H2D + i], d->total);
-    /* The roofline as host/stats.c computes it, on the pooled figures. */
+    /* The roofline as host/core/stats.c computes it, on the pooled figures. */
     bytes = fig[F_READ] + fig[F_WRITTEN];
     if (bytes > 0 && fig[F_FLOPS] > 0)
         fig[F_AI] = fig[F_FLOPS] / bytes;

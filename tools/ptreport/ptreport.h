@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The figures of a section, in the order host/export_csv.c writes them;
+/* The figures of a section, in the order host/report/export_csv.c writes them;
  * "blocks", an integer, sits between d2d_gbs and hits there. */
 #define PR_FIGURES(X)                                                                       \
     X(TOTAL, "total_ms") X(SELF, "self_ms") X(FIRST, "first_ms") X(MEAN, "mean_ms")           \
@@ -98,12 +98,28 @@ int pr_convert(int argc, char **argv);
 /* Writes the CSV of a run, exactly the columns of pt_export_csv(). 0 or -1. */
 int pr_write_csv(const pr_run *r, FILE *f);
 
-/* The run rebuilt as a timing (host/restore.c), so the library's own
+/* The run rebuilt as a timing (host/core/restore.c), so the library's own
  * writers report it: every section with its figures, the run's clock,
  * errors, device clock, peaks and tracked memory. On failure prints
  * "ptreport: CMD: ..." and returns 2 with *out NULL; else 0. */
 struct pt_timing;
 int pr_rebuild(const pr_run *run, const char *cmd, struct pt_timing **out);
+
+/* A Chrome Trace Event file of the aggregate figures (flame.c): every
+ * section one complete ("X") event as long as its total over all its
+ * occurrences, a section's children laid one after another from its start
+ * in order of first start, the top-level sections one after another from
+ * 0. One track, so viewers draw the tree as a flame chart; each event's
+ * "args" hold the section's figures and "metadata" says the layout is
+ * aggregate. Where children's totals add up to more than their parent's
+ * (a CUDA-event-timed launch still running after the host section that
+ * queued it ended; rounding aside), the parent is drawn as long as its
+ * children and its args say so. `from` may be NULL. Written through a
+ * temporary file and renamed. Returns 0; PT_EOPEN when sections are open
+ * (written with them, their totals without the running occurrence);
+ * PT_EINVAL for a NULL or empty path; PT_EIO; PT_ENOMEM. */
+struct pt__saved;
+int pt__export_flame(struct pt_timing *t, const char *path, const struct pt__saved *from);
 
 /* Prints "ptreport: " and the message on stderr; returns 2 (usage, input). */
 int pr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,11 +1,12 @@
-/* A saved run rebuilt as a live timing (host/restore.c, the library's
+/* A saved run rebuilt as a live timing (host/core/restore.c, the library's
  * hidden restore API), so that show prints it with pt_log() and convert
  * writes its HTML page and its aggregate trace with the library's own
  * writers: a report made now and one made from the file later are laid
  * out by one writer. */
 #include "ptreport.h"
 
-#include "core/timing.h"
+#include "core/restore.h"
+#include "gpu/memory.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,28 @@
+/* The host clock a timing reads at every start and stop (clock.c).
+ * Not installed. */
+#ifndef PT_CORE_CLOCK_H
+#define PT_CORE_CLOCK_H
+
+#include "core/model.h"
+
+/* The built-in clock for t: the TSC where it is invariant and PT_NO_TSC
+ * is not asked, else CLOCK_MONOTONIC; with PT_TRACE, the run's origin. */
+PT__HIDDEN void pt__clock_init(pt_timing *t);
+PT__HIDDEN int64_t pt__mono_ns(void);                /* CLOCK_MONOTONIC */
+PT__HIDDEN const char *pt__clock_name(const pt_timing *t);
+/* ns per TSC tick as calibrated for this process; 0 without a usable TSC. */
+PT__HIDDEN double pt__tsc_ns_per_tick(void);
+
+/* The clock in ticks: inline, since every start and stop reads it. */
+static inline int64_t pt__now(const pt_timing *t)
+{
+#if PT__HAVE_TSC
+    if (t->clock_kind == PT__CLOCK_TSC)
+        return (int64_t)__rdtsc();
+#endif
+    if (t->clock_kind == PT__CLOCK_USER)
+        return t->clock_fn(t->clock_ctx);
+    return pt__mono_ns();
+}
+
+#endif

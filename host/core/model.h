@@ -1,0 +1,248 @@
+/* The model every layer of the library reads: a timing, the tree of its
+ * sections, the open sections of each thread, and the slots where the
+ * layers above the core keep what they attach to a timing (the GPU side,
+ * memory tracking). Data only, and the one update every stop ends in
+ * (pt__record); the functions live in the files named beside each part.
+ * Not installed. */
+#ifndef PT_CORE_MODEL_H
+#define PT_CORE_MODEL_H
+
+#include <pt/pt.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#  include <x86intrin.h>
+#  define PT__HAVE_TSC 1
+#else
+#  define PT__HAVE_TSC 0
+#endif
+
+#define PT__HIDDEN __attribute__((visibility("hidden")))
+
+/* What kind of section a node is; decides how the report reads it. */
+enum pt__kind {
+    PT__K_CPU = 0,    /* timed by the host clock */
+    PT__K_GPU,        /* timed by CUDA events (or their CPU fallback) */
+    PT__K_PHASE,      /* a phase folded from device records */
+    PT__K_UNATTR      /* the "(unattributed)" rest of a folded launch */
+};
+
+/* Per-block figures of a folded phase, pooled over every fold. */
+typedef struct pt__phase_ext {
+    uint64_t blocks;          /* block records folded */
+    double hits;              /* marks */
+    double block_sum_ns;      /* sum of per-block times */
+    double block_min_ns, block_max_ns;
+    double *sm_ns;            /* per-SM totals, indexed by %smid; nsm long */
+    int nsm;
+} pt__phase_ext;
+
+/* One section: a title under a parent, aggregated over its occurrences
+ * (tree.c keeps the tree, stats.c reads the figures). */
+struct pt_section {
+    struct pt_section *parent;
+    struct pt_section *child, *last_child, *next; /* in order of first start */
+    const char *key;          /* the caller's pointer last seen for this title */
+    char *name;               /* owned copy of the title */
+    size_t name_len;
+    uint64_t hash;
+    int depth;                /* 0 for the root */
+    int kind;                 /* enum pt__kind */
+    uint64_t order;           /* creation order, for PT_SORT_ORDER */
+
+    /* Children lookup: the last child found, then a scan, then a hash
+     * table once there are many. */
+    struct pt_section *hot;
+    struct pt_section **tab;  /* open addressing, tab_cap a power of two */
+    size_t tab_cap, nchildren;
+
+    /* Occurrences, in nanoseconds. Welford over the ones after the first. */
+    uint64_t count;
+    double total_ns;
+    double first_ns;
+    double last_ns;           /* the latest occurrence (a fold's launch time) */
+    double mean_ns, m2_ns;    /* of occurrences 2..count */
+    double min_ns, max_ns;
+    double read, written, flops;
+    double xfer[3];           /* H2D, D2H, D2D bytes */
+    int open;                 /* frames on the stack that are this node */
+
+    pt__phase_ext *phase;     /* PT__K_PHASE only */
+    double mem_hwm;           /* peak of the tracked total while open (gpu/memory.c) */
+    void *nvtx_str;           /* PT_NVTX: the title's registered string */
+    struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
+};
+
+/* Per-block phase times of a launch's last fold, for the HTML report's
+ * heatmap. Bounded: grids larger than PT__HEAT_MAX_ROWS blocks keep an
+ * evenly spaced sample, row i being slot i * nslots / nrows. One
+ * allocation, freed with its section. */
+#define PT__HEAT_MAX_ROWS 1024
+typedef struct pt__heat {
+    int nslots;               /* slots in the buffer */
+    int nrows, nphases;       /* rows kept; ns holds nrows * nphases */
+    const char **names;       /* the phases: the names of the launch's children */
+    double ns[];              /* row-major; NaN for a slot without END */
+} pt__heat;
+
+/* One open section. A ghost frame stands for a start made while disabled,
+ * so its stop pairs with it and does nothing. */
+typedef struct pt__frame {
+    pt_section *node;         /* NULL for a ghost */
+    int64_t t0;               /* clock value at start (ticks) */
+    int gpu;                  /* opened by pt_start_gpu */
+    int pending;              /* index of its GPU event pair, or -1 */
+} pt__frame;
+
+/* One thread's recording: its open sections and the tree they go into.
+ * The thread that created a timing records straight into t->root through
+ * t->main; any other thread gets one of these with a tree of its own
+ * (threads.c), so start and stop take no lock. A report pools the other
+ * trees into t->root by path (pt__threads_merge). */
+typedef struct pt__thr {
+    pt__frame *stack;
+    size_t depth, stack_cap;
+    pt_section *root;         /* &t->root for the creating thread, else &own_root */
+    uint64_t next_order;      /* creation order of the next section in root's tree */
+    size_t nsections;
+    /* The innermost open section, for other threads to read when a stop
+     * finds no start on its own thread (PT_ETHREAD). */
+    _Atomic(const pt_section *) top;
+    int index;                /* 0 for the creating thread, then 1, 2, ... */
+    long tid;                 /* the OS thread id */
+    uint64_t stops;           /* occurrences recorded by this thread */
+    uint64_t changes;         /* starts, stops and metrics added to its tree */
+    uint64_t pooled;          /* changes when it was last pooled into t->root */
+    double busy_ns;           /* time in its outermost sections */
+    const void *self;         /* the thread's pt__me */
+    struct pt__thr *next;
+    pt_section own_root;
+    /* Every occurrence of own_root's pooled into t->root so far: this
+     * thread's part of the report (pt_section_thread). Off the hot path:
+     * only pt__threads_merge writes it. */
+    pt_section part_root;
+} pt__thr;
+
+/* What a layer above the core attaches to a timing (timing.c calls it at
+ * the points named; any member may be NULL). The core never calls up into
+ * those layers otherwise: they register here instead. */
+typedef struct pt__ext_ops {
+    /* Before figures are read (reports, exports, getters): finish
+     * pending work, such as GPU events not yet resolved. */
+    void (*settle)(pt_timing *t);
+    /* No peaks were given: find the machine's, if this layer knows them. */
+    void (*peaks)(pt_timing *t);
+    /* A real start (stop 0) or stop (stop 1) of node, under t->lock,
+     * while t->hooks has PT__HOOK_EXT. */
+    void (*boundary)(pt_timing *t, pt_section *node, int stop);
+    /* pt_reset: forget what refers to the sections, which are about to go. */
+    void (*reset)(pt_timing *t);
+    /* pt_destroy: free the attached state. */
+    void (*destroy)(pt_timing *t);
+} pt__ext_ops;
+
+/* The slots, in the order pt_destroy() and pt_reset() visit them. */
+enum { PT__EXT_GPU = 0, PT__EXT_MEMORY, PT__EXT_N };
+
+typedef struct pt__ext {
+    const pt__ext_ops *ops;   /* NULL when nothing is attached */
+    void *state;              /* the layer's own, opaque here */
+} pt__ext;
+
+struct pt_timing {
+    char *name;
+    unsigned flags;
+    _Atomic int enabled;      /* read by every thread's start and stop */
+
+    /* Written by the creating thread at every start and stop: on cache
+     * lines of their own, apart from what the other threads read. */
+    _Alignas(64) pt_section root;
+    pt__thr main;             /* the creating thread; its tree is root */
+
+    /* Threads: the creating thread's pt__me, the others' recorders. */
+    _Alignas(64) const void *owner;
+    uint64_t serial;          /* unique per timing, for the threads' caches */
+    pthread_mutex_t lock;     /* the list below, and hooks shared by threads */
+    pthread_mutex_t err_lock; /* the error counts and message */
+    pt__thr *threads;
+    int nthreads;             /* in the list */
+    /* What pt_unpack_merge pooled into t->root from other runs, so that
+     * the creating thread's part (t->root less every other part) is its
+     * own. */
+    pt_section merged_root;
+
+    /* The clock: a user function, the TSC, or clock_gettime (clock.c). */
+    pt_clock_fn clock_fn;
+    void *clock_ctx;
+    int clock_kind;           /* PT__CLOCK_* */
+    double ns_per_tick;       /* 1 except for the TSC */
+    int64_t origin;           /* PT_TRACE: the clock at the run's start */
+
+    /* Errors: counted, the last one described (errors.c). */
+    uint64_t errors;
+    uint64_t errors_of[-PT__ERR_LAST];
+    char last_error[512];
+    pt_line_fn error_fn;
+    void *error_ctx;
+
+    int gpu_fallback;         /* GPU sections timed by the CPU clock */
+    uint64_t dropped;         /* device trace events dropped */
+    pt_dev_clock dev_clock;   /* how folds turned cycles into time */
+
+    /* Roofline peaks (roofline.c): the user's, else the device's, found
+     * lazily at the first report after a GPU was used. */
+    double peak_bw, peak_flops;
+    int peak_src;             /* PT__PEAKS_* */
+
+    /* Work done on every real start and stop when a PT__HOOK_* bit is
+     * set: one word, so the hot path pays one branch for all of them. */
+    unsigned hooks;
+    struct pt__trace *trace;  /* PT_TRACE's event log (trace.c) */
+    struct pt__nvtx *nvtx;    /* PT_NVTX's cached strings (nvtx.c) */
+    struct pt__sched *sched;  /* pt_schedule()'s state (schedule.c) */
+    int user_off;             /* pt_disable(); enabled = !user_off && the schedule's step records */
+
+    pt__ext ext[PT__EXT_N];   /* what the layers above attached (timing.c) */
+};
+
+enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1, PT__HOOK_EXT = 1u << 2 };
+
+enum { PT__CLOCK_USER = 0, PT__CLOCK_TSC, PT__CLOCK_MONO };
+
+enum { PT__PEAKS_NONE = 0, PT__PEAKS_USER, PT__PEAKS_DEVICE, PT__PEAKS_TRIED };
+
+/* Add one occurrence of ns to s: the first is kept apart, the rest go
+ * through Welford's update (mean and sum of squared deviations). Inline,
+ * since every stop ends here. */
+static inline void pt__record(pt_section *s, double ns)
+{
+    uint64_t n;
+    double d;
+
+    s->count++;
+    s->total_ns += ns;
+    s->last_ns = ns;
+    if (s->count == 1) {
+        s->first_ns = ns;
+        return;
+    }
+    n = s->count - 1;
+    if (n == 1) {
+        s->mean_ns = s->min_ns = s->max_ns = ns;
+        s->m2_ns = 0;
+        return;
+    }
+    d = ns - s->mean_ns;
+    s->mean_ns += d / (double)n;
+    s->m2_ns += d * (ns - s->mean_ns);
+    if (ns < s->min_ns)
+        s->min_ns = ns;
+    if (ns > s->max_ns)
+        s->max_ns = ns;
+}
+
+#endif

@@ -1,0 +1,202 @@
+/* Recording: pt_start, pt_stop, pt_add and pt_transfer, the calls a timed
+ * program makes in its loops.
+ *
+ * A start finds (or makes) the title's section under the thread's open
+ * one and pushes a frame; a stop checks the frame is that section's,
+ * adds the occurrence and pops it. The common cases take no lock and no
+ * call beyond the clock read: the title seen before (tree.h's
+ * pt__same_title), no metrics, no hooks. Everything else, and every
+ * mistake, goes through the checks, which describe it on the timing. */
+#include "core/record.h"
+
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/hooks.h"
+#include "core/metrics.h"
+#include "core/threads.h"
+#include "core/tree.h"
+
+#include <float.h>
+#include <string.h>
+
+/* pt__start and pt__stop test for NULL before anything else, so a NULL
+ * timing costs a call and a branch, not the body's register saves. */
+__attribute__((noinline)) static int start(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    pt_section *node;
+    pt__thr *r;
+    int rc = 0;
+
+    r = pt__thr_of(t);
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
+    if (!t->enabled) {
+        if (pt__thr_push(r, NULL) < 0)
+            return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): stack", title ? title : "(null)");
+        return 0;
+    }
+    if (!title)
+        return pt__fail(t, PT_EINVAL, "pt_start: NULL title");
+    node = pt__child_in(r, pt__thr_top(r), title);
+    if (!node || pt__thr_push(r, node) < 0)
+        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): out of memory", title);
+    if (!pt__metrics_empty(m)) /* the common case costs no call */
+        rc = pt__add_metrics(t, node, m, "pt_start");
+    node->kind = PT__K_CPU;
+    if (t->hooks)
+        pt__hooks_start(t, node);
+    /* Read the clock last, so the bookkeeping above is not in the section. */
+    r->stack[r->depth - 1].t0 = pt__now(t);
+    return rc;
+}
+
+int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    return t ? start(t, title, m) : 0;
+}
+
+/* A stop whose title is not open on its own thread: if it is another
+ * thread's innermost section, say so (PT_ETHREAD) rather than calling
+ * it a stop without a start. */
+static int other_thread(pt_timing *t, const pt__thr *r, const char *title, const char *fn)
+{
+    int at = pt__threads_open_elsewhere(t, r, title);
+    if (at < 0)
+        return 0;
+    return pt__fail(t, PT_ETHREAD,
+                    "%s(\"%s\") on thread %d, but \"%s\" was started on thread %d and is open "
+                    "there; a section stops on the thread that started it", fn, title, r->index,
+                    title, at);
+}
+
+int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, pt__frame **out)
+{
+    char stack[256];
+    pt__frame *f;
+    int rc;
+
+    if (r->depth == 0) {
+        if (!t->enabled)
+            return 1;
+        if (title && (rc = other_thread(t, r, title, fn)) < 0)
+            return rc;
+        return pt__fail(t, PT_ENOSTART, "%s(\"%s\") with no section open", fn,
+                        title ? title : "(null)");
+    }
+    f = &r->stack[r->depth - 1];
+    if (!f->node) {
+        r->depth--;
+        pt__thr_publish(r);
+        return 1;
+    }
+    if (!title)
+        return pt__fail(t, PT_EINVAL, "%s: NULL title", fn);
+    if (strcmp(f->node->name, title) != 0) {
+        if ((rc = other_thread(t, r, title, fn)) < 0)
+            return rc;
+        pt__stack_str(r, stack, sizeof stack);
+        return pt__fail(t, PT_EMISMATCH, "%s(\"%s\") but the open section is \"%s\" (open: %s)",
+                        fn, title, f->node->name, stack);
+    }
+    *out = f;
+    return 0;
+}
+
+__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    int64_t now;
+    pt__frame *f;
+    pt_section *node;
+    pt__thr *r;
+    double ns;
+    int rc;
+
+    now = pt__now(t);
+    r = pt__thr_of(t);
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
+    /* The common case first: the open section, stopped by the same
+     * pointer that started it. Everything else goes through the checks. */
+    f = r->depth ? &r->stack[r->depth - 1] : NULL;
+    if (!f || !f->node || !pt__same_title(f->node, title)) {
+        rc = pt__stop_check(t, r, title, "pt_stop", &f);
+        if (rc)
+            return rc > 0 ? 0 : rc;
+    }
+    node = f->node;
+    if (f->gpu)
+        return pt__fail(t, PT_EMISMATCH,
+                        "pt_stop(\"%s\"): it was opened by pt_start_gpu; close it with pt_stop_gpu",
+                        title);
+    ns = (double)(now - f->t0) * t->ns_per_tick;
+    pt__record(node, ns);
+    if (t->hooks)
+        pt__hooks_stop(t, node, f->t0, now, 0);
+    pt__stop_pop(r, node, ns);
+    return pt__metrics_empty(m) ? 0 : pt__add_metrics(t, node, m, "pt_stop");
+}
+
+int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    return t ? stop(t, title, m) : 0;
+}
+
+/* The calling thread's innermost open section; NULL with none, or inside
+ * a start made while disabled (*ghost set). */
+static pt_section *open_node(pt_timing *t, int *ghost)
+{
+    pt__thr *r = pt__thr_of(t);
+    *ghost = 0;
+    if (!r || !r->depth)
+        return NULL;
+    *ghost = r->stack[r->depth - 1].node == NULL;
+    r->changes++; /* metrics are about to be added */
+    return r->stack[r->depth - 1].node;
+}
+
+int pt__add(pt_timing *t, const pt_metrics *m)
+{
+    pt_section *node;
+    int ghost;
+
+    if (!t)
+        return 0;
+    node = open_node(t, &ghost);
+    if (ghost)
+        return 0; /* inside a start made while disabled */
+    if (!node)
+        return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
+    return pt__add_metrics(t, node, m, "pt_add");
+}
+
+int pt_transfer(pt_timing *t, double bytes, unsigned dir)
+{
+    pt_section *node;
+    int i, ghost, sat = 0;
+
+    if (!t)
+        return 0;
+    switch (dir) {
+    case PT_H2D: i = 0; break;
+    case PT_D2H: i = 1; break;
+    case PT_D2D: i = 2; break;
+    default:
+        return pt__fail(t, PT_EINVAL,
+                        "pt_transfer: direction %#x is not exactly one of PT_H2D, PT_D2H, PT_D2D", dir);
+    }
+    if (!pt__metric_ok(bytes))
+        return pt__fail(t, PT_ERANGE, "pt_transfer: bytes must be finite and >= 0 (%g); ignored",
+                        bytes);
+    node = open_node(t, &ghost);
+    if (ghost)
+        return 0;
+    if (!node)
+        return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_transfer with no section open") : 0;
+    node->xfer[i] = pt__sat_add(node->xfer[i], bytes, &sat);
+    if (sat)
+        return pt__fail(t, PT_ERANGE, "pt_transfer(%g bytes) in \"%s\": the bytes pass the largest "
+                        "double; held at %g (saturated)", bytes, node->name, DBL_MAX);
+    return 0;
+}

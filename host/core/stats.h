@@ -1,0 +1,32 @@
+/* A section's figures as the reports show them, and the one list of
+ * those figures every writer and reader goes by (stats.c). Not installed. */
+#ifndef PT_CORE_STATS_H
+#define PT_CORE_STATS_H
+
+#include "core/model.h"
+
+#include <stddef.h>
+
+/* Every figure of a section after its identity (name, path, depth, kind,
+ * open), by the names all exports use and in their order, so CSV, JSON
+ * and HTML write one list and ptreport reads it back. */
+enum { PT__FIG_F64, PT__FIG_U64, PT__FIG_BOUND };
+typedef struct pt__figure {
+    const char *name;
+    int type;                 /* PT__FIG_*: double, uint64_t, or int bound */
+    size_t off;               /* in pt_section_stats */
+} pt__figure;
+PT__HIDDEN extern const pt__figure pt__figures[];
+PT__HIDDEN extern const size_t pt__nfigures;
+/* A figure's value as a double (the bound as its enum value). */
+PT__HIDDEN double pt__figure_value(const pt_section_stats *st, const pt__figure *f);
+/* "cpu", "gpu", "phase" or "unattributed" for enum pt__kind. */
+PT__HIDDEN const char *pt__kind_name(int kind);
+
+/* Fill figures (pending GPU work must be resolved first). */
+PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);
+/* Siblings of parent's children in the order asked; returns count, *out malloc'ed. */
+PT__HIDDEN size_t pt__sorted_children(const pt_section *parent, int sort,
+                                      const pt_section ***out);
+
+#endif

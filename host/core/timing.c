@@ -1,0 +1,178 @@
+/* A timing's life cycle: create, destroy, the process-wide default,
+ * enable and disable, reset; and the slots where the layers above the
+ * core attach what they keep on a timing, which the life cycle (and the
+ * reports, through pt__settle) visit in order. */
+#include "core/timing.h"
+
+#include "core/clock.h"
+#include "core/nvtx.h"
+#include "core/schedule.h"
+#include "core/threads.h"
+#include "core/trace.h"
+#include "core/tree.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- life cycle -------------------------------------------------- */
+
+static void root_init(pt_timing *t)
+{
+    memset(&t->root, 0, sizeof t->root);
+    t->root.name = t->name;
+    t->root.name_len = strlen(t->name);
+    t->root.key = t->name;
+}
+
+pt_timing *pt_create(const char *name, unsigned flags)
+{
+    /* Aligned as its cache-line-aligned members ask. */
+    size_t size = (sizeof(pt_timing) + 63) & ~(size_t)63;
+    pt_timing *t = aligned_alloc(64, size);
+    if (!t)
+        return NULL;
+    memset(t, 0, size);
+    t->name = strdup(name ? name : "ptkit");
+    if (!t->name) {
+        free(t);
+        return NULL;
+    }
+    t->flags = flags;
+    t->enabled = 1;
+    root_init(t);
+    pt__threads_init(t);
+    pt__clock_init(t);
+    t->dev_clock.device = -1;
+    if (((flags & PT_TRACE) && pt__trace_init(t) < 0) || ((flags & PT_NVTX) && pt__nvtx_init(t) < 0)) {
+        pt_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void forget_default(pt_timing *t);
+
+void pt_destroy(pt_timing *t)
+{
+    if (!t)
+        return;
+    forget_default(t);
+    for (int i = 0; i < PT__EXT_N; i++)
+        if (t->ext[i].ops && t->ext[i].ops->destroy)
+            t->ext[i].ops->destroy(t);
+    pt__trace_free(t);
+    pt__nvtx_free(t);
+    pt__sched_free(t);
+    pt__section_free_children(&t->root);
+    pt__threads_free(t);
+    free(t->name);
+    free(t);
+}
+
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+static pt_timing *default_timing;
+
+pt_timing *pt_default(void)
+{
+    pt_timing *t;
+    pthread_mutex_lock(&default_lock);
+    if (!default_timing)
+        default_timing = pt_create("ptkit", PT_CPU);
+    t = default_timing;
+    pthread_mutex_unlock(&default_lock);
+    return t;
+}
+
+/* pt_destroy(pt_default()) must not leave a dangling default, and the
+ * default is freed when the program ends so leak checkers stay quiet. */
+static void forget_default(pt_timing *t)
+{
+    pthread_mutex_lock(&default_lock);
+    if (default_timing == t)
+        default_timing = NULL;
+    pthread_mutex_unlock(&default_lock);
+}
+
+__attribute__((destructor)) static void default_at_exit(void)
+{
+    pthread_mutex_lock(&default_lock);
+    pt_timing *t = default_timing;
+    default_timing = NULL;
+    pthread_mutex_unlock(&default_lock);
+    pt_destroy(t);
+}
+
+/* A schedule (schedule.c) also turns recording off between its active
+ * steps; both go through `enabled`, so the hot path tests one word. */
+void pt_disable(pt_timing *t)
+{
+    if (t) {
+        t->user_off = 1;
+        t->enabled = 0;
+    }
+}
+
+void pt_enable(pt_timing *t)
+{
+    if (t) {
+        t->user_off = 0;
+        t->enabled = pt__sched_records(t);
+    }
+}
+
+int pt_enabled(const pt_timing *t)
+{
+    return t ? t->enabled : 0;
+}
+
+const char *pt_name(const pt_timing *t)
+{
+    return t ? t->name : "";
+}
+
+void pt_reset(pt_timing *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < PT__EXT_N; i++)
+        if (t->ext[i].ops && t->ext[i].ops->reset)
+            t->ext[i].ops->reset(t);
+    pt__trace_clear(t);
+    pt__nvtx_forget(t);
+    pt__section_free_children(&t->root);
+    root_init(t);
+    pt__threads_reset(t);
+    t->errors = 0;
+    memset(t->errors_of, 0, sizeof t->errors_of);
+    t->last_error[0] = '\0';
+    t->gpu_fallback = 0;
+    t->dropped = 0;
+}
+
+/* ---- what the layers above attach -------------------------------- */
+
+void pt__ext_attach(pt_timing *t, int slot, const pt__ext_ops *ops, void *state)
+{
+    t->ext[slot].ops = ops;
+    t->ext[slot].state = state;
+}
+
+void pt__settle(pt_timing *t)
+{
+    if (!t)
+        return;
+    pt__threads_merge(t);
+    for (int i = 0; i < PT__EXT_N; i++)
+        if (t->ext[i].ops && t->ext[i].ops->settle)
+            t->ext[i].ops->settle(t);
+}
+
+void pt__peaks_resolve(pt_timing *t)
+{
+    if (!t || t->peak_src != PT__PEAKS_NONE)
+        return;
+    for (int i = 0; i < PT__EXT_N && t->peak_src == PT__PEAKS_NONE; i++)
+        if (t->ext[i].ops && t->ext[i].ops->peaks)
+            t->ext[i].ops->peaks(t);
+}

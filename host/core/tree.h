@@ -1,0 +1,44 @@
+/* The tree of sections (tree.c): a title's child under a parent, found or
+ * made; paths of titles; freeing. Not installed. */
+#ifndef PT_CORE_TREE_H
+#define PT_CORE_TREE_H
+
+#include "core/model.h"
+
+#include <stddef.h>
+
+/* parent's child of that title, created if missing, in the tree r records
+ * into (its creation order and section count are r's); NULL without memory. */
+PT__HIDDEN pt_section *pt__child_in(pt__thr *r, pt_section *parent, const char *title);
+/* The same in t->root's tree (the creating thread's). */
+PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);
+/* parent's child whose title is title's text; NULL when it has none. */
+PT__HIDDEN pt_section *pt__child_find(const pt_section *parent, const char *title);
+/* The section of s's path in the tree under root (another thread's, say);
+ * NULL where that tree lacks it. */
+PT__HIDDEN const pt_section *pt__counterpart(const pt_section *root, const pt_section *s);
+/* The section at path ("a/b", '/' in a title written "\/") under root;
+ * NULL when there is none or without memory. The root itself is never
+ * returned: an empty path names nothing. */
+PT__HIDDEN const pt_section *pt__tree_find(const pt_section *root, const char *path);
+/* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */
+PT__HIDDEN char *pt__section_path_dup(const pt_section *s);
+/* Frees s's subtree (not s), leaving s without children. */
+PT__HIDDEN void pt__section_free_children(pt_section *s);
+
+/* The caller's pointer matches and so does the text. The text is still
+ * compared, inline, because a reused buffer may hold a new title. Every
+ * stop of a title seen before comes here first. */
+static inline int pt__same_title(const pt_section *c, const char *title)
+{
+    const char *a = c->name, *b = title;
+    if (c->key != title)
+        return 0;
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+#endif

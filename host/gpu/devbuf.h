@@ -1,0 +1,50 @@
+/* Device record buffers (devbuf.c): the memory pt_dev.h's macros write,
+ * and the host copies a fold reads. Not installed. */
+#ifndef PT_GPU_DEVBUF_H
+#define PT_GPU_DEVBUF_H
+
+#include "gpu/state.h"
+
+#include <stddef.h>
+
+/* A buffer keeps a few host copies for folds in flight, so launches can
+ * be folded one after another without waiting for the previous copy. */
+#define PT__STAGE_MAX 4
+
+/* A host copy of a buffer's records (or of a reduction's result), pinned
+ * where the runtime allows so the copy back stays asynchronous. `ev`
+ * marks the end of the latest copy into it; reusing or freeing the copy
+ * waits for it first. */
+typedef struct pt__stage {
+    long long *host;
+    size_t bytes;
+    int pinned;               /* cudaMallocHost'ed, else malloc'ed */
+    int busy;                 /* a fold job reads it */
+    pt__cuevent ev;           /* NULL until a device copy used it */
+} pt__stage;
+
+struct pt_dev_buffer {
+    pt__gpu_dep dep;          /* on t's GPU side, which forgets it at pt_destroy() */
+    pt_timing *t;             /* the creating timing; NULL once it is destroyed */
+    const pt__cuda_api *cu;   /* the runtime the memory came from */
+    int nslots, nphases, trace_cap, mode; /* mode: PT_DEV_MODE_* */
+    unsigned flags;           /* as created, with PT_DEV_HOST when it fell back */
+    char **names;             /* nphases copies */
+    long long words;          /* PT_DEV_BUF_WORDS */
+    long long *data;          /* device memory, or host memory when host */
+    int host;                 /* records in host memory */
+    int device;               /* CUDA ordinal, -1 for host memory */
+    pt_stream stream;         /* of the last pt_dev_reset() */
+    pt__stage stage[PT__STAGE_MAX];
+    int pending;              /* fold jobs not yet resolved */
+    pt_timing *fold_t;        /* the timing those jobs wait on */
+    void *red_dev;            /* device scratch for the reduction's result */
+    size_t red_bytes;
+};
+
+/* A free host copy of at least `bytes` for a fold of b, marked busy, in
+ * *out; resolves b's oldest fold when all are in use. Returns 0 or the
+ * error counted. */
+PT__HIDDEN int pt__stage_get(pt_timing *t, pt_dev_buffer *b, size_t bytes, pt__stage **out);
+
+#endif

@@ -1,0 +1,309 @@
+/* The queue of pending GPU work, resolved lazily and in order.
+ *
+ * pt_stop_gpu() queues the occurrence's event pair with its section
+ * (events.c); nothing waits for the GPU there (unless PT_SYNC). The queue
+ * is resolved oldest first, so a section's occurrences reach its
+ * statistics in the order they happened and "first" stays the first
+ * launch: when a report, an export, pt_stats(), pt_section_get() or
+ * pt_sync() needs figures, when more than PT__PENDING_MAX pairs wait (the
+ * oldest half is resolved, which bounds the events alive), and, without
+ * waiting, whatever has already completed when pt_dev_fold() is called.
+ * A fold waits in the queue behind its launch and is resolved with it.
+ * While the queue holds anything, even a CPU-timed occurrence waits its
+ * turn in it, so the order of occurrences is kept whatever clock timed
+ * them. */
+#include "gpu/queue.h"
+
+#include "core/errors.h"
+#include "core/trace.h"
+#include "gpu/event_pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- pairs ------------------------------------------------------- */
+
+int pt__pair_new(pt__gpu *g)
+{
+    int i;
+    if (g->free_head < 0) {
+        size_t n = g->npairs ? g->npairs * 2 : 64;
+        pt__pair *p = realloc(g->pairs, n * sizeof *p);
+        if (!p)
+            return -1;
+        g->pairs = p;
+        /* New slots go on the free list lowest first. */
+        for (size_t k = n; k-- > g->npairs;) {
+            p[k].next_free = g->free_head;
+            g->free_head = (int)k;
+        }
+        g->npairs = n;
+    }
+    i = g->free_head;
+    g->free_head = g->pairs[i].next_free;
+    memset(&g->pairs[i], 0, sizeof g->pairs[i]);
+    g->pairs[i].next_free = -2;
+    return i;
+}
+
+void pt__pair_free(pt__gpu *g, int i)
+{
+    pt__pair *p = &g->pairs[i];
+    pt__event_put(g, p->e0);
+    pt__event_put(g, p->e1);
+    p->e0 = p->e1 = NULL;
+    p->next_free = g->free_head;
+    g->free_head = i;
+}
+
+static void drop_waiters(pt__pair *p)
+{
+    pt__waiter *w = p->waiters;
+    while (w) {
+        pt__waiter *n = w->next;
+        w->ops->drop(w);
+        w = n;
+    }
+    p->waiters = p->waiters_tail = NULL;
+}
+
+static void add_waiter(pt__pair *p, pt__waiter *w)
+{
+    w->next = NULL;
+    if (p->waiters_tail)
+        p->waiters_tail->next = w;
+    else
+        p->waiters = w;
+    p->waiters_tail = w;
+}
+
+/* ---- the ring ---------------------------------------------------- */
+
+int pt__queue_push(pt__gpu *g, int i)
+{
+    if (g->qlen == g->qcap) {
+        size_t cap = g->qcap ? g->qcap * 2 : 256;
+        int *q = malloc(cap * sizeof *q);
+        if (!q)
+            return PT_ENOMEM;
+        for (size_t k = 0; k < g->qlen; k++)
+            q[k] = g->queue[(g->qhead + k) % g->qcap];
+        free(g->queue);
+        g->queue = q;
+        g->qcap = cap;
+        g->qhead = 0;
+    }
+    g->queue[(g->qhead + g->qlen) % g->qcap] = i;
+    g->qlen++;
+    return 0;
+}
+
+static int queue_at(const pt__gpu *g, size_t k)
+{
+    return g->queue[(g->qhead + k) % g->qcap];
+}
+
+/* ---- resolving --------------------------------------------------- */
+
+/* Whether the oldest queued item can be resolved without waiting. */
+static int head_ready(pt__gpu *g)
+{
+    pt__pair *p = &g->pairs[queue_at(g, 0)];
+    if (!p->known && g->cu->EventQuery(p->e1) == PT__CU_NOT_READY)
+        return 0;
+    for (const pt__waiter *w = p->waiters; w; w = w->next)
+        if (w->ops->ready && !w->ops->ready(w))
+            return 0;
+    return 1;
+}
+
+/* Resolves the oldest queued item: waits for its events, records the
+ * occurrence, runs the waiters. Returns 0 or the error met. */
+static int resolve_head(pt_timing *t)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    int i = queue_at(g, 0), rc = 0;
+    pt__pair *p = &g->pairs[i];
+    pt_section *node = p->node;
+    pt__waiter *w;
+    double ns;
+
+    g->qhead = (g->qhead + 1) % g->qcap;
+    g->qlen--;
+    if (!p->known) {
+        float ms = 0;
+        pt__cuerr e = g->cu->EventSynchronize(p->e1);
+        const char *what = "cudaEventSynchronize";
+        if (!e) {
+            e = g->cu->EventElapsedTime(&ms, p->e0, p->e1);
+            what = "cudaEventElapsedTime";
+        }
+        if (e) {
+            rc = pt__fail(t, PT_ECUDA, "\"%s\": %s: %s; this occurrence is timed by the CPU clock",
+                          node ? node->name : "(fold)", what, pt__cuda_errstr(g->cu, e));
+            t->gpu_fallback = 1;
+            p->ns = p->cpu_ns;
+        } else {
+            p->ns = (double)ms * 1e6;
+            if (t->trace && g->ref && node && !g->cu->EventElapsedTime(&ms, g->ref, p->e0))
+                pt__trace_gpu(t, node, p->stream, g->ref_tick, (double)ms * 1e6, p->ns);
+        }
+        p->known = 1;
+    }
+    ns = p->ns;
+    w = p->waiters;
+    p->waiters = p->waiters_tail = NULL;
+    pt__pair_free(g, i);
+    if (node)
+        pt__record(node, ns);
+    while (w) {
+        pt__waiter *n = w->next;
+        int r = w->ops->run(t, w, ns);
+        if (r && !rc)
+            rc = r;
+        w = n;
+    }
+    return rc;
+}
+
+int pt__queue_resolve_n(pt_timing *t, size_t n)
+{
+    pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+    int rc = 0;
+
+    while (g && n-- > 0 && g->qlen) {
+        int r = resolve_head(t);
+        if (r && !rc)
+            rc = r;
+    }
+    return rc;
+}
+
+int pt__queue_resolve(pt_timing *t)
+{
+    pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+    return g ? pt__queue_resolve_n(t, g->qlen) : 0;
+}
+
+int pt__queue_harvest(pt_timing *t)
+{
+    pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+    int rc = 0;
+
+    while (g && g->qlen && head_ready(g)) {
+        int r = resolve_head(t);
+        if (r && !rc)
+            rc = r;
+    }
+    return rc;
+}
+
+int pt__queue_resolve_until(pt_timing *t, const int *pending, int keep)
+{
+    pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+    int rc = 0;
+
+    while (g && *pending > keep && g->qlen) {
+        int r = resolve_head(t);
+        if (r && !rc)
+            rc = r;
+    }
+    return rc;
+}
+
+/* ---- waiters ----------------------------------------------------- */
+
+static int latest_of(const pt__gpu *g, const pt_section *node)
+{
+    for (size_t k = g->qlen; k-- > 0;) {
+        int i = queue_at(g, k);
+        if (g->pairs[i].node == node)
+            return i;
+    }
+    return -1;
+}
+
+int pt__queue_attach(pt_timing *t, pt_section *node, pt__waiter *w, pt_stream *stream)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    int i = g ? latest_of(g, node) : -1;
+    pt__pair *p;
+
+    if (i < 0)
+        return 0;
+    p = &g->pairs[i];
+    if (stream)
+        *stream = p->stream;
+    if (w)
+        add_waiter(p, w);
+    return 1;
+}
+
+int pt__queue_enqueue(pt_timing *t, pt__waiter *w, double launch_ns)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    int i;
+
+    if (!g || (i = pt__pair_new(g)) < 0) {
+        w->ops->drop(w);
+        return PT_ENOMEM;
+    }
+    g->pairs[i].known = 1;
+    g->pairs[i].ns = launch_ns;
+    add_waiter(&g->pairs[i], w);
+    if (pt__queue_push(g, i) < 0) {
+        g->pairs[i].waiters = g->pairs[i].waiters_tail = NULL;
+        pt__pair_free(g, i);
+        w->ops->drop(w);
+        return PT_ENOMEM;
+    }
+    return 0;
+}
+
+void pt__queue_record(pt_timing *t, pt_section *node, double ns)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    int i;
+
+    if (g && g->qlen && (i = pt__pair_new(g)) >= 0) {
+        g->pairs[i].node = node;
+        g->pairs[i].known = 1;
+        g->pairs[i].ns = ns;
+        if (pt__queue_push(g, i) == 0)
+            return;
+        pt__pair_free(g, i);
+    }
+    /* Nothing pending (or no memory to queue): record it now. */
+    pt__record(node, ns);
+}
+
+/* ---- reset and free ---------------------------------------------- */
+
+void pt__queue_reset(pt__gpu *g)
+{
+    /* Every pair in use: queued ones and those of open frames. Their
+     * events go back to the pool without being waited for. */
+    for (size_t i = 0; i < g->npairs; i++) {
+        if (g->pairs[i].next_free == -2) {
+            drop_waiters(&g->pairs[i]);
+            pt__pair_free(g, (int)i);
+        }
+    }
+    g->qhead = g->qlen = 0;
+}
+
+void pt__queue_free(pt__gpu *g)
+{
+    free(g->pairs);
+    free(g->queue);
+    g->pairs = NULL;
+    g->queue = NULL;
+    g->npairs = g->qcap = 0;
+    g->free_head = -1;
+}
+
+size_t pt__queue_pending(const pt_timing *t)
+{
+    const pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+    return g ? g->qlen : 0;
+}

@@ -1,0 +1,75 @@
+/* The queue of pending GPU work (queue.c): occurrences of GPU sections
+ * whose events have not been read yet, and the work waiting behind them
+ * (folds). Not installed. */
+#ifndef PT_GPU_QUEUE_H
+#define PT_GPU_QUEUE_H
+
+#include "gpu/state.h"
+
+/* Queued pairs beyond which the oldest half is resolved. */
+#define PT__PENDING_MAX 1024
+
+/* Work that waits for a launch (a fold: gpu/fold.c), run when the
+ * launch's time is known, in the order it was queued. The queue sees only
+ * this; the owner embeds it first in its own job. */
+typedef struct pt__waiter pt__waiter;
+typedef struct pt__waiter_ops {
+    /* 1 when it can run without waiting (its copy has landed). */
+    int (*ready)(const pt__waiter *w);
+    /* Runs with the launch's time and frees w; 0 or the error counted. */
+    int (*run)(pt_timing *t, pt__waiter *w, double launch_ns);
+    /* Frees w unrun (reset, destroy). */
+    void (*drop)(pt__waiter *w);
+} pt__waiter_ops;
+struct pt__waiter {
+    pt__waiter *next;
+    const pt__waiter_ops *ops;
+};
+
+/* One occurrence of a GPU section, from its start to its resolution; or,
+ * with node == NULL, waiters whose launch time is already known. */
+typedef struct pt__pair {
+    pt__cuevent e0, e1;       /* NULL when the time is known without them */
+    pt_section *node;
+    pt_stream stream;         /* of pt_stop_gpu() */
+    double cpu_ns;            /* the CPU clock's view, if the events fail */
+    double ns;                /* the occurrence's time once known */
+    int known;                /* ns holds it */
+    pt__waiter *waiters, *waiters_tail; /* in call order */
+    int next_free;            /* free list link; -2 while in use */
+} pt__pair;
+
+/* A pair in use, zeroed; its index, or -1 without memory. */
+PT__HIDDEN int pt__pair_new(pt__gpu *g);
+/* Back to the free list, its events to the pool. */
+PT__HIDDEN void pt__pair_free(pt__gpu *g, int i);
+/* Queue pair i behind the others: 0, or PT_ENOMEM. */
+PT__HIDDEN int pt__queue_push(pt__gpu *g, int i);
+
+/* Resolve queued work from the oldest: all of it, the n oldest, what has
+ * completed without waiting (harvest), or until *pending (a buffer's
+ * folds in flight) is at most keep. Each returns the first error met, or 0;
+ * all are safe on a timing without GPU state. */
+PT__HIDDEN int pt__queue_resolve(pt_timing *t);
+PT__HIDDEN int pt__queue_resolve_n(pt_timing *t, size_t n);
+PT__HIDDEN int pt__queue_harvest(pt_timing *t);
+PT__HIDDEN int pt__queue_resolve_until(pt_timing *t, const int *pending, int keep);
+
+/* Attach w (NULL: only look) to the latest queued occurrence of node.
+ * Returns 1 and that launch's stream, or 0 when node has nothing queued. */
+PT__HIDDEN int pt__queue_attach(pt_timing *t, pt_section *node, pt__waiter *w, pt_stream *stream);
+/* Queue w, whose launch time is known, behind the pending work (t has GPU
+ * state). 0, or PT_ENOMEM with w dropped. */
+PT__HIDDEN int pt__queue_enqueue(pt_timing *t, pt__waiter *w, double launch_ns);
+/* An occurrence of node whose time is known: behind the pending ones, or
+ * recorded at once when nothing is pending. */
+PT__HIDDEN void pt__queue_record(pt_timing *t, pt_section *node, double ns);
+
+/* Every pair in use dropped, queued or not, its waiters unrun. */
+PT__HIDDEN void pt__queue_reset(pt__gpu *g);
+/* Frees the queue's arrays (after pt__queue_reset). */
+PT__HIDDEN void pt__queue_free(pt__gpu *g);
+/* Tests: queued occurrences and waiters. */
+PT__HIDDEN size_t pt__queue_pending(const pt_timing *t);
+
+#endif

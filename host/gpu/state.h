@@ -1,0 +1,56 @@
+/* A timing's GPU state: what the GPU side attaches to a timing
+ * (model.h's PT__EXT_GPU), shared by the files that each keep a part of
+ * it: the runtime and the device (gpu.c), the event pool (event_pool.c),
+ * the queue of pending work (queue.c), the trace's reference event
+ * (events.c). Data only. Not installed. */
+#ifndef PT_GPU_STATE_H
+#define PT_GPU_STATE_H
+
+#include "core/timing.h"
+#include "gpu/cuda.h"
+
+#include <stddef.h>
+
+/* Something made on a timing's GPU side that outlives it, such as a
+ * record buffer: told when the timing is destroyed (gpu.c). */
+typedef struct pt__gpu_dep {
+    struct pt__gpu_dep *next;
+    void (*detach)(struct pt__gpu_dep *d, pt_timing *t);
+} pt__gpu_dep;
+
+struct pt__pair;
+
+typedef struct pt__gpu {
+    const pt__cuda_api *cu;
+    int dev_state;            /* 0 not probed, 1 a device, -1 none */
+    char dev_why[256];
+    unsigned said;            /* PT__ONCE_* bits (gpu.h): faults described once */
+
+    pt__cuevent *pool;        /* created events not in use */
+    size_t npool, pool_cap;
+    size_t alive;             /* events created and not destroyed */
+
+    struct pt__pair *pairs;   /* frames and the queue refer to them by index */
+    size_t npairs;
+    int free_head;
+
+    int *queue;               /* ring of pair indices, in order of stop */
+    size_t qcap, qhead, qlen;
+
+    pt__gpu_dep *deps;        /* made on this timing */
+
+    /* PT_TRACE: the reference placing launches on the host timeline, an
+     * event recorded and waited for once, at the first pt_start_gpu(),
+     * and the host clock read right after the wait. */
+    pt__cuevent ref;
+    int64_t ref_tick;
+    int ref_tried;
+} pt__gpu;
+
+/* t's GPU state, or NULL before the first GPU call. */
+static inline pt__gpu *pt__gpu_of(const pt_timing *t)
+{
+    return (pt__gpu *)pt__ext_state(t, PT__EXT_GPU);
+}
+
+#endif
