@@ -1,4 +1,5 @@
-/* The fold: a launch's block records become children of its section.
+/* The fold: pt_dev_fold(), a launch's block records brought back to the
+ * host and folded under its section (fold_apply.c) once its time is known.
  *
  * pt_dev_fold(t, buf, "step") finds the section "step" under the open
  * section and takes the latest occurrence of it as the launch the records
@@ -7,26 +8,6 @@
  * nothing waits for the GPU here; a CPU-timed launch over host memory
  * folds at once.
  *
- * When it resolves, with L the launch's time, every finished slot's cycles
- * become nanoseconds at its own or the calibrated rate
- * (device/pt_fold_math.h) and then:
- *
- *   W    = latest END - earliest BEGIN over the slots (globaltimer); when
- *          that is under 100 ticks, the longest block span
- *   c    = (sum of block spans) / W, at least 1: how many blocks ran at
- *          once on average (blocks that ran one after another, with gaps
- *          between them, do not make a phase longer than their sum)
- *   P_p  = (sum over blocks of phase p's time) / c: phase p's share of W
- *
- * and if the P_p add up to more than L (clock noise), they are scaled down
- * to add up to L. Each phase becomes a child section of kind PT__K_PHASE
- * recording P_p, with its per-block figures (blocks, hits, sum, min, max,
- * per-SM sums); the child "(unattributed)" records L - sum P_p. So the
- * children add up to the launch, and repeated launches fold into the same
- * children, which keep first-vs-rest statistics like any section. The
- * launch also keeps each block's phase times from its last fold (at most
- * PT__HEAT_MAX_ROWS blocks, evenly sampled) for the HTML report's heatmap.
- *
  * Grids of at least pt__reduce_min_slots slots are summarized on the
  * device by device/reduce.cu, which runs the same per-slot arithmetic, and
  * only the summary is copied back. */
@@ -34,53 +15,31 @@
 
 #include "core/errors.h"
 #include "core/threads.h"
-#include "core/trace.h"
 #include "core/tree.h"
 #include "gpu/calibrate.h"
-#include "gpu/devbuf.h"
+#include "gpu/fold_apply.h"
 #include "gpu/gpu.h"
 #include "gpu/queue.h"
 
 #include "pt_fold_math.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 int pt__reduce_min_slots = 65536;
-
-/* %smid values beyond this are taken as garbage, not as SMs. */
-#define PT__SM_LIMIT 65536
-
-static const char *const unattributed = "(unattributed)";
-
-/* How a fold's cycles become time. */
-typedef struct conv {
-    int calibrated;           /* the calibration holds (else: the launch's pooled rate) */
-    double tick_ns;           /* globaltimer tick; 0 when not calibrated */
-    double ns_per_cycle;      /* the rate for blocks without their own */
-    int device;
-    char name[96];
-} conv;
 
 /* One pt_dev_fold() waiting for its launch: where its records are and
  * which section they fold under. It waits in the queue (queue.c) as a
  * waiter, the first member. */
 typedef struct fold_job {
     pt__waiter w;
-    pt_dev_buffer *buf;
-    pt_section *node;         /* the launch section */
-    const long long *data;    /* the records (or the reduction's result) to read */
-    pt__stage *stage;         /* the copy data lies in; NULL when reading buf->data */
-    int reduced;              /* data is a reduction result (device/pt_fold_math.h) */
-    int nsm;                  /* the result's per-SM width when reduced */
-    double tick_ns, ns_per_cycle; /* the calibration the reduction used */
-    int calibrated;
+    pt__fold_src src;         /* what it reads and where it goes */
+    pt__stage *stage;         /* the copy src.data lies in; NULL when reading the buffer */
 } fold_job;
 
 static void job_release(fold_job *j)
 {
-    pt_dev_buffer *b = j->buf;
+    pt_dev_buffer *b = j->src.buf;
     if (j->stage)
         j->stage->busy = 0;
     if (b->pending > 0 && --b->pending == 0)
@@ -88,317 +47,23 @@ static void job_release(fold_job *j)
     free(j);
 }
 
-/* The header the host wrote at creation must still be there: a kernel
- * that overran another buffer, or a buffer of another shape passed in its
- * place, would otherwise fold garbage. */
-static int header_ok(pt_timing *t, const pt_dev_buffer *b, const long long *h, const char *title)
-{
-    if (h[PT_DEV_H_MAGIC] == PT_DEV_MAGIC && h[PT_DEV_H_LAYOUT] == PT_DEV_LAYOUT &&
-        h[PT_DEV_H_NSLOTS] == b->nslots && h[PT_DEV_H_NPHASES] == b->nphases &&
-        h[PT_DEV_H_TRACE_CAP] == b->trace_cap && h[PT_DEV_H_MODE] == b->mode)
-        return 0;
-    return pt__fail(t, PT_EINVAL,
-                    "pt_dev_fold(\"%s\"): the buffer header does not match the buffer (magic %#llx, "
-                    "layout %lld, %lld slots, %lld phases, trace %lld, mode %lld; expected layout %d, "
-                    "%d slots, %d phases, trace %d, mode %d); nothing folded",
-                    title, (unsigned long long)h[PT_DEV_H_MAGIC], h[PT_DEV_H_LAYOUT],
-                    h[PT_DEV_H_NSLOTS], h[PT_DEV_H_NPHASES], h[PT_DEV_H_TRACE_CAP],
-                    h[PT_DEV_H_MODE], PT_DEV_LAYOUT, b->nslots, b->nphases, b->trace_cap, b->mode);
-}
-
-/* The calibration of the buffer's device, or when there is none, the
- * launch's own average rate (its globaltimer spans over its clock64 spans,
- * pooled over the finished slots): still measured, never nominal. */
-static int conversion(pt_timing *t, const pt_dev_buffer *b, const long long *d, const char *title,
-                      conv *cv)
-{
-    pt__calib cal;
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    double gt = 0, clk = 0;
-
-    pt__calib_get(b->cu, b->device, &cal);
-    memset(cv, 0, sizeof *cv);
-    cv->device = b->host ? -1 : b->device;
-    snprintf(cv->name, sizeof cv->name, "%s", b->host ? "host" : cal.name);
-    if (cal.ok && cal.cycles_per_ns > 0) {
-        cv->calibrated = 1;
-        cv->tick_ns = cal.tick_ns;
-        cv->ns_per_cycle = 1.0 / cal.cycles_per_ns;
-        return 0;
-    }
-    for (int s = 0; d && s < b->nslots; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        long long c = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
-        long long g = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
-        if (rec[PT_DEV_S_DONE] == 1 && c > 0 && g > 0) {
-            clk += (double)c;
-            gt += (double)g;
-        }
-    }
-    if (pt__gpu_once(t, PT__ONCE_UNCALIBRATED))
-        pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): the device clock is not calibrated (%s); "
-                              "blocks are converted at their launch's average rate",
-                 title, cal.why[0] ? cal.why : "unknown reason");
-    /* 0 when nothing was measured: there is then no time to convert. */
-    cv->tick_ns = 0;
-    cv->ns_per_cycle = clk > 0 && gt > 0 ? gt / clk : 0;
-    return 0;
-}
-
-/* ---- the arithmetic after the summary ---------------------------- */
-
-static int grow_sm(pt__phase_ext *x, int nsm)
-{
-    double *v;
-    if (nsm <= x->nsm)
-        return 0;
-    v = realloc(x->sm_ns, (size_t)nsm * sizeof *v);
-    if (!v)
-        return PT_ENOMEM;
-    memset(v + x->nsm, 0, (size_t)(nsm - x->nsm) * sizeof *v);
-    x->sm_ns = v;
-    x->nsm = nsm;
-    return 0;
-}
-
-static double summary_min(const pt__rword *w)
-{
-    return w->u ? pt__bitsd(~w->u) : 0.0;
-}
-
-/* Turns the summary r of one launch (L ns) into the launch's children. */
-static int finish(pt_timing *t, fold_job *j, const pt__rword *r, int nsm, double L,
-                  const conv *cv)
-{
-    pt_dev_buffer *b = j->buf;
-    pt_section *node = j->node, *un, **kids;
-    const char *title = node->name;
-    int np = b->nphases, rc = 0, sm_top = 0;
-    long long done = r[PT__R_DONE].i, bad_phase = r[PT__R_BAD_PHASE].i;
-    long long bad_slot = r[PT_DEV_H_BAD_SLOT].i, dropped = r[PT__R_DROPPED].i;
-    double conc = 1, sum = 0, scale = 1, rest;
-    pt_dev_clock *dc = &t->dev_clock;
-
-    if (bad_phase > 0 || bad_slot > 0)
-        rc = pt__fail(t, PT_ERANGE,
-                      "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range [0, %d) and "
-                      "%lld blocks with a slot index out of range [0, %d); their time is unattributed",
-                      title, bad_phase, np, bad_slot, b->nslots);
-    if (dropped > 0) {
-        t->dropped += (uint64_t)dropped;
-        rc = pt__fail(t, PT_EFULL,
-                      "pt_dev_fold(\"%s\"): %lld trace events dropped; the buffer holds %d per slot",
-                      title, dropped, b->trace_cap);
-    }
-
-    /* Every child first, so a fold is recorded whole or not at all. */
-    kids = malloc((size_t)np * sizeof *kids);
-    if (!kids)
-        return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
-    for (int p = 0; p < np; p++) {
-        kids[p] = pt__child(t, node, b->names[p]);
-        if (kids[p] && !kids[p]->phase)
-            kids[p]->phase = calloc(1, sizeof *kids[p]->phase);
-        if (!kids[p] || !kids[p]->phase) {
-            free(kids);
-            return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
-        }
-    }
-    un = pt__child(t, node, unattributed);
-    if (!un) {
-        free(kids);
-        return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
-    }
-
-    if (done > 0) {
-        double span_sum = r[PT__R_SPAN_SUM].d, W = 0;
-        long long gt1 = r[PT__R_GT1_MAX].i;
-        if (r[PT__R_GT0_INV].u) {
-            long long gt0 = (long long)~r[PT__R_GT0_INV].u;
-            W = gt1 > gt0 ? (double)(gt1 - gt0) : 0;
-        }
-        /* A wall shorter than 100 ticks says little; the longest block
-         * (converted at its rate) is then the better measure of it. */
-        if (W <= 0 || (cv->calibrated && W < PT__OWN_RATE_TICKS * cv->tick_ns))
-            W = pt__bitsd(r[PT__R_SPAN_MAX].u);
-        if (W > 0 && span_sum > W)
-            conc = span_sum / W;
-    }
-    for (int p = 0; p < np; p++)
-        sum += r[PT__R_SUM(p)].d / conc;
-    if (sum > L)
-        scale = L > 0 ? L / sum : 0;
-
-    for (int s = nsm; s-- > 0 && !sm_top;)
-        for (int p = 0; p < np; p++)
-            if (r[PT__R_SM(np, s, p)].d != 0) {
-                sm_top = s + 1;
-                break;
-            }
-
-    rest = L;
-    for (int p = 0; p < np; p++) {
-        pt_section *c = kids[p];
-        pt__phase_ext *x = c->phase;
-        double share = r[PT__R_SUM(p)].d / conc * scale;
-        c->kind = PT__K_PHASE;
-        pt__record(c, share);
-        rest -= share;
-        x->hits += (double)r[PT__R_HITS(p)].i;
-        if (done > 0) {
-            double mn = summary_min(&r[PT__R_MIN_INV(p)]), mx = pt__bitsd(r[PT__R_MAX(p)].u);
-            if (x->blocks == 0 || mn < x->block_min_ns)
-                x->block_min_ns = mn;
-            if (x->blocks == 0 || mx > x->block_max_ns)
-                x->block_max_ns = mx;
-            x->blocks += (uint64_t)done;
-            x->block_sum_ns += r[PT__R_SUM(p)].d;
-        }
-        if (sm_top && grow_sm(x, sm_top) == 0)
-            for (int s = 0; s < sm_top; s++)
-                x->sm_ns[s] += r[PT__R_SM(np, s, p)].d;
-    }
-    un->kind = PT__K_UNATTR;
-    pt__record(un, rest > 0 ? rest : 0);
-    free(kids);
-
-    dc->calibrated = cv->calibrated;
-    dc->cycles_per_ns = cv->ns_per_cycle > 0 ? 1.0 / cv->ns_per_cycle : 0;
-    dc->tick_ns = cv->tick_ns;
-    dc->blocks_own += r[PT__R_OWN].i;
-    dc->blocks_cal += r[PT__R_CAL].i;
-    dc->device = cv->device;
-    snprintf(dc->device_name, sizeof dc->device_name, "%s", cv->name);
-    dc->folds++;
-    dc->slots_skipped += r[PT__R_UNDONE].i;
-
-    if (done == 0)
-        rc = pt__fail(t, PT_ESTATE,
-                      "pt_dev_fold(\"%s\"): none of the %d slots finished (was the buffer passed "
-                      "to the kernel, and reset before it?); the launch is unattributed",
-                      title, b->nslots);
-    return rc;
-}
-
-/* Keeps the launch's per-block phase times of this fold (the HTML
- * report's heatmap), at the same rates pt__red_slot() converts with. A
- * failed allocation only loses that picture: the fold's figures are
- * whole without it, so it is not counted as an error. */
-static void keep_heat(pt_section *node, const pt_dev_buffer *b, const long long *d,
-                      double tick_ns, double ns_per_cycle)
-{
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS;
-    pt__heat *h;
-
-    size_t cells = (size_t)nrows * (size_t)b->nphases;
-
-    free(node->heat);
-    node->heat = h = malloc(sizeof *h + cells * sizeof(double) +
-                            (size_t)b->nphases * sizeof *h->names);
-    if (!h)
-        return;
-    h->nslots = b->nslots;
-    h->nrows = nrows;
-    h->nphases = b->nphases;
-    /* The names the phases have as children of the launch, which live as
-     * long as the launch does; the buffer's own copies may be freed first. */
-    h->names = (const char **)(void *)(h->ns + cells);
-    for (int p = 0; p < b->nphases; p++) {
-        const pt_section *c = pt__child_find(node, b->names[p]);
-        if (!c) {
-            free(h);
-            node->heat = NULL;
-            return;
-        }
-        h->names[p] = c->name;
-    }
-    for (int i = 0; i < nrows; i++) {
-        const long long *rec = d + PT_DEV_HDR + ((long long)i * b->nslots / nrows) * sw;
-        double rate;
-        pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
-        for (int p = 0; p < b->nphases; p++) {
-            long long cyc = rec[PT_DEV_SLOT_HDR + 2 * p];
-            h->ns[i * b->nphases + p] = rec[PT_DEV_S_DONE] != 1 ? NAN
-                                        : cyc > 0 ? (double)cyc * rate : 0.0;
-        }
-    }
-}
-
-/* Summarizes every slot record in d on the host. */
-static int fold_records(pt_timing *t, fold_job *j, const long long *d, double L)
-{
-    pt_dev_buffer *b = j->buf;
-    const char *title = j->node->name;
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    int nsm = 0, rc;
-    pt__rword *r;
-    conv cv;
-
-    if ((rc = header_ok(t, b, d, title)) != 0)
-        return rc;
-    conversion(t, b, d, title, &cv);
-    for (int s = 0; s < b->nslots; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        long long smid = rec[PT_DEV_S_SMID];
-        if (rec[PT_DEV_S_DONE] == 1 && smid >= nsm && smid < PT__SM_LIMIT)
-            nsm = (int)smid + 1;
-    }
-    r = calloc((size_t)PT__R_WORDS(b->nphases, nsm), sizeof *r);
-    if (!r)
-        return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
-    for (int k = 0; k < PT_DEV_HDR; k++)
-        r[k].i = d[k];
-    /* With no tick known no block's span counts as long, so every block
-     * takes the launch's pooled rate. */
-    for (int s = 0; s < b->nslots; s++)
-        pt__red_slot(r, d + PT_DEV_HDR + s * sw, b->nphases, nsm,
-                     cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
-    rc = finish(t, j, r, nsm, L, &cv);
-    free(r);
-    keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
-    if (t->trace) {
-        pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names };
-        pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,
-                       cv.ns_per_cycle);
-    }
-    return rc;
-}
-
+/* Waits for the job's copy, folds it, frees the job. */
 static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
 {
-    const char *title = j->node->name;
-    int rc = 0;
+    const pt__cuda_api *cu = j->src.buf->cu;
+    int rc;
 
     if (j->stage && j->stage->ev) {
-        pt__cuerr e = j->buf->cu->EventSynchronize(j->stage->ev);
+        pt__cuerr e = cu->EventSynchronize(j->stage->ev);
         if (e) {
             rc = pt__fail(t, PT_ECUDA,
                           "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
-                          title, pt__cuda_errstr(j->buf->cu, e));
+                          j->src.node->name, pt__cuda_errstr(cu, e));
             job_release(j);
             return rc;
         }
     }
-    if (j->reduced) {
-        conv cv;
-        memset(&cv, 0, sizeof cv);
-        cv.calibrated = j->calibrated;
-        cv.tick_ns = j->tick_ns;
-        cv.ns_per_cycle = j->ns_per_cycle;
-        cv.device = j->buf->device;
-        pt__calib cal;
-        pt__calib_get(j->buf->cu, j->buf->device, &cal);
-        snprintf(cv.name, sizeof cv.name, "%s", cal.name);
-        rc = header_ok(t, j->buf, j->data, title);
-        if (!rc)
-            rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv);
-        /* Only the summary came back: no per-block picture of this fold. */
-        free(j->node->heat);
-        j->node->heat = NULL;
-    } else {
-        rc = fold_records(t, j, j->data, launch_ns);
-    }
+    rc = pt__fold_apply(t, &j->src, launch_ns);
     job_release(j);
     return rc;
 }
@@ -409,7 +74,7 @@ static int job_ready(const pt__waiter *w)
 {
     const fold_job *j = (const fold_job *)(const void *)w;
     return !(j->stage && j->stage->ev &&
-             j->buf->cu->EventQuery(j->stage->ev) == PT__CU_NOT_READY);
+             j->src.buf->cu->EventQuery(j->stage->ev) == PT__CU_NOT_READY);
 }
 
 static int job_run(pt_timing *t, pt__waiter *w, double launch_ns)
@@ -500,13 +165,13 @@ static int reduce_on_device(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stre
                               "is copied back", title, what, pt__cuda_errstr(cu, e));
         return 1;
     }
-    j->data = st->host;
+    j->src.data = st->host;
     j->stage = st;
-    j->reduced = 1;
-    j->nsm = nsm;
-    j->calibrated = 1;
-    j->tick_ns = tick;
-    j->ns_per_cycle = rate;
+    j->src.reduced = 1;
+    j->src.nsm = nsm;
+    j->src.calibrated = 1;
+    j->src.tick_ns = tick;
+    j->src.ns_per_cycle = rate;
     return 0;
 }
 
@@ -540,7 +205,7 @@ static int copy_back(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stream s,
                             title, pt__cuda_errstr(cu, e), pt__cuda_errstr(cu, e2));
         }
     }
-    j->data = st->host;
+    j->src.data = st->host;
     j->stage = st;
     return 0;
 }
@@ -583,12 +248,12 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
     if (!j)
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
     j->w.ops = &job_ops;
-    j->buf = b;
-    j->node = node;
+    j->src.buf = b;
+    j->src.node = node;
     b->pending++;
     b->fold_t = t;
     if (b->host && !queued) {
-        j->data = b->data;
+        j->src.data = b->data;
         return fold_run(t, j, node->last_ns);
     }
     if (b->host) {
@@ -600,7 +265,7 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
             return rc;
         }
         memcpy(j->stage->host, b->data, bytes);
-        j->data = j->stage->host;
+        j->src.data = j->stage->host;
     } else if ((rc = copy_back(t, b, j, queued ? stream : b->stream, title)) != 0) {
         job_release(j);
         return rc;

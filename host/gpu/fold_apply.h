@@ -1,0 +1,24 @@
+/* A fold applied (fold_apply.c): a launch's block records, or their
+ * summary from the device reduction, become children of its section.
+ * Not installed. */
+#ifndef PT_GPU_FOLD_APPLY_H
+#define PT_GPU_FOLD_APPLY_H
+
+#include "gpu/devbuf.h"
+
+/* What one fold reads, and where it goes. */
+typedef struct pt__fold_src {
+    pt_dev_buffer *buf;
+    pt_section *node;         /* the launch section */
+    const long long *data;    /* the records (or the reduction's result) to read */
+    int reduced;              /* data is a reduction result (device/pt_fold_math.h) */
+    int nsm;                  /* the result's per-SM width when reduced */
+    double tick_ns, ns_per_cycle; /* the calibration the reduction used */
+    int calibrated;
+} pt__fold_src;
+
+/* Folds src into its launch, whose occurrence lasted launch_ns. Returns 0
+ * or the error counted (a fold is recorded whole or not at all). */
+PT__HIDDEN int pt__fold_apply(pt_timing *t, const pt__fold_src *src, double launch_ns);
+
+#endif

@@ -1,0 +1,19 @@
+/* Numbers as the text report prints them (format.c), each into a cell of
+ * PT__CELL bytes. Not installed. */
+#ifndef PT_REPORT_FORMAT_H
+#define PT_REPORT_FORMAT_H
+
+#include "core/model.h"
+
+#define PT__CELL 96
+
+/* Milliseconds to the microsecond; shorter times keep three digits. */
+PT__HIDDEN void pt__fmt_ms(char *b, double v);
+/* A rate (GB/s, GFLOP/s); blank when zero, as nothing was declared. */
+PT__HIDDEN void pt__fmt_rate(char *b, double v);
+/* Bytes in decimal units ("1.5 MB"), to match GB/s being 1e9 bytes per second. */
+PT__HIDDEN void pt__fmt_bytes(char *b, double v);
+/* A percentage with one decimal ("12.5%"). */
+PT__HIDDEN void pt__fmt_pct(char *b, double v);
+
+#endif

@@ -1,0 +1,143 @@
+/* The tree view: every section indented under its parent, its calls,
+ * time, first occurrence apart from the mean, deviation and extremes of
+ * the rest, rates, and under it its transfers, roofline and per-block
+ * figures. */
+#include "report/views.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { C_CALLS, C_TOTAL, C_PPARENT, C_PTOTAL, C_FIRST, C_LATER, C_READ, C_WRITE, C_GFLOPS,
+       NCOL };
+_Static_assert(NCOL <= PT__ROW_CELLS, "a row holds the tree's cells");
+
+static const char *marks_of(const pt_section_stats *st)
+{
+    if (st->gpu && st->open)
+        return " [gpu] [open]";
+    if (st->gpu)
+        return " [gpu]";
+    if (st->open)
+        return " [open]";
+    return "";
+}
+
+static void tree_cells(pt__row *w)
+{
+    const pt_section_stats *st = &w->st;
+
+    snprintf(w->cell[C_CALLS], PT__CELL, "%" PRIu64, st->count);
+    pt__fmt_ms(w->cell[C_TOTAL], st->total_ms);
+    pt__fmt_pct(w->cell[C_PPARENT], st->pct_parent);
+    pt__fmt_pct(w->cell[C_PTOTAL], st->pct_total);
+    pt__fmt_ms(w->cell[C_FIRST], st->first_ms);
+    if (st->count > 1) {
+        char m[PT__CELL], sd[PT__CELL], lo[PT__CELL], hi[PT__CELL];
+        pt__fmt_ms(m, st->mean_ms);
+        pt__fmt_ms(sd, st->stddev_ms);
+        pt__fmt_ms(lo, st->min_ms);
+        pt__fmt_ms(hi, st->max_ms);
+        snprintf(w->cell[C_LATER], PT__CELL, "%.20s \xC2\xB1 %.20s (%.20s, %.20s)", m, sd, lo, hi);
+    }
+    pt__fmt_rate(w->cell[C_READ], st->read_gbs);
+    pt__fmt_rate(w->cell[C_WRITE], st->write_gbs);
+    pt__fmt_rate(w->cell[C_GFLOPS], st->gflops);
+}
+
+/* The lines under a row: transfers per direction, and for a folded
+ * phase the per-block figures that show how evenly the grid worked. */
+static void tree_extra(pt__lines *k, const pt__row *w, size_t indent)
+{
+    static const char *const dir[3] = { "H2D", "D2H", "D2D" };
+    const pt_section_stats *st = &w->st;
+    char a[PT__CELL], b[PT__CELL], c[PT__CELL];
+
+    for (int i = 0; i < 3; i++) {
+        if (st->xfer_bytes[i] <= 0)
+            continue;
+        pt__fmt_bytes(b, st->xfer_bytes[i]);
+        pt__line_spaces(k, indent + 4);
+        if (st->xfer_gbs[i] > 0) {
+            pt__fmt_rate(a, st->xfer_gbs[i]);
+            pt__line_printf(k, "%s %s GB/s (%s)", dir[i], a, b);
+        } else {
+            pt__line_printf(k, "%s (%s, no time)", dir[i], b);
+        }
+        pt__line_emit(k);
+    }
+    /* The roofline line only where peaks are known and something was declared. */
+    if (st->pct_peak_bw > 0 || st->pct_peak_flops > 0 || st->bound) {
+        pt__line_spaces(k, indent + 4);
+        pt__line_str(k, "roofline:");
+        if (st->ai > 0)
+            pt__line_printf(k, " AI %.3g FLOP/B,", st->ai);
+        pt__line_printf(k, " %.1f%% of peak bandwidth, %.1f%% of peak FLOP/s", st->pct_peak_bw,
+            st->pct_peak_flops);
+        if (st->bound)
+            pt__line_printf(k, ", %s", st->bound == PT_BOUND_MEMORY ? "memory-bound" : "compute-bound");
+        pt__line_emit(k);
+    }
+    if (st->phase && st->blocks > 0) {
+        pt__fmt_ms(a, st->block_mean_ms);
+        pt__fmt_ms(b, st->block_min_ms);
+        pt__fmt_ms(c, st->block_max_ms);
+        pt__line_spaces(k, indent + 4);
+        pt__line_printf(k, "per block: mean %s ms, min %s ms, max %s ms, imbalance %.2f (max/mean); "
+               "%" PRIu64 " block%s, %.17g hits",
+            a, b, c, st->imbalance, st->blocks, st->blocks == 1 ? "" : "s", st->hits);
+        pt__line_emit(k);
+    }
+}
+
+void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
+{
+    static const char *const head[NCOL] = { "Calls", "Total ms", "% parent", "% total",
+                                            "First ms", "Later: mean \xC2\xB1 sd (min, max)",
+                                            "Read GB/s", "Write GB/s", "GFLOP/s" };
+    size_t w[NCOL], name_w = strlen("Section"), total_w;
+    int show[NCOL];
+
+    for (int c = 0; c < NCOL; c++) {
+        show[c] = o->percentages || (c != C_PPARENT && c != C_PTOTAL);
+        w[c] = pt__width(head[c]);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        pt__row *x = &r->v[i];
+        size_t nw = (size_t)(x->st.depth - 1) * 2 + pt__width(x->label) + pt__width(marks_of(&x->st));
+        tree_cells(x);
+        if (nw > name_w)
+            name_w = nw;
+        for (int c = 0; c < NCOL; c++)
+            if (pt__width(x->cell[c]) > w[c])
+                w[c] = pt__width(x->cell[c]);
+    }
+    if (name_w > PT__NAME_MAX_W)
+        name_w = PT__NAME_MAX_W;
+
+    total_w = name_w;
+    pt__line_cell(k, "Section", name_w, 0);
+    for (int c = 0; c < NCOL; c++) {
+        if (!show[c])
+            continue;
+        pt__line_str(k, PT__GAP);
+        pt__line_cell(k, head[c], w[c], c != C_LATER);
+        total_w += strlen(PT__GAP) + w[c];
+    }
+    pt__line_emit(k);
+    pt__line_rule(k, '-', total_w);
+
+    for (size_t i = 0; i < r->n; i++) {
+        pt__row *x = &r->v[i];
+        size_t indent = (size_t)(x->st.depth - 1) * 2;
+        pt__name_cell(k, indent, x->label, marks_of(&x->st), name_w);
+        for (int c = 0; c < NCOL; c++) {
+            if (!show[c])
+                continue;
+            pt__line_str(k, PT__GAP);
+            pt__line_cell(k, x->cell[c], w[c], c != C_LATER);
+        }
+        pt__line_emit(k);
+        tree_extra(k, x, indent);
+    }
+}
