@@ -3,6 +3,12 @@
  *  bytes and FLOPS the user declares, CUDA-event-timed launches, in-kernel
  *  phases folded under them, and the reports.
  *
+ *  This file is the API and its documentation. The calls written as
+ *  macros (pt_start() and the others that take metrics or options as
+ *  designated initializers) are documented here by name and defined in
+ *  <pt/detail/pt_host_impl.h> with the rest of the machinery; names
+ *  beginning with pt__ or PT__ are internal.
+ *
  *  Every function accepts a NULL `pt_timing *` and then does nothing and
  *  returns 0, so `pt_timing *t = profiling ? pt_create(...) : NULL;` costs
  *  a branch per call when profiling is off. Compiling with `-DPT_DISABLE`
@@ -21,14 +27,9 @@
 
 #include <pt/pt_version.h>
 #include <pt/pt_dev_buf.h>
+#include <pt/detail/pt_api.h>
 
-#ifndef PT_EXTERN
-#  define PT_EXTERN __attribute__((visibility("default")))
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+PT__BEGIN_DECLS
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                             */
@@ -103,13 +104,6 @@ enum pt_direction {
  *  `pt_stop(t, "x", .read = 1024, .flops = 4556334)`. In C++ keep the
  *  order read, written, flops. Negative or non-finite values are rejected
  *  with PT_ERANGE and nothing of that call's metrics is added. */
-/* In C++ (nvcc's host code) the members carry default initializers, so a
- * call naming some of them draws no missing-initializer warning. */
-#ifdef __cplusplus
-#  define PT__DEF(x) = x
-#else
-#  define PT__DEF(x)
-#endif
 typedef struct pt_metrics {
     int pt__tag PT__DEF(0);     /**< internal: always 0, lets a call give no metric */
     double read PT__DEF(0);     /**< bytes read */
@@ -158,134 +152,53 @@ PT_EXTERN const char *pt_name(const pt_timing *t);
 /* Sections                                                           */
 /* ------------------------------------------------------------------ */
 
-PT_EXTERN int pt__start(pt_timing *t, const char *title, const pt_metrics *m);
-PT_EXTERN int pt__stop(pt_timing *t, const char *title, const pt_metrics *m);
-PT_EXTERN int pt__add(pt_timing *t, const pt_metrics *m);
 
-#define PT__M(...) ((pt_metrics){ .pt__tag = 0, __VA_ARGS__ })
-
-#ifndef PT_DISABLE
-static inline int pt__start_i(pt_timing *t, const char *title, pt_metrics m)
-{
-    return t ? pt__start(t, title, &m) : 0;
-}
-static inline int pt__stop_i(pt_timing *t, const char *title, pt_metrics m)
-{
-    return t ? pt__stop(t, title, &m) : 0;
-}
-/* The metrics travel by value: C++ may not take a compound literal's address. */
-static inline int pt__add_i(pt_timing *t, pt_metrics m)
-{
-    return t ? pt__add(t, &m) : 0;
-}
-/** \brief Open the section `title` under the open one (or at the top).
+/** \def pt_start(t, title, ...)
+ *  \brief Open the section `title` under the open one (or at the top).
  *  The title is copied the first time it is seen under that parent. Any
  *  string is a title, of any length and bytes, "" included (pt_find()
  *  cannot name an empty title; walk to it with pt_section_child()).
  *  Metrics may follow: `pt_start(t, "x", .read = 1024)`.
  *  \return 0, PT_EINVAL for a NULL title, PT_ERANGE for a bad metric, PT_ENOMEM. */
-#  define pt_start(t, title, ...) pt__start_i((t), (title), PT__M(__VA_ARGS__))
-/** \brief Close the open section, which must be `title`; metrics may follow.
+/** \def pt_stop(t, title, ...)
+ *  \brief Close the open section, which must be `title`; metrics may follow.
  *  \return 0; PT_ENOSTART when nothing is open; PT_EMISMATCH when the open
  *  section is another one (nothing is closed; the message names the stack). */
-#  define pt_stop(t, title, ...) pt__stop_i((t), (title), PT__M(__VA_ARGS__))
-/** \brief Add metrics to the open section: `pt_add(t, .written = 234544)`.
+/** \def pt_add(t, ...)
+ *  \brief Add metrics to the open section: `pt_add(t, .written = 234544)`.
  *  \return 0, PT_ENOSTART when no section is open, PT_ERANGE. */
-#  define pt_add(t, ...) pt__add_i((t), PT__M(__VA_ARGS__))
-#else
-#  define pt_start(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
-#  define pt_stop(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
-#  define pt_add(t, ...) ((void)sizeof(t), 0)
-#endif
 
 /** \brief Record a transfer of `bytes` in one direction inside the open section.
  *  \param dir exactly one of PT_H2D, PT_D2H, PT_D2D
  *  \return 0, PT_EINVAL for a bad direction, PT_ENOSTART, PT_ERANGE. */
 PT_EXTERN int pt_transfer(pt_timing *t, double bytes, unsigned dir);
 
-/* Scoped sections. With GCC and Clang (and nvcc, which uses them) the
- * section ends however control leaves the block: falling off its end,
- * return, goto, or break/continue. Note that break and continue inside the
- * block leave the section itself, not a loop around it. Compilers without
- * the cleanup attribute only end it when control falls off the end. */
-typedef struct pt__scope {
-    pt_timing *t;
-    const char *title;
-    int once;
-} pt__scope;
 
-static inline pt__scope pt__scope_begin(pt_timing *t, const char *title, pt_metrics m)
-{
-    pt__scope s = { t, title, 1 };
-    if (t)
-        pt__start(t, title, &m);
-    return s;
-}
-static inline void pt__scope_end(pt__scope *s)
-{
-    if (s->t)
-        pt__stop(s->t, s->title, NULL);
-    s->t = NULL;
-}
-
-#define PT__CAT2(a, b) a##b
-#define PT__CAT(a, b) PT__CAT2(a, b)
-#if defined(__GNUC__) || defined(__clang__)
-#  define PT__CLEANUP __attribute__((cleanup(pt__scope_end)))
-#  define PT__UNUSED __attribute__((unused))
-#  define PT__SCOPE_STEP(s) ((s).once = 0)
-#else
-#  define PT__CLEANUP
-#  define PT__UNUSED
-#  define PT__SCOPE_STEP(s) ((s).once = 0, pt__scope_end(&(s)))
-#endif
-
-#ifndef PT_DISABLE
-/** \brief A scoped section: `PT_SECTION(t, "name", .flops = n) { ... }`. */
-#  define PT_SECTION(t, title, ...)                                              \
-    for (pt__scope PT__CAT(pt__s_, __LINE__) PT__CLEANUP =                       \
-             pt__scope_begin((t), (title), PT__M(__VA_ARGS__));                  \
-         PT__CAT(pt__s_, __LINE__).once; PT__SCOPE_STEP(PT__CAT(pt__s_, __LINE__)))
-/** \brief At the top of a function: time the rest of it under the function's name. */
-#  define PT_FUNC(t)                                                             \
-    pt__scope PT__CAT(pt__f_, __LINE__) PT__CLEANUP PT__UNUSED =                \
-        pt__scope_begin((t), __func__, PT__M())
-#else
-#  define PT_SECTION(t, title, ...) if ((void)sizeof(t), 1)
-#  define PT_FUNC(t) ((void)sizeof(t))
-#endif
+/** \def PT_SECTION(t, title, ...)
+ *  \brief A scoped section: `PT_SECTION(t, "name", .flops = n) { ... }`.
+ *  With GCC and Clang (and nvcc, which uses them) the section ends however
+ *  control leaves the block: falling off its end, return, goto, or
+ *  break/continue. Note that break and continue inside the block leave the
+ *  section itself, not a loop around it. Compilers without the cleanup
+ *  attribute only end it when control falls off the end. */
+/** \def PT_FUNC(t)
+ *  \brief At the top of a function: time the rest of it under the
+ *  function's name, as PT_SECTION() times a block. */
 
 /* ------------------------------------------------------------------ */
 /* GPU sections and in-kernel phases                                  */
 /* ------------------------------------------------------------------ */
 
-PT_EXTERN int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m);
-PT_EXTERN int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m);
-
-#ifndef PT_DISABLE
-static inline int pt__start_gpu_i(pt_timing *t, const char *title, pt_stream s, pt_metrics m)
-{
-    return t ? pt__start_gpu(t, title, s, &m) : 0;
-}
-static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, pt_metrics m)
-{
-    return t ? pt__stop_gpu(t, title, s, &m) : 0;
-}
-/** \brief Open a section timed by CUDA events on `stream` (0: the default
+/** \def pt_start_gpu(t, title, stream, ...)
+ *  \brief Open a section timed by CUDA events on `stream` (0: the default
  *  stream). No host synchronization. Without PT_GPU_EVENTS, a GPU or a
  *  driver it is timed by the CPU clock, and the report says so once.
  *  \return as pt_start(); a CUDA failure is PT_ECUDA and falls back to the CPU clock. */
-#  define pt_start_gpu(t, title, stream, ...) \
-    pt__start_gpu_i((t), (title), (pt_stream)(stream), PT__M(__VA_ARGS__))
-/** \brief Close a section opened by pt_start_gpu(). Its time is resolved
+/** \def pt_stop_gpu(t, title, stream, ...)
+ *  \brief Close a section opened by pt_start_gpu(). Its time is resolved
  *  lazily (report, export, fold, pt_sync(), or when the event pool runs
  *  low), or at once with PT_SYNC. */
-#  define pt_stop_gpu(t, title, stream, ...) \
-    pt__stop_gpu_i((t), (title), (pt_stream)(stream), PT__M(__VA_ARGS__))
-#else
-#  define pt_start_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
-#  define pt_stop_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
-#endif
+
 
 /** \brief Wait for every pending CUDA event and fold, and put their times in the tree.
  *  \return 0, or the first error met (each is also counted). */
@@ -526,25 +439,19 @@ PT_EXTERN int pt_flops_einsum(double *out, const char *subscripts, int nops,
                               const long long *const *shapes, const int *ndims,
                               char *why, size_t why_len);
 
-/** \brief pt_flops_einsum() for inline use, with the shapes as a NULL-ended
- *  list of -1-ended arrays (write it with PT_FLOPS_EINSUM()). A failure is
- *  counted on t as PT_EPARSE or PT_EINVAL with its description.
- *  \return the count; NaN on failure, which `.flops` then rejects; 0 for a
- *  NULL t without parsing, since nothing will record it. */
-PT_EXTERN double pt__flops_einsum_list(pt_timing *t, const char *subscripts,
-                                       const long long *const *shapes);
 
-#ifndef __cplusplus
-/** \brief One operand's shape for PT_FLOPS_EINSUM(): PT_SHAPE(256, 256, 3). */
-#  define PT_SHAPE(...) ((const long long[]){ __VA_ARGS__, -1 })
-/** \brief A scalar operand's shape for PT_FLOPS_EINSUM(). */
-#  define PT_SCALAR ((const long long[]){ -1 })
-/** \brief An einsum's FLOPs inline:
+/** \def PT_SHAPE(...)
+ *  \brief One operand's shape for PT_FLOPS_EINSUM(): PT_SHAPE(256, 256, 3). C only. */
+/** \def PT_SCALAR
+ *  \brief A scalar operand's shape for PT_FLOPS_EINSUM(). C only. */
+/** \def PT_FLOPS_EINSUM(t, subscripts, ...)
+ *  \brief An einsum's FLOPs inline:
  *  `pt_stop(t, "g", .flops = PT_FLOPS_EINSUM(t, "ik,ijk,jk->", PT_SHAPE(256, 3),
- *  PT_SHAPE(256, 256, 3), PT_SHAPE(256, 3)))`. C only (compound literals). */
-#  define PT_FLOPS_EINSUM(t, subscripts, ...) \
-    pt__flops_einsum_list((t), (subscripts), (const long long *const[]){ __VA_ARGS__, NULL })
-#endif
+ *  PT_SHAPE(256, 256, 3), PT_SHAPE(256, 3)))`, as pt_flops_einsum() counts
+ *  them. A failure is counted on t as PT_EPARSE or PT_EINVAL with its
+ *  description, and gives NaN, which `.flops` then rejects; a NULL t gives
+ *  0 without parsing, since nothing will record it. C only (compound
+ *  literals). */
 
 /* ------------------------------------------------------------------ */
 /* Roofline                                                           */
@@ -646,25 +553,16 @@ typedef struct pt_log_opts {
     int threads PT__DEF(0);       /**< a line per thread, and under the tree each thread's part of the sections (when more than one timed) */
 } pt_log_opts;
 
-PT_EXTERN int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o);
-PT_EXTERN int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o);
-#define PT__LOGOPTS(...) ((pt_log_opts){ .pt__tag = 0, __VA_ARGS__ })
-static inline int pt__log_i(pt_timing *t, FILE *f, pt_log_opts o)
-{
-    return pt__log(t, f, &o);
-}
-static inline int pt__log_fn_i(pt_timing *t, pt_line_fn fn, void *ctx, pt_log_opts o)
-{
-    return pt__log_fn(t, fn, ctx, &o);
-}
-/** \brief Print the report to f.
+
+/** \def pt_log(t, f, ...)
+ *  \brief Print the report to f; options may follow:
+ *  `pt_log(t, stdout, .percentages = 1, .sort = PT_SORT_TIME)`.
  *  \return 0; PT_EOPEN when sections are open (the report is still whole,
  *  open sections marked); PT_EINVAL for a NULL f or an unknown option;
  *  PT_EIO when writing to f fails. */
-#define pt_log(t, f, ...) pt__log_i((t), (f), PT__LOGOPTS(__VA_ARGS__))
-/** \brief Hand the report to fn(ctx, line) line by line, the same lines pt_log() prints.
+/** \def pt_log_fn(t, fn, ctx, ...)
+ *  \brief Hand the report to fn(ctx, line) line by line, the same lines pt_log() prints.
  *  \return 0, PT_EOPEN as pt_log(), PT_EINVAL for a NULL fn or an unknown option. */
-#define pt_log_fn(t, fn, ctx, ...) pt__log_fn_i((t), (fn), (ctx), PT__LOGOPTS(__VA_ARGS__))
 
 /** \brief One CSV row per section: path and every figure. Written to a
  *  temporary file and renamed, so the target must be a regular file or new.
@@ -771,17 +669,10 @@ PT_EXTERN int pt_pack(pt_timing *t, void **buf, size_t *len);
  *  later format): described, and t's tree is left unchanged; PT_ENOMEM
  *  (while merging, the tree may hold part of it). */
 PT_EXTERN int pt_unpack_merge(pt_timing *t, const void *buf, size_t len);
-/** \brief Internal, for header-only helpers (pt_mpi.h): count the error
- *  code on t and describe it with msg. \return code. */
-PT_EXTERN int pt__error(pt_timing *t, int code, const char *msg);
 
-/* With -DPT_DISABLE a timing is never made, so every remaining call is
- * on NULL and does nothing; the calls above compile to nothing at all. */
-#ifdef PT_DISABLE
-#  define pt_create(name, flags) ((void)sizeof(name), (void)sizeof(flags), (pt_timing *)0)
-#endif
 
-#ifdef __cplusplus
-}
-#endif
+PT__END_DECLS
+
+#include <pt/detail/pt_host_impl.h>
+
 #endif

@@ -17,9 +17,7 @@
 
 #include <pt/pt.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+PT__BEGIN_DECLS
 
 /* An MPI call's failure described on t (with MPI_ERRORS_RETURN set; MPI's
  * default handler aborts the job before this is reached). */
@@ -148,7 +146,5 @@ out:
     return rc;
 }
 
-#ifdef __cplusplus
-}
-#endif
+PT__END_DECLS
 #endif

@@ -12,13 +12,9 @@
 #ifndef PT_PT_NVRTC_H
 #define PT_PT_NVRTC_H
 
-#ifndef PT_EXTERN
-#  define PT_EXTERN __attribute__((visibility("default")))
-#endif
+#include <pt/detail/pt_api.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+PT__BEGIN_DECLS
 
 /** \brief The headers an NVRTC program needs to include <pt/pt_dev.h>.
  *  \param count   set to the number of headers
@@ -31,7 +27,5 @@ extern "C" {
 PT_EXTERN int pt_nvrtc_headers(int *count, const char *const **names,
                                const char *const **sources);
 
-#ifdef __cplusplus
-}
-#endif
+PT__END_DECLS
 #endif

@@ -9,15 +9,13 @@
 #define PT_VERSION_HEX \
     ((PT_VERSION_MAJOR << 16) | (PT_VERSION_MINOR << 8) | PT_VERSION_PATCH)
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include <pt/detail/pt_api.h>
+
+PT__BEGIN_DECLS
 
 /** \brief The version of the library linked at run time.
  *  \return "MAJOR.MINOR.PATCH" (static storage). */
-__attribute__((visibility("default"))) const char *pt_version(void);
+PT_EXTERN const char *pt_version(void);
 
-#ifdef __cplusplus
-}
-#endif
+PT__END_DECLS
 #endif
