@@ -33,10 +33,10 @@ $(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c tools/ptreport/run.c \
+$(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c tools/ptreport/read.c tools/ptreport/where.c \
                                 tools/ptreport/csv.c tools/ptreport/ptreport.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools/ptreport -Iinclude -o $@ $< tools/ptreport/run.c \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools/ptreport -Iinclude -o $@ $< tools/ptreport/read.c tools/ptreport/where.c \
 	    tools/ptreport/csv.c -ljansson -lm
 
 $(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/core/flops.c

@@ -1,13 +1,11 @@
 /* Reading a saved run: jansson parses, then every member the commands use
  * is checked for presence and type before anything is computed, so the
  * commands never meet a missing or mistyped member. A failure names the
- * file, the line and column of the offending value and what was expected.
- *
- * jansson keeps no positions for the values it returns, so a member found
- * wrong after parsing is located by walking the (already valid) text
- * again along the member's path. Duplicate keys are refused while parsing,
- * which keeps that walk unambiguous. */
+ * file, the line and column of the offending value (where.c) and what was
+ * expected. */
 #include "ptreport.h"
+
+#include "where.h"
 
 #include <errno.h>
 #include <math.h>
@@ -24,205 +22,29 @@ const char *const pr_fig_name[NFIG] = {
 #undef PR_FIG_NAME
 };
 
-/* ---- where a value is ------------------------------------------------ */
-
-/* The path from the document to the value being checked. Nesting is
- * bounded by jansson's own depth limit (2048), which the stack matches. */
-#define MAX_STEPS 2100
-
-typedef struct step {
-    const char *key; /* NULL: an array index */
-    size_t index;
-} step;
-
-typedef struct ctx {
-    const char *file, *text;
-    size_t len;
-    step path[MAX_STEPS];
-    int depth;
-    char *err;
-    size_t errlen;
-} ctx;
-
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-        i++;
-    return i;
-}
-
-/* Past the string that starts at s[i] (a '"'). */
-static size_t skip_string(const char *s, size_t n, size_t i)
-{
-    for (i++; i < n && s[i] != '"'; i++)
-        if (s[i] == '\\')
-            i++;
-    return i < n ? i + 1 : n;
-}
-
-/* Past the value that starts at s[i]. */
-static size_t skip_value(const char *s, size_t n, size_t i)
-{
-    int nest = 0;
-
-    if (i >= n)
-        return n;
-    if (s[i] == '"')
-        return skip_string(s, n, i);
-    if (s[i] != '{' && s[i] != '[') {
-        while (i < n && !strchr(",]} \t\r\n", s[i]))
-            i++;
-        return i;
-    }
-    for (; i < n; i++) {
-        if (s[i] == '"') {
-            i = skip_string(s, n, i) - 1;
-        } else if (s[i] == '{' || s[i] == '[') {
-            nest++;
-        } else if (s[i] == '}' || s[i] == ']') {
-            if (--nest == 0)
-                return i + 1;
-        }
-    }
-    return n;
-}
-
-/* Whether the JSON string at s[i] reads as `key`; only the escapes that
- * stand for one ASCII character are decoded, which is all our keys use. */
-static int key_is(const char *s, size_t n, size_t i, const char *key)
-{
-    size_t k = 0;
-    for (i++; i < n && s[i] != '"'; i++, k++) {
-        char c = s[i];
-        if (c == '\\') {
-            if (++i >= n)
-                return 0;
-            switch (s[i]) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'r': c = '\r'; break;
-            case 'b': c = '\b'; break;
-            case 'f': c = '\f'; break;
-            case 'u': return 0;
-            default: c = s[i]; break;
-            }
-        }
-        if (key[k] != c)
-            return 0;
-    }
-    return key[k] == '\0';
-}
-
-/* Offset of the value at the end of c->path, or of the deepest value on
- * the way that could be found. */
-static size_t locate(const ctx *c)
-{
-    const char *s = c->text;
-    size_t n = c->len, i = skip_ws(s, n, 0);
-
-    for (int d = 0; d < c->depth && i < n; d++) {
-        const step *st = &c->path[d];
-        size_t at = i, idx = 0;
-        int found = 0;
-
-        if (s[i] != (st->key ? '{' : '['))
-            return at;
-        i = skip_ws(s, n, i + 1);
-        while (i < n && s[i] != '}' && s[i] != ']') {
-            if (st->key) {
-                int match = key_is(s, n, i, st->key);
-                i = skip_ws(s, n, skip_string(s, n, i));
-                i = skip_ws(s, n, i + 1); /* the ':' */
-                if (match) {
-                    found = 1;
-                    break;
-                }
-            } else if (idx++ == st->index) {
-                found = 1;
-                break;
-            }
-            i = skip_ws(s, n, skip_value(s, n, i));
-            if (i < n && s[i] == ',')
-                i = skip_ws(s, n, i + 1);
-        }
-        if (!found)
-            return at;
-    }
-    return i < n ? i : n;
-}
-
-static int fail_at(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail_at(ctx *c, const char *fmt, ...)
-{
-    size_t off = locate(c), line = 1, col = 1;
-    int k;
-    va_list ap;
-
-    for (size_t i = 0; i < off && i < c->len; i++) {
-        if (c->text[i] == '\n') {
-            line++;
-            col = 1;
-        } else if (((unsigned char)c->text[i] & 0xC0) != 0x80) {
-            col++; /* columns count characters, as jansson's own do */
-        }
-    }
-    k = snprintf(c->err, c->errlen, "%s: %zu:%zu: ", c->file, line, col);
-    if (k < 0 || (size_t)k >= c->errlen)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int enter_key(ctx *c, const char *key)
-{
-    if (c->depth == MAX_STEPS)
-        return fail_at(c, "nested too deeply");
-    c->path[c->depth].key = key;
-    c->path[c->depth].index = 0;
-    c->depth++;
-    return 0;
-}
-
-static int enter_index(ctx *c, size_t index)
-{
-    if (c->depth == MAX_STEPS)
-        return fail_at(c, "nested too deeply");
-    c->path[c->depth].key = NULL;
-    c->path[c->depth].index = index;
-    c->depth++;
-    return 0;
-}
-
-static void leave(ctx *c)
-{
-    c->depth--;
-}
-
 /* ---- typed members --------------------------------------------------- */
 
 /* The member `key` of object o, which must exist; on failure the message
  * points at the object. */
-static json_t *member(ctx *c, json_t *o, const char *key)
+static json_t *member(pr_where *c, json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (!v)
-        fail_at(c, "missing member \"%s\"", key);
+        pr_fail_at(c, "missing member \"%s\"", key);
     return v;
 }
 
 /* key's value has the wrong type: said at that value, as "must be <want>". */
-static int wrong_type(ctx *c, const char *key, const char *want)
+static int wrong_type(pr_where *c, const char *key, const char *want)
 {
     int rc;
-    enter_key(c, key);
-    rc = fail_at(c, "\"%s\" must be %s", key, want);
-    leave(c);
+    pr_enter_key(c, key);
+    rc = pr_fail_at(c, "\"%s\" must be %s", key, want);
+    pr_leave(c);
     return rc;
 }
 
-static int get_string(ctx *c, json_t *o, const char *key, const char **out)
+static int get_string(pr_where *c, json_t *o, const char *key, const char **out)
 {
     json_t *v = member(c, o, key);
     if (!v)
@@ -233,7 +55,7 @@ static int get_string(ctx *c, json_t *o, const char *key, const char **out)
     return 0;
 }
 
-static int get_uint(ctx *c, json_t *o, const char *key, uint64_t *out)
+static int get_uint(pr_where *c, json_t *o, const char *key, uint64_t *out)
 {
     json_t *v = member(c, o, key);
     if (!v)
@@ -244,7 +66,7 @@ static int get_uint(ctx *c, json_t *o, const char *key, uint64_t *out)
     return 0;
 }
 
-static int get_bool(ctx *c, json_t *o, const char *key, int *out)
+static int get_bool(pr_where *c, json_t *o, const char *key, int *out)
 {
     json_t *v = member(c, o, key);
     if (!v)
@@ -256,7 +78,7 @@ static int get_bool(ctx *c, json_t *o, const char *key, int *out)
 }
 
 /* A figure: a number, or null where the writer met a non-finite value. */
-static int get_number(ctx *c, json_t *o, const char *key, double *out)
+static int get_number(pr_where *c, json_t *o, const char *key, double *out)
 {
     json_t *v = member(c, o, key);
     if (!v)
@@ -271,7 +93,7 @@ static int get_number(ctx *c, json_t *o, const char *key, double *out)
     return 0;
 }
 
-static int get_object(ctx *c, json_t *o, const char *key, json_t **out, int nullable)
+static int get_object(pr_where *c, json_t *o, const char *key, json_t **out, int nullable)
 {
     json_t *v = member(c, o, key);
     if (!v)
@@ -295,9 +117,9 @@ static void sec_free(pr_sec *s)
     free(s->kids);
 }
 
-static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *nout);
+static int load_sections(pr_where *c, json_t *arr, int depth, pr_sec **out, size_t *nout);
 
-static int load_section(ctx *c, json_t *o, int depth, pr_sec *s)
+static int load_section(pr_where *c, json_t *o, int depth, pr_sec *s)
 {
     static const char *const kinds[] = { "cpu", "gpu", "phase", "unattributed" };
     uint64_t d;
@@ -305,25 +127,25 @@ static int load_section(ctx *c, json_t *o, int depth, pr_sec *s)
     int ok = 0;
 
     if (!json_is_object(o))
-        return fail_at(c, "a section must be an object");
+        return pr_fail_at(c, "a section must be an object");
     if (get_string(c, o, "name", (const char **)&s->name) ||
         get_string(c, o, "path", (const char **)&s->path) || get_uint(c, o, "depth", &d) ||
         get_string(c, o, "kind", (const char **)&s->kind) || get_bool(c, o, "open", &s->open) ||
         get_uint(c, o, "count", &s->count) || get_uint(c, o, "blocks", &s->blocks))
         return -1;
     if (d != (uint64_t)depth) {
-        enter_key(c, "depth");
-        fail_at(c, "depth %llu where the nesting gives %d", (unsigned long long)d, depth);
-        leave(c);
+        pr_enter_key(c, "depth");
+        pr_fail_at(c, "depth %llu where the nesting gives %d", (unsigned long long)d, depth);
+        pr_leave(c);
         return -1;
     }
     s->depth = depth;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         ok |= strcmp(s->kind, kinds[i]) == 0;
     if (!ok) {
-        enter_key(c, "kind");
-        fail_at(c, "unknown kind \"%s\" (cpu, gpu, phase or unattributed)", s->kind);
-        leave(c);
+        pr_enter_key(c, "kind");
+        pr_fail_at(c, "unknown kind \"%s\" (cpu, gpu, phase or unattributed)", s->kind);
+        pr_leave(c);
         return -1;
     }
     for (int f = 0; f < NFIG; f++) {
@@ -338,34 +160,34 @@ static int load_section(ctx *c, json_t *o, int depth, pr_sec *s)
             return -1;
         if (strcmp(s->bound, "memory") && strcmp(s->bound, "compute") &&
             strcmp(s->bound, "unknown")) {
-            enter_key(c, "bound");
-            fail_at(c, "unknown bound \"%s\" (memory, compute or unknown)", s->bound);
-            leave(c);
+            pr_enter_key(c, "bound");
+            pr_fail_at(c, "unknown bound \"%s\" (memory, compute or unknown)", s->bound);
+            pr_leave(c);
             return -1;
         }
     }
     merged = json_object_get(o, "merged");
     if (merged && !json_is_object(merged)) {
-        enter_key(c, "merged");
-        fail_at(c, "\"merged\" must be an object");
-        leave(c);
+        pr_enter_key(c, "merged");
+        pr_fail_at(c, "\"merged\" must be an object");
+        pr_leave(c);
         return -1;
     }
     s->merged = merged;
     kids = member(c, o, "children");
     if (!kids)
         return -1;
-    if (enter_key(c, "children"))
+    if (pr_enter_key(c, "children"))
         return -1;
     if (load_sections(c, kids, depth + 1, &s->kids, &s->nkids)) {
-        leave(c);
+        pr_leave(c);
         return -1;
     }
-    leave(c);
+    pr_leave(c);
     return 0;
 }
 
-static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *nout)
+static int load_sections(pr_where *c, json_t *arr, int depth, pr_sec **out, size_t *nout)
 {
     size_t n;
     pr_sec *v;
@@ -373,25 +195,25 @@ static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *n
     *out = NULL;
     *nout = 0;
     if (!json_is_array(arr))
-        return fail_at(c, "sections must be an array");
+        return pr_fail_at(c, "sections must be an array");
     n = json_array_size(arr);
     if (n == 0)
         return 0;
     v = calloc(n, sizeof *v);
     if (!v)
-        return fail_at(c, "out of memory");
+        return pr_fail_at(c, "out of memory");
     *out = v;
     for (size_t i = 0; i < n; i++) {
-        if (enter_index(c, i))
+        if (pr_enter_index(c, i))
             return -1;
         v[i].order = i;
         /* Counted before loading, so a failure part way frees what was made. */
         *nout = i + 1;
         if (load_section(c, json_array_get(arr, i), depth, &v[i])) {
-            leave(c);
+            pr_leave(c);
             return -1;
         }
-        leave(c);
+        pr_leave(c);
     }
     return 0;
 }
@@ -400,13 +222,13 @@ static int load_sections(ctx *c, json_t *arr, int depth, pr_sec **out, size_t *n
 
 /* A size in bytes: a number >= 0, or null. Required, or else it may be
  * missing (the device's figures, which a hand-written file may leave out). */
-static int get_bytes(ctx *c, json_t *o, const char *key, int required)
+static int get_bytes(pr_where *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
 
     if (!v) {
         if (required)
-            fail_at(c, "missing member \"%s\"", key);
+            pr_fail_at(c, "missing member \"%s\"", key);
         return required ? -1 : 0;
     }
     if (!json_is_null(v) && !(json_is_number(v) && json_number_value(v) >= 0))
@@ -415,7 +237,7 @@ static int get_bytes(ctx *c, json_t *o, const char *key, int required)
 }
 
 /* One tracked tensor: { "name", "bytes", "shape": [ sizes ], "dtype" }. */
-static int load_tensor(ctx *c, json_t *x)
+static int load_tensor(pr_where *c, json_t *x)
 {
     const char *s;
     json_t *shape, *d;
@@ -423,40 +245,40 @@ static int load_tensor(ctx *c, json_t *x)
     int rc = 0;
 
     if (!json_is_object(x))
-        return fail_at(c, "a tensor must be an object");
+        return pr_fail_at(c, "a tensor must be an object");
     if (get_string(c, x, "name", &s) || get_bytes(c, x, "bytes", 1) ||
         get_string(c, x, "dtype", &s) || !(shape = member(c, x, "shape")))
         return -1;
-    if (enter_key(c, "shape"))
+    if (pr_enter_key(c, "shape"))
         return -1;
     if (!json_is_array(shape) || json_array_size(shape) > PT_TRACK_MAX_DIMS) {
-        rc = fail_at(c, "\"shape\" must be an array of at most %d integers", PT_TRACK_MAX_DIMS);
+        rc = pr_fail_at(c, "\"shape\" must be an array of at most %d integers", PT_TRACK_MAX_DIMS);
     } else {
         json_array_foreach(shape, k, d) {
             if (!json_is_integer(d) || json_integer_value(d) < 0) {
-                if (enter_index(c, k) == 0) {
-                    fail_at(c, "a dimension must be an integer >= 0");
-                    leave(c);
+                if (pr_enter_index(c, k) == 0) {
+                    pr_fail_at(c, "a dimension must be an integer >= 0");
+                    pr_leave(c);
                 }
                 rc = -1;
                 break;
             }
         }
     }
-    leave(c);
+    pr_leave(c);
     return rc;
 }
 
 /* The run's "memory" object, which runs saved before it existed lack:
  * what pt_track() tracked, for the conversions that draw it. */
-static int load_memory(ctx *c, json_t *m)
+static int load_memory(pr_where *c, json_t *m)
 {
     json_t *tensors, *x;
     size_t i;
     int rc = 0;
 
     if (!json_is_object(m))
-        return fail_at(c, "\"memory\" must be an object or null");
+        return pr_fail_at(c, "\"memory\" must be an object or null");
     if (get_bytes(c, m, "total", 1) || get_bytes(c, m, "peak", 1) ||
         get_bytes(c, m, "device_free", 0) || get_bytes(c, m, "device_total", 0) ||
         get_bytes(c, m, "device_used_peak", 0))
@@ -464,46 +286,46 @@ static int load_memory(ctx *c, json_t *m)
     tensors = member(c, m, "tensors");
     if (!tensors)
         return -1;
-    if (enter_key(c, "tensors"))
+    if (pr_enter_key(c, "tensors"))
         return -1;
     if (!json_is_array(tensors)) {
-        rc = fail_at(c, "\"tensors\" must be an array");
+        rc = pr_fail_at(c, "\"tensors\" must be an array");
     } else {
         json_array_foreach(tensors, i, x) {
-            if (enter_index(c, i)) {
+            if (pr_enter_index(c, i)) {
                 rc = -1;
                 break;
             }
             rc = load_tensor(c, x);
-            leave(c);
+            pr_leave(c);
             if (rc)
                 break;
         }
     }
-    leave(c);
+    pr_leave(c);
     return rc;
 }
 
 /* ---- the document ---------------------------------------------------- */
 
-static int load_doc(ctx *c, pr_run *r)
+static int load_doc(pr_where *c, pr_run *r)
 {
     json_t *d = r->doc, *schema, *clock, *stats, *errors = NULL, *ghz;
     const char *last = "";
 
     if (!json_is_object(d))
-        return fail_at(c, "a run must be a JSON object");
+        return pr_fail_at(c, "a run must be a JSON object");
     schema = member(c, d, "schema");
     if (!schema)
         return -1;
     if (!json_is_integer(schema) || json_integer_value(schema) != 1) {
-        enter_key(c, "schema");
+        pr_enter_key(c, "schema");
         if (json_is_integer(schema))
-            fail_at(c, "schema %lld is not supported: ptreport reads schema 1",
+            pr_fail_at(c, "schema %lld is not supported: ptreport reads schema 1",
                     (long long)json_integer_value(schema));
         else
-            fail_at(c, "\"schema\" must be an integer");
-        leave(c);
+            pr_fail_at(c, "\"schema\" must be an integer");
+        pr_leave(c);
         return -1;
     }
     if (get_string(c, d, "name", &r->name) || get_object(c, d, "clock", &clock, 0) ||
@@ -515,15 +337,15 @@ static int load_doc(ctx *c, pr_run *r)
     if (json_object_get(d, "errors") && get_object(c, d, "errors", &errors, 0))
         return -1;
 
-    enter_key(c, "clock");
+    pr_enter_key(c, "clock");
     if (get_string(c, clock, "kind", &r->clock) || !(ghz = member(c, clock, "ghz")) ||
         get_number(c, clock, "ghz", &r->clock_ghz)) {
-        leave(c);
+        pr_leave(c);
         return -1;
     }
-    leave(c);
+    pr_leave(c);
 
-    enter_key(c, "stats");
+    pr_enter_key(c, "stats");
     if (get_uint(c, stats, "section_count", &r->section_count) ||
         get_number(c, stats, "total_ms", &r->total_ms) ||
         get_uint(c, stats, "error_count", &r->error_count) ||
@@ -531,10 +353,10 @@ static int load_doc(ctx *c, pr_run *r)
         get_bool(c, stats, "gpu_fallback", &r->gpu_fallback) ||
         get_uint(c, stats, "open_count", &r->open_count) ||
         get_uint(c, stats, "dropped", &r->dropped)) {
-        leave(c);
+        pr_leave(c);
         return -1;
     }
-    leave(c);
+    pr_leave(c);
 
     if (r->device_clock) {
         json_t *dc = r->device_clock;
@@ -543,41 +365,41 @@ static int load_doc(ctx *c, pr_run *r)
         const char *s;
         uint64_t u;
         json_t *dev;
-        enter_key(c, "device_clock");
+        pr_enter_key(c, "device_clock");
         if (get_bool(c, dc, "calibrated", &b) || get_number(c, dc, "cycles_per_ns", &x) ||
             get_number(c, dc, "tick_ns", &x) || get_uint(c, dc, "blocks_own", &u) ||
             get_uint(c, dc, "blocks_cal", &u) || get_string(c, dc, "device_name", &s) ||
             !(dev = member(c, dc, "device"))) {
-            leave(c);
+            pr_leave(c);
             return -1;
         }
         if (!json_is_integer(dev)) {
-            enter_key(c, "device");
-            fail_at(c, "\"device\" must be an integer");
-            leave(c);
-            leave(c);
+            pr_enter_key(c, "device");
+            pr_fail_at(c, "\"device\" must be an integer");
+            pr_leave(c);
+            pr_leave(c);
             return -1;
         }
-        leave(c);
+        pr_leave(c);
     }
     if (r->peaks) {
         double x;
         const char *s;
-        enter_key(c, "peaks");
+        pr_enter_key(c, "peaks");
         if (get_number(c, r->peaks, "bytes_per_s", &x) ||
             get_number(c, r->peaks, "flops_per_s", &x) || get_string(c, r->peaks, "source", &s)) {
-            leave(c);
+            pr_leave(c);
             return -1;
         }
-        leave(c);
+        pr_leave(c);
     }
     if (errors) {
-        enter_key(c, "errors");
+        pr_enter_key(c, "errors");
         if (json_object_get(errors, "last") && get_string(c, errors, "last", &last)) {
-            leave(c);
+            pr_leave(c);
             return -1;
         }
-        leave(c);
+        pr_leave(c);
     }
     r->errors_last = last;
 
@@ -588,29 +410,29 @@ static int load_doc(ctx *c, pr_run *r)
     if (json_is_null(r->memory)) {
         r->memory = NULL;
     } else if (r->memory) {
-        enter_key(c, "memory");
+        pr_enter_key(c, "memory");
         if (load_memory(c, r->memory)) {
-            leave(c);
+            pr_leave(c);
             return -1;
         }
-        leave(c);
+        pr_leave(c);
     }
 
     r->merged = json_object_get(d, "merged");
     if (r->merged && !json_is_object(r->merged)) {
-        enter_key(c, "merged");
-        fail_at(c, "\"merged\" must be an object");
-        leave(c);
+        pr_enter_key(c, "merged");
+        pr_fail_at(c, "\"merged\" must be an object");
+        pr_leave(c);
         return -1;
     }
     if (!member(c, d, "sections"))
         return -1;
-    enter_key(c, "sections");
+    pr_enter_key(c, "sections");
     if (load_sections(c, json_object_get(d, "sections"), 1, &r->secs, &r->nsecs)) {
-        leave(c);
+        pr_leave(c);
         return -1;
     }
-    leave(c);
+    pr_leave(c);
     return 0;
 }
 
@@ -618,7 +440,7 @@ int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char
                  size_t errlen)
 {
     json_error_t je;
-    ctx *c;
+    pr_where *c;
     int rc;
 
     memset(r, 0, sizeof *r);
@@ -701,86 +523,4 @@ void pr_run_free(pr_run *r)
     r->secs = NULL;
     r->nsecs = 0;
     r->doc = NULL;
-}
-
-/* ---- output ---------------------------------------------------------- */
-
-int pr_out_open(pr_out *o, const char *path)
-{
-    size_t n = strlen(path);
-    int fd;
-
-    memset(o, 0, sizeof *o);
-    o->final = strdup(path);
-    o->tmp = malloc(n + sizeof ".tmp.XXXXXX");
-    if (!o->final || !o->tmp) {
-        pr_out_abort(o);
-        return -1;
-    }
-    memcpy(o->tmp, path, n);
-    memcpy(o->tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        pr_fail("%s: %s", path, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        pr_out_abort(o);
-        return -1;
-    }
-    /* mkstemp makes the file 0600; the result should get the mode any
-     * new file gets here, as the library's exports do. */
-    {
-        mode_t mask = umask(0);
-        umask(mask);
-        if (fchmod(fd, 0666 & ~mask) != 0) {
-            close(fd);
-            pr_out_abort(o);
-            return -1;
-        }
-    }
-    o->f = fdopen(fd, "w");
-    if (!o->f) {
-        close(fd);
-        pr_out_abort(o);
-        return -1;
-    }
-    return 0;
-}
-
-void pr_out_abort(pr_out *o)
-{
-    if (o->f)
-        fclose(o->f);
-    if (o->tmp)
-        unlink(o->tmp);
-    free(o->tmp);
-    free(o->final);
-    memset(o, 0, sizeof *o);
-}
-
-int pr_out_commit(pr_out *o)
-{
-    int bad = ferror(o->f) != 0;
-    bad |= fclose(o->f) != 0;
-    o->f = NULL;
-    if (!bad && rename(o->tmp, o->final) == 0) {
-        free(o->tmp);
-        free(o->final);
-        memset(o, 0, sizeof *o);
-        return 0;
-    }
-    pr_fail("%s: %s", o->final, strerror(errno ? errno : EIO));
-    pr_out_abort(o);
-    return -1;
-}
-
-int pr_fail(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("ptreport: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 2;
 }
