@@ -41,6 +41,7 @@
 #include "core/tree.h"
 #include "gpu/memory.h"
 #include "report/atomic_file.h"
+#include "report/format.h"
 #include "report/json.h"
 
 #include <inttypes.h>
@@ -50,116 +51,9 @@
 #include <string.h>
 #include <time.h>
 
-/* The writer: indentation, the comma between members, and the first
- * failed write, after which nothing more is written. The stream keeps
- * its error flag and errno for pt__afile_commit() to report. */
-typedef struct jw {
-    FILE *f;
-    int level;
-    int first;   /* nothing written yet in the current object or array */
-    int err;
-} jw;
-
-static void out(jw *w, const char *s, size_t n)
-{
-    if (!w->err && n && fwrite(s, 1, n, w->f) != n)
-        w->err = 1;
-}
-
-static void outs(jw *w, const char *s)
-{
-    out(w, s, strlen(s));
-}
-
-static void outf(jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void outf(jw *w, const char *fmt, ...)
-{
-    va_list ap;
-    if (w->err)
-        return;
-    va_start(ap, fmt);
-    if (vfprintf(w->f, fmt, ap) < 0)
-        w->err = 1;
-    va_end(ap);
-}
-
-static void newline(jw *w)
-{
-    static const char spaces[] = "                                ";
-    int n = 2 * w->level;
-    outs(w, "\n");
-    for (; n > 0; n -= (int)(sizeof spaces - 1))
-        out(w, spaces, n < (int)(sizeof spaces - 1) ? (size_t)n : sizeof spaces - 1);
-}
-
-static void str(jw *w, const char *s)
-{
-    if (!w->err && pt__json_str(w->f, s, 0) < 0)
-        w->err = 1;
-}
-
-static void key(jw *w, const char *k)
-{
-    if (!w->first)
-        outs(w, ",");
-    newline(w);
-    str(w, k);
-    outs(w, ": ");
-    w->first = 0;
-}
-
-static void open_(jw *w, const char *brace)
-{
-    outs(w, brace);
-    w->level++;
-    w->first = 1;
-}
-
-static void close_(jw *w, const char *brace)
-{
-    w->level--;
-    if (!w->first)
-        newline(w);
-    outs(w, brace);
-    w->first = 0;
-}
-
-static void num(jw *w, double v)
-{
-    if (isfinite(v))
-        outf(w, "%.17g", v);
-    else
-        outs(w, "null");
-}
-
-static void k_num(jw *w, const char *k, double v)
-{
-    key(w, k);
-    num(w, v);
-}
-
-static void k_u64(jw *w, const char *k, uint64_t v)
-{
-    key(w, k);
-    outf(w, "%" PRIu64, v);
-}
-
-static void k_str(jw *w, const char *k, const char *v)
-{
-    key(w, k);
-    str(w, v);
-}
-
-static void k_bool(jw *w, const char *k, int v)
-{
-    key(w, k);
-    outs(w, v ? "true" : "false");
-}
-
-
 /* ---- sections ---------------------------------------------------- */
 
-static int section(pt_timing *t, jw *w, const pt_section *s)
+static int section(pt_timing *t, pt__json *w, const pt_section *s)
 {
     pt_section_stats st;
     char *path = pt__section_path_dup(s);
@@ -169,40 +63,37 @@ static int section(pt_timing *t, jw *w, const pt_section *s)
         return PT_ENOMEM;
     pt__stats_of(t, s, &st);
 
-    open_(w, "{");
-    k_str(w, "name", s->name);
-    k_str(w, "path", path);
+    pt__json_open(w, '{');
+    pt__json_k_str(w, "name", s->name);
+    pt__json_k_str(w, "path", path);
     free(path);
-    k_u64(w, "depth", (uint64_t)st.depth);
-    k_str(w, "kind", pt__kind_name(s->kind));
-    k_bool(w, "open", st.open);
+    pt__json_k_u64(w, "depth", (uint64_t)st.depth);
+    pt__json_k_str(w, "kind", pt__kind_name(s->kind));
+    pt__json_k_bool(w, "open", st.open);
     for (size_t i = 0; i < pt__nfigures; i++) {
         const pt__figure *fig = &pt__figures[i];
         double v = pt__figure_value(&st, fig);
         if (fig->type == PT__FIG_F64)
-            k_num(w, fig->name, v);
+            pt__json_k_num(w, fig->name, v);
         else if (fig->type == PT__FIG_U64)
-            k_u64(w, fig->name, (uint64_t)v);
+            pt__json_k_u64(w, fig->name, (uint64_t)v);
         else
-            k_str(w, fig->name, pt__bound_name((int)v));
+            pt__json_k_str(w, fig->name, pt__bound_name((int)v));
     }
-    key(w, "children");
-    open_(w, "[");
+    pt__json_key(w, "children");
+    pt__json_open(w, '[');
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
-        if (!w->first)
-            outs(w, ",");
-        newline(w);
-        w->first = 0;
+        pt__json_item(w);
         rc = section(t, w, c);
     }
-    close_(w, "]");
-    close_(w, "}");
+    pt__json_close(w, ']');
+    pt__json_close(w, '}');
     return rc;
 }
 
 /* ---- each thread's part ------------------------------------------ */
 
-static int parts(pt_timing *t, jw *w, const pt_section *s, int thread)
+static int parts(pt_timing *t, pt__json *w, const pt_section *s, int thread)
 {
     int rc = 0;
 
@@ -212,15 +103,12 @@ static int parts(pt_timing *t, jw *w, const pt_section *s, int thread)
             char *path = pt__section_path_dup(c);
             if (!path)
                 return PT_ENOMEM;
-            if (!w->first)
-                outs(w, ",");
-            newline(w);
-            w->first = 0;
-            open_(w, "{");
-            k_str(w, "path", path);
-            k_u64(w, "count", p.count);
-            k_num(w, "total_ms", p.total_ms);
-            close_(w, "}");
+            pt__json_item(w);
+            pt__json_open(w, '{');
+            pt__json_k_str(w, "path", path);
+            pt__json_k_u64(w, "count", p.count);
+            pt__json_k_num(w, "total_ms", p.total_ms);
+            pt__json_close(w, '}');
             free(path);
         }
         rc = parts(t, w, c, thread);
@@ -230,7 +118,7 @@ static int parts(pt_timing *t, jw *w, const pt_section *s, int thread)
 
 /* ---- memory ------------------------------------------------------ */
 
-static void memory(const pt_timing *t, jw *w)
+static void memory(const pt_timing *t, pt__json *w)
 {
     pt_memory_stats ms;
     const char *name, *dtype;
@@ -240,195 +128,178 @@ static void memory(const pt_timing *t, jw *w)
     int nd;
 
     pt_memory_get(t, &ms);
-    key(w, "memory");
-    open_(w, "{");
-    key(w, "tensors");
-    open_(w, "[");
+    pt__json_key(w, "memory");
+    pt__json_open(w, '{');
+    pt__json_key(w, "tensors");
+    pt__json_open(w, '[');
     for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
-        if (!w->first)
-            outs(w, ",");
-        newline(w);
-        w->first = 0;
-        open_(w, "{");
-        k_str(w, "name", name);
-        k_num(w, "bytes", bytes);
-        key(w, "shape");
-        outs(w, "[");
+        pt__json_item(w);
+        pt__json_open(w, '{');
+        pt__json_k_str(w, "name", name);
+        pt__json_k_num(w, "bytes", bytes);
+        pt__json_key(w, "shape");
+        pt__json_printf(w, "[");
         for (int d = 0; d < nd; d++)
-            outf(w, "%s%lld", d ? ", " : "", shape[d]);
-        outs(w, "]");
-        k_str(w, "dtype", dtype);
-        close_(w, "}");
+            pt__json_printf(w, "%s%lld", d ? ", " : "", shape[d]);
+        pt__json_printf(w, "]");
+        pt__json_k_str(w, "dtype", dtype);
+        pt__json_close(w, '}');
     }
-    close_(w, "]");
-    k_num(w, "total", ms.total);
-    k_num(w, "peak", ms.peak);
-    k_num(w, "device_free", ms.device_sampled ? ms.device_free : NAN);
-    k_num(w, "device_total", ms.device_sampled ? ms.device_total : NAN);
-    k_num(w, "device_used_peak", ms.device_sampled ? ms.device_used_peak : NAN);
-    close_(w, "}");
+    pt__json_close(w, ']');
+    pt__json_k_num(w, "total", ms.total);
+    pt__json_k_num(w, "peak", ms.peak);
+    pt__json_k_num(w, "device_free", ms.device_sampled ? ms.device_free : NAN);
+    pt__json_k_num(w, "device_total", ms.device_sampled ? ms.device_total : NAN);
+    pt__json_k_num(w, "device_used_peak", ms.device_sampled ? ms.device_used_peak : NAN);
+    pt__json_close(w, '}');
 }
 
 /* ---- the document ------------------------------------------------ */
 
-static int document(pt_timing *t, jw *w)
+static int document(pt_timing *t, pt__json *w)
 {
     pt_run_stats rs = pt_stats(t);
     const pt_dev_clock *dc = &t->dev_clock;
-    char created[32] = "";
-    time_t now = time(NULL);
-    struct tm tm;
+    char created[32];
     int rc = 0;
 
-    if (gmtime_r(&now, &tm))
-        strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    pt__fmt_utc_now(created, sizeof created);
 
-    open_(w, "{");
-    k_u64(w, "schema", PT_JSON_SCHEMA);
-    k_str(w, "tool", "ptkit");
-    k_str(w, "version", pt_version());
-    k_str(w, "name", t->name);
-    k_str(w, "created", created);
+    pt__json_open(w, '{');
+    pt__json_k_u64(w, "schema", PT_JSON_SCHEMA);
+    pt__json_k_str(w, "tool", "ptkit");
+    pt__json_k_str(w, "version", pt_version());
+    pt__json_k_str(w, "name", t->name);
+    pt__json_k_str(w, "created", created);
 
-    key(w, "units");
-    open_(w, "{");
-    k_str(w, "time", "ms");
-    k_str(w, "bytes", "B");
-    k_str(w, "bandwidth", "GB/s (1e9 B/s)");
-    k_str(w, "compute", "GFLOP/s (1e9 FLOP/s)");
-    k_str(w, "percent", "%");
-    close_(w, "}");
+    pt__json_key(w, "units");
+    pt__json_open(w, '{');
+    pt__json_k_str(w, "time", "ms");
+    pt__json_k_str(w, "bytes", "B");
+    pt__json_k_str(w, "bandwidth", "GB/s (1e9 B/s)");
+    pt__json_k_str(w, "compute", "GFLOP/s (1e9 FLOP/s)");
+    pt__json_k_str(w, "percent", "%");
+    pt__json_close(w, '}');
 
-    key(w, "clock");
-    open_(w, "{");
-    k_str(w, "kind", rs.clock);
-    key(w, "ghz");
+    pt__json_key(w, "clock");
+    pt__json_open(w, '{');
+    pt__json_k_str(w, "kind", rs.clock);
+    pt__json_key(w, "ghz");
     if (strcmp(rs.clock, "tsc") == 0)
-        num(w, rs.clock_ghz);
+        pt__json_num(w, rs.clock_ghz);
     else
-        outs(w, "null");
-    close_(w, "}");
+        pt__json_null(w);
+    pt__json_close(w, '}');
 
-    key(w, "stats");
-    open_(w, "{");
-    k_u64(w, "section_count", rs.section_count);
-    k_num(w, "total_ms", rs.total_ms);
-    k_u64(w, "error_count", rs.error_count);
-    k_bool(w, "gpu_timing", rs.gpu_timing);
-    k_bool(w, "gpu_fallback", rs.gpu_fallback);
-    k_u64(w, "open_count", rs.open_count);
-    k_u64(w, "dropped", rs.dropped);
-    k_u64(w, "trace_dropped", rs.trace_dropped);
-    close_(w, "}");
+    pt__json_key(w, "stats");
+    pt__json_open(w, '{');
+    pt__json_k_u64(w, "section_count", rs.section_count);
+    pt__json_k_num(w, "total_ms", rs.total_ms);
+    pt__json_k_u64(w, "error_count", rs.error_count);
+    pt__json_k_bool(w, "gpu_timing", rs.gpu_timing);
+    pt__json_k_bool(w, "gpu_fallback", rs.gpu_fallback);
+    pt__json_k_u64(w, "open_count", rs.open_count);
+    pt__json_k_u64(w, "dropped", rs.dropped);
+    pt__json_k_u64(w, "trace_dropped", rs.trace_dropped);
+    pt__json_close(w, '}');
 
-    key(w, "threads");
-    open_(w, "[");
+    pt__json_key(w, "threads");
+    pt__json_open(w, '[');
     for (int i = 0; i < rs.threads; i++) {
         pt_thread_info ti;
         if (pt_thread_stats(t, i, &ti) < 0)
             continue;
-        if (!w->first)
-            outs(w, ",");
-        newline(w);
-        w->first = 0;
-        open_(w, "{");
-        k_u64(w, "index", (uint64_t)ti.index);
-        k_u64(w, "tid", (uint64_t)ti.tid);
-        k_u64(w, "occurrences", ti.occurrences);
-        k_num(w, "busy_ms", ti.busy_ms);
-        k_u64(w, "open", ti.open);
-        key(w, "parts");
-        open_(w, "[");
+        pt__json_item(w);
+        pt__json_open(w, '{');
+        pt__json_k_u64(w, "index", (uint64_t)ti.index);
+        pt__json_k_u64(w, "tid", (uint64_t)ti.tid);
+        pt__json_k_u64(w, "occurrences", ti.occurrences);
+        pt__json_k_num(w, "busy_ms", ti.busy_ms);
+        pt__json_k_u64(w, "open", ti.open);
+        pt__json_key(w, "parts");
+        pt__json_open(w, '[');
         if (rs.threads > 1 && (rc = parts(t, w, &t->root, i)) < 0)
             return rc;
-        close_(w, "]");
-        close_(w, "}");
+        pt__json_close(w, ']');
+        pt__json_close(w, '}');
     }
-    close_(w, "]");
+    pt__json_close(w, ']');
 
     pt_schedule_info si;
     pt_schedule_get(t, &si);
-    key(w, "schedule");
+    pt__json_key(w, "schedule");
     if (!si.on) {
-        outs(w, "null");
+        pt__json_null(w);
     } else {
-        open_(w, "{");
-        k_u64(w, "wait", si.wait);
-        k_u64(w, "warmup", si.warmup);
-        k_u64(w, "active", si.active);
-        k_u64(w, "repeat", si.repeat);
-        k_u64(w, "steps", si.steps);
-        k_u64(w, "recorded", si.recorded);
-        close_(w, "}");
+        pt__json_open(w, '{');
+        pt__json_k_u64(w, "wait", si.wait);
+        pt__json_k_u64(w, "warmup", si.warmup);
+        pt__json_k_u64(w, "active", si.active);
+        pt__json_k_u64(w, "repeat", si.repeat);
+        pt__json_k_u64(w, "steps", si.steps);
+        pt__json_k_u64(w, "recorded", si.recorded);
+        pt__json_close(w, '}');
     }
 
     /* Read from the timing itself: pt_dev_clock_info() gives the same
      * struct, and the writer needs no more than that. */
-    key(w, "device_clock");
+    pt__json_key(w, "device_clock");
     if (dc->calibrated || dc->folds > 0) {
-        open_(w, "{");
-        k_bool(w, "calibrated", dc->calibrated);
-        k_num(w, "cycles_per_ns", dc->cycles_per_ns);
-        k_num(w, "tick_ns", dc->tick_ns);
-        key(w, "blocks_own");
-        outf(w, "%lld", dc->blocks_own);
-        key(w, "blocks_cal");
-        outf(w, "%lld", dc->blocks_cal);
-        key(w, "device");
-        outf(w, "%d", dc->device);
-        k_str(w, "device_name", dc->device_name);
-        key(w, "folds");
-        outf(w, "%lld", dc->folds);
-        key(w, "slots_skipped");
-        outf(w, "%lld", dc->slots_skipped);
-        close_(w, "}");
+        pt__json_open(w, '{');
+        pt__json_k_bool(w, "calibrated", dc->calibrated);
+        pt__json_k_num(w, "cycles_per_ns", dc->cycles_per_ns);
+        pt__json_k_num(w, "tick_ns", dc->tick_ns);
+        pt__json_k_i64(w, "blocks_own", dc->blocks_own);
+        pt__json_k_i64(w, "blocks_cal", dc->blocks_cal);
+        pt__json_k_i64(w, "device", dc->device);
+        pt__json_k_str(w, "device_name", dc->device_name);
+        pt__json_k_i64(w, "folds", dc->folds);
+        pt__json_k_i64(w, "slots_skipped", dc->slots_skipped);
+        pt__json_close(w, '}');
     } else {
-        outs(w, "null");
+        pt__json_null(w);
     }
 
-    key(w, "peaks");
+    pt__json_key(w, "peaks");
     if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
-        open_(w, "{");
-        k_num(w, "bytes_per_s", t->peak_bw);
-        k_num(w, "flops_per_s", t->peak_flops);
-        k_str(w, "source", t->peak_src == PT__PEAKS_USER ? "user" : "device");
-        close_(w, "}");
+        pt__json_open(w, '{');
+        pt__json_k_num(w, "bytes_per_s", t->peak_bw);
+        pt__json_k_num(w, "flops_per_s", t->peak_flops);
+        pt__json_k_str(w, "source", t->peak_src == PT__PEAKS_USER ? "user" : "device");
+        pt__json_close(w, '}');
     } else {
-        outs(w, "null");
+        pt__json_null(w);
     }
     memory(t, w);
 
-    key(w, "errors");
-    open_(w, "{");
-    k_u64(w, "count", pt_error_count(t));
-    k_str(w, "last", pt_last_error(t));
-    key(w, "by_code");
-    open_(w, "{");
+    pt__json_key(w, "errors");
+    pt__json_open(w, '{');
+    pt__json_k_u64(w, "count", pt_error_count(t));
+    pt__json_k_str(w, "last", pt_last_error(t));
+    pt__json_key(w, "by_code");
+    pt__json_open(w, '{');
     for (int code = -1; code > PT__ERR_LAST; code--)
         if (pt_error_count_of(t, code))
-            k_u64(w, pt_err_name(code), pt_error_count_of(t, code));
-    close_(w, "}");
-    close_(w, "}");
+            pt__json_k_u64(w, pt_err_name(code), pt_error_count_of(t, code));
+    pt__json_close(w, '}');
+    pt__json_close(w, '}');
 
-    key(w, "sections");
-    open_(w, "[");
+    pt__json_key(w, "sections");
+    pt__json_open(w, '[');
     for (const pt_section *c = t->root.child; c && rc == 0 && !w->err; c = c->next) {
-        if (!w->first)
-            outs(w, ",");
-        newline(w);
-        w->first = 0;
+        pt__json_item(w);
         rc = section(t, w, c);
     }
-    close_(w, "]");
-    close_(w, "}");
-    outs(w, "\n");
+    pt__json_close(w, ']');
+    pt__json_close(w, '}');
+    pt__json_printf(w, "\n");
     return rc;
 }
 
 int pt_export_json(pt_timing *t, const char *path)
 {
     pt__afile a;
-    jw w;
+    pt__json w;
     int rc;
 
     if (!t)
@@ -437,10 +308,7 @@ int pt_export_json(pt_timing *t, const char *path)
     if (rc)
         return rc;
     pt__settle(t);
-    w.f = a.f;
-    w.level = 0;
-    w.first = 1;
-    w.err = 0;
+    pt__json_init(&w, a.f, PT__JSON_PRETTY);
     rc = document(t, &w);
     return pt__afile_finish(t, &a, rc, "pt_export_json", path, 1);
 }

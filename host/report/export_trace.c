@@ -22,7 +22,7 @@
 #include "core/timing.h"
 #include "core/trace.h"
 #include "report/atomic_file.h"
-#include "report/json.h"
+#include "report/chrome_trace.h"
 
 #include "pt_fold_math.h"
 
@@ -32,38 +32,6 @@
 enum { PID_HOST = 1, PID_GPU = 2, PID_SM = 3 };
 /* The SM track of host-mode records, which have no %smid. */
 #define TID_HOST_MODE 1000000
-
-typedef struct tw {
-    FILE *f;
-    int first;
-    uint64_t events;
-} tw;
-
-static void sep(tw *w)
-{
-    fputs(w->first ? "\n" : ",\n", w->f);
-    w->first = 0;
-    w->events++;
-}
-
-static void meta(tw *w, int pid, int tid, const char *what, const char *name)
-{
-    sep(w);
-    fprintf(w->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":", pid,
-            tid, what);
-    pt__json_str(w->f, name, 0);
-    fputs("}}", w->f);
-}
-
-static void complete(tw *w, int pid, long long tid, const char *name, const char *cat, double ts,
-                     double dur)
-{
-    sep(w);
-    fputs("{\"ph\":\"X\",\"name\":", w->f);
-    pt__json_str(w->f, name, 0);
-    fprintf(w->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%lld,\"ts\":%.3f,\"dur\":%.3f", cat, pid, tid,
-            ts, dur < 0 ? 0 : dur);
-}
 
 /* Parents before children: by thread, start, then the longer first. */
 static int host_cmp(const void *pa, const void *pb)
@@ -78,7 +46,7 @@ static int host_cmp(const void *pa, const void *pb)
     return a->node->depth < b->node->depth ? -1 : a->node->depth > b->node->depth;
 }
 
-static void host_events(pt_timing *t, tw *w)
+static void host_events(pt_timing *t, pt__ctrace *w)
 {
     pt__trace *tr = t->trace;
     int last_tid = 0;
@@ -86,31 +54,26 @@ static void host_events(pt_timing *t, tw *w)
 
     if (tr->nhost) /* an empty log has no array to sort */
         qsort(tr->host, tr->nhost, sizeof *tr->host, host_cmp);
-    meta(w, PID_HOST, 0, "process_name", t->name);
+    pt__ctrace_meta(w, PID_HOST, 0, "process_name", t->name);
     for (size_t i = 0; i < tr->nhost; i++) {
         const pt__thost *e = &tr->host[i];
         if (e->tid != last_tid) {
             snprintf(name, sizeof name, "thread %d", e->tid);
-            meta(w, PID_HOST, e->tid, "thread_name", name);
+            pt__ctrace_meta(w, PID_HOST, e->tid, "thread_name", name);
             last_tid = e->tid;
         }
-        complete(w, PID_HOST, e->tid, e->node->name, e->node->kind == PT__K_GPU ? "launch" : "host",
-                 pt__trace_us(t, e->t0), (double)(e->t1 - e->t0) * t->ns_per_tick / 1e3);
-        fputs("}", w->f);
+        pt__ctrace_complete(w, PID_HOST, e->tid, e->node->name,
+                            e->node->kind == PT__K_GPU ? "launch" : "host", pt__trace_us(t, e->t0),
+                            (double)(e->t1 - e->t0) * t->ns_per_tick / 1e3);
+        pt__ctrace_end_event(w);
     }
     for (size_t i = 0; i < tr->ncounter; i++) {
         const pt__tcounter *c = &tr->counter[i];
-        sep(w);
-        fputs("{\"ph\":\"C\",\"name\":", w->f);
-        pt__json_str(w->f, c->name, 0);
-        fprintf(w->f, ",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"args\":{", PID_HOST,
-                pt__trace_us(t, c->tick));
-        pt__json_str(w->f, c->name, 0);
-        fprintf(w->f, ":%.17g}}", c->value);
+        pt__ctrace_counter(w, PID_HOST, c->name, pt__trace_us(t, c->tick), c->value);
     }
 }
 
-static void gpu_events(pt_timing *t, tw *w)
+static void gpu_events(pt_timing *t, pt__ctrace *w)
 {
     pt__trace *tr = t->trace;
     pt_stream *streams = NULL;
@@ -119,7 +82,7 @@ static void gpu_events(pt_timing *t, tw *w)
 
     if (!tr->ngpu)
         return;
-    meta(w, PID_GPU, 0, "process_name", "GPU launches (CUDA events)");
+    pt__ctrace_meta(w, PID_GPU, 0, "process_name", "GPU launches (CUDA events)");
     streams = malloc(tr->ngpu * sizeof *streams);
     for (size_t i = 0; i < tr->ngpu; i++) {
         const pt__tgpu *e = &tr->gpu[i];
@@ -135,16 +98,16 @@ static void gpu_events(pt_timing *t, tw *w)
                     snprintf(name, sizeof name, "stream %p", (void *)e->stream);
                 else
                     snprintf(name, sizeof name, "default stream");
-                meta(w, PID_GPU, (int)k, "thread_name", name);
+                pt__ctrace_meta(w, PID_GPU, (int)k, "thread_name", name);
             }
         }
-        complete(w, PID_GPU, (long long)k, e->node->name, "gpu", e->ts_us, e->dur_us);
-        fputs("}", w->f);
+        pt__ctrace_complete(w, PID_GPU, (long long)k, e->node->name, "gpu", e->ts_us, e->dur_us);
+        pt__ctrace_end_event(w);
     }
     free(streams);
 }
 
-static void block_events(tw *w, const pt__tfold *f, int s, long long gt_min, char *named, int nnamed)
+static void block_events(pt__ctrace *w, const pt__tfold *f, int s, long long gt_min, char *named, int nnamed)
 {
     long long sw = PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap);
     const long long *rec = f->recs + s * sw;
@@ -160,16 +123,18 @@ static void block_events(tw *w, const pt__tfold *f, int s, long long gt_min, cha
     if (smid >= 0 && smid < nnamed && !named[smid]) {
         named[smid] = 1;
         snprintf(name, sizeof name, "SM %lld", smid);
-        meta(w, PID_SM, (int)smid, "thread_name", name);
+        pt__ctrace_meta(w, PID_SM, (int)smid, "thread_name", name);
     }
-    complete(w, PID_SM, tid, f->node->name, "blocks", ts, (double)gt / 1e3);
-    fprintf(w->f, ",\"args\":{\"block\":%d", s);
+    pt__ctrace_complete(w, PID_SM, tid, f->node->name, "blocks", ts, (double)gt / 1e3);
+    pt__json_key(&w->j, "args");
+    pt__json_open(&w->j, '{');
+    pt__json_k_i64(&w->j, "block", s);
     for (int p = 0; p < f->nphases; p++) {
-        fputs(",", w->f);
-        pt__json_str(w->f, f->names[p] ? f->names[p] : "phase", 0);
-        fprintf(w->f, ":%.9g", (double)ph[2 * p] * rate / 1e6);
+        pt__json_key(&w->j, f->names[p] ? f->names[p] : "phase");
+        pt__json_sig(&w->j, (double)ph[2 * p] * rate / 1e6, 9);
     }
-    fputs("}}", w->f);
+    pt__json_close(&w->j, '}');
+    pt__ctrace_end_event(w);
     if (f->trace_cap > 0) {
         long long n = rec[PT_DEV_S_NEVENTS] < f->trace_cap ? rec[PT_DEV_S_NEVENTS] : f->trace_cap;
         long long prev = rec[PT_DEV_S_CLK0];
@@ -177,15 +142,16 @@ static void block_events(tw *w, const pt__tfold *f, int s, long long gt_min, cha
         for (long long k = 0; k < n; k++) {
             long long p = ev[2 * k], at = ev[2 * k + 1];
             const char *pn = p >= 0 && p < f->nphases && f->names[p] ? f->names[p] : "(bad phase)";
-            complete(w, PID_SM, tid, pn, "phases", ts + (double)(prev - rec[PT_DEV_S_CLK0]) * rate / 1e3,
-                     (double)(at - prev) * rate / 1e3);
-            fputs("}", w->f);
+            pt__ctrace_complete(w, PID_SM, tid, pn, "phases",
+                                ts + (double)(prev - rec[PT_DEV_S_CLK0]) * rate / 1e3,
+                                (double)(at - prev) * rate / 1e3);
+            pt__ctrace_end_event(w);
             prev = at;
         }
     }
 }
 
-static void sm_events(pt_timing *t, tw *w)
+static void sm_events(pt_timing *t, pt__ctrace *w)
 {
     pt__trace *tr = t->trace;
     char named[1024] = { 0 };
@@ -194,7 +160,7 @@ static void sm_events(pt_timing *t, tw *w)
     (void)t;
     if (!tr->nfolds)
         return;
-    meta(w, PID_SM, 0, "process_name", "GPU blocks by SM (folded launches)");
+    pt__ctrace_meta(w, PID_SM, 0, "process_name", "GPU blocks by SM (folded launches)");
     for (int i = 0; i < tr->nfolds; i++) {
         const pt__tfold *f = &tr->folds[i];
         long long sw = PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap), gt_min = 0;
@@ -212,51 +178,50 @@ static void sm_events(pt_timing *t, tw *w)
                 continue;
             if (rec[PT_DEV_S_SMID] < 0 && !host_named) {
                 host_named = 1;
-                meta(w, PID_SM, TID_HOST_MODE, "thread_name", "host mode");
+                pt__ctrace_meta(w, PID_SM, TID_HOST_MODE, "thread_name", "host mode");
             }
             block_events(w, f, s, gt_min, named, (int)sizeof named);
         }
     }
 }
 
-static void metadata(pt_timing *t, tw *w)
+static void metadata(pt_timing *t, pt__ctrace *w)
 {
     pt__trace *tr = t->trace;
+    pt__json *j = &w->j;
     char sched[160];
     uint64_t dropped = pt__trace_dropped(t);
 
     pt__sched_describe(t, sched, sizeof sched);
-    fputs("\"metadata\":{\"tool\":\"ptkit\",\"version\":", w->f);
-    pt__json_str(w->f, pt_version(), 0);
-    fputs(",\"name\":", w->f);
-    pt__json_str(w->f, t->name, 0);
-    fprintf(w->f, ",\"clock\":\"%s\",\"ns_per_tick\":%.17g,\"capacity\":%zu", pt__clock_name(t),
-            t->ns_per_tick, tr->cap);
-    fprintf(w->f, ",\"dropped\":%llu,\"dropped_host\":%llu,\"dropped_gpu\":%llu,\"dropped_counter\":%llu",
-            (unsigned long long)dropped, (unsigned long long)tr->dropped_host,
-            (unsigned long long)tr->dropped_gpu, (unsigned long long)tr->dropped_counter);
-    fprintf(w->f, ",\"dropped_device\":%llu,\"fold_launches_cut\":%llu,\"fold_blocks_cut\":%llu",
-            (unsigned long long)t->dropped, (unsigned long long)tr->launches_cut,
-            (unsigned long long)tr->blocks_cut);
-    fputs(",\"schedule\":", w->f);
-    pt__json_str(w->f, sched, 0);
-    if (dropped || t->dropped) {
-        fputs(",\"note_dropped\":", w->f);
-        pt__json_str(w->f, "events were dropped past the capacity: raise it with pt_set_trace_capacity(), "
-                           "or record fewer steps with pt_schedule()", 0);
-    }
-    if (w->events > PT__TRACE_LARGE) {
-        fputs(",\"note_size\":", w->f);
-        pt__json_str(w->f, "more than a million events: viewers may be slow; "
-                           "pt_set_trace_capacity() caps them", 0);
-    }
-    fputs("}", w->f);
+    pt__ctrace_metadata(w);
+    pt__json_k_str(j, "tool", "ptkit");
+    pt__json_k_str(j, "version", pt_version());
+    pt__json_k_str(j, "name", t->name);
+    pt__json_k_str(j, "clock", pt__clock_name(t));
+    pt__json_k_num(j, "ns_per_tick", t->ns_per_tick);
+    pt__json_k_u64(j, "capacity", tr->cap);
+    pt__json_k_u64(j, "dropped", dropped);
+    pt__json_k_u64(j, "dropped_host", tr->dropped_host);
+    pt__json_k_u64(j, "dropped_gpu", tr->dropped_gpu);
+    pt__json_k_u64(j, "dropped_counter", tr->dropped_counter);
+    pt__json_k_u64(j, "dropped_device", t->dropped);
+    pt__json_k_u64(j, "fold_launches_cut", tr->launches_cut);
+    pt__json_k_u64(j, "fold_blocks_cut", tr->blocks_cut);
+    pt__json_k_str(j, "schedule", sched);
+    if (dropped || t->dropped)
+        pt__json_k_str(j, "note_dropped",
+                       "events were dropped past the capacity: raise it with "
+                       "pt_set_trace_capacity(), or record fewer steps with pt_schedule()");
+    if (w->events > PT__TRACE_LARGE)
+        pt__json_k_str(j, "note_size", "more than a million events: viewers may be slow; "
+                                       "pt_set_trace_capacity() caps them");
+    pt__ctrace_end(w);
 }
 
 int pt_export_trace(pt_timing *t, const char *path)
 {
     pt__afile a;
-    tw w = { NULL, 1, 0 };
+    pt__ctrace w;
     int rc;
 
     if (!t)
@@ -267,13 +232,10 @@ int pt_export_trace(pt_timing *t, const char *path)
     if (rc)
         return rc;
     pt__settle(t);
-    w.f = a.f;
-    fputs("{\"traceEvents\":[", w.f);
+    pt__ctrace_begin(&w, a.f);
     host_events(t, &w);
     gpu_events(t, &w);
     sm_events(t, &w);
-    fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", w.f);
     metadata(t, &w);
-    fputs("}\n", w.f);
     return pt__afile_finish(t, &a, 0, "pt_export_trace", path, 0);
 }

@@ -1,9 +1,10 @@
-/* Numbers as the text report prints them: times in milliseconds, rates,
- * byte counts in decimal units, percentages. */
+/* Numbers as the reports print them: times in milliseconds, rates, byte
+ * counts in decimal units, percentages; and the time a report is made. */
 #include "report/format.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 void pt__fmt_ms(char *b, double v)
 {
@@ -42,4 +43,14 @@ void pt__fmt_bytes(char *b, double v)
 void pt__fmt_pct(char *b, double v)
 {
     snprintf(b, PT__CELL, "%.1f%%", v);
+}
+
+void pt__fmt_utc_now(char *b, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    b[0] = '\0';
+    if (gmtime_r(&now, &tm))
+        strftime(b, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

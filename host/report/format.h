@@ -1,9 +1,11 @@
-/* Numbers as the text report prints them (format.c), each into a cell of
- * PT__CELL bytes. Not installed. */
+/* Numbers as the reports print them (format.c), each into a cell of
+ * PT__CELL bytes, and the time a report is made. Not installed. */
 #ifndef PT_REPORT_FORMAT_H
 #define PT_REPORT_FORMAT_H
 
 #include "core/model.h"
+
+#include <stddef.h>
 
 #define PT__CELL 96
 
@@ -15,5 +17,8 @@ PT__HIDDEN void pt__fmt_rate(char *b, double v);
 PT__HIDDEN void pt__fmt_bytes(char *b, double v);
 /* A percentage with one decimal ("12.5%"). */
 PT__HIDDEN void pt__fmt_pct(char *b, double v);
+/* Now, UTC, as ISO 8601 ("2025-01-31T12:00:00Z"), the stamp a report
+ * carries; "" when the clock cannot be read. n is at least 21. */
+PT__HIDDEN void pt__fmt_utc_now(char *b, size_t n);
 
 #endif

@@ -1,84 +1,250 @@
-/* JSON strings: any C string as a JSON string that every parser accepts.
- * Bytes that are not UTF-8 become U+FFFD, control characters are
- * escaped, and in HTML mode '<', '>' and '&' too, so the text can sit
- * inside a <script> element without closing it. */
+/* The JSON writer. One writer for every JSON ptkit writes, so each
+ * document is escaped, laid out and checked the same way:
+ *
+ *  - strings are valid UTF-8 whatever the titles hold: bytes that are not
+ *    UTF-8 become U+FFFD (utf8.c), control characters are escaped, and in
+ *    HTML mode '<', '>' and '&' too (as \u003C and so on), so the text can
+ *    sit inside a <script> element without closing it or opening a
+ *    comment;
+ *  - numbers are written with "%.17g", which reads back as the same
+ *    double, and a number that is not finite as null;
+ *  - pretty documents put each member and element on a line of its own;
+ *    compact ones may put each element of a long list on its own line;
+ *  - the first failed write stops the writing: the stream keeps its error,
+ *    which the atomic writer's commit turns into PT_EIO with the reason. */
 #include "report/json.h"
 
-/* Bytes of the well-formed UTF-8 sequence at p, or, negated, the length
- * of the longest start of one (so a broken sequence becomes one U+FFFD,
- * as Unicode recommends). Overlong forms, surrogates and code points
- * past U+10FFFF are not well formed. */
-static int utf8_scan(const unsigned char *p)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
-    int need;
+#include "report/utf8.h"
 
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return -1;
-    }
-    for (int i = 1; i <= need; i++) {
-        if (p[i] < lo || p[i] > hi)
-            return -i;
-        lo = 0x80;
-        hi = 0xBF;
-    }
-    return need + 1;
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+void pt__json_init(pt__json *w, FILE *f, unsigned flags)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->flags = flags;
+    w->first = 1;
 }
 
-int pt__json_str(FILE *f, const char *s, int html)
+void pt__json_raw(pt__json *w, const char *s, size_t n)
+{
+    if (!w->err && n && fwrite(s, 1, n, w->f) != n)
+        w->err = 1;
+}
+
+static void outs(pt__json *w, const char *s)
+{
+    pt__json_raw(w, s, strlen(s));
+}
+
+void pt__json_printf(pt__json *w, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (w->err)
+        return;
+    va_start(ap, fmt);
+    if (vfprintf(w->f, fmt, ap) < 0)
+        w->err = 1;
+    va_end(ap);
+}
+
+/* ---- layout ------------------------------------------------------ */
+
+static int lines_here(const pt__json *w)
+{
+    return w->level > 0 && w->level <= 64 && (w->lines >> (w->level - 1) & 1);
+}
+
+static void newline(pt__json *w)
+{
+    static const char spaces[] = "                                ";
+    int n = 2 * w->level;
+
+    outs(w, "\n");
+    for (; n > 0; n -= (int)(sizeof spaces - 1))
+        pt__json_raw(w, spaces, n < (int)(sizeof spaces - 1) ? (size_t)n : sizeof spaces - 1);
+}
+
+/* Before a member or an element: the comma after the previous one, and
+ * the line it starts on. */
+static void next(pt__json *w)
+{
+    if (!w->first)
+        outs(w, ",");
+    if (w->flags & PT__JSON_PRETTY)
+        newline(w);
+    else if (lines_here(w))
+        outs(w, "\n");
+    w->first = 0;
+}
+
+static void open_(pt__json *w, char brace, int lines)
+{
+    char b[2] = { brace, '\0' };
+
+    outs(w, b);
+    w->level++;
+    w->first = 1;
+    if (w->level <= 64) {
+        uint64_t bit = (uint64_t)1 << (w->level - 1);
+        w->lines = lines ? w->lines | bit : w->lines & ~bit;
+    }
+}
+
+void pt__json_open(pt__json *w, char brace)
+{
+    open_(w, brace, 0);
+}
+
+void pt__json_open_lines(pt__json *w, char brace)
+{
+    open_(w, brace, 1);
+}
+
+void pt__json_close(pt__json *w, char brace)
+{
+    char b[2] = { brace == '{' ? '}' : brace == '[' ? ']' : brace, '\0' };
+    int had = !w->first;
+
+    if (had && lines_here(w) && !(w->flags & PT__JSON_PRETTY))
+        outs(w, "\n");
+    w->level--;
+    if (had && (w->flags & PT__JSON_PRETTY))
+        newline(w);
+    outs(w, b);
+    w->first = 0;
+}
+
+void pt__json_key(pt__json *w, const char *key)
+{
+    next(w);
+    pt__json_str(w, key);
+    outs(w, w->flags & PT__JSON_PRETTY ? ": " : ":");
+}
+
+void pt__json_item(pt__json *w)
+{
+    next(w);
+}
+
+/* ---- values ------------------------------------------------------ */
+
+void pt__json_str(pt__json *w, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
-    int bad = 0;
+    int html = (w->flags & PT__JSON_HTML) != 0;
 
-#define PUT(b, n) (bad |= (n) && fwrite((b), 1, (n), f) != (size_t)(n))
-    PUT("\"", 1);
-    while (*p && !bad) {
+    outs(w, "\"");
+    while (*p && !w->err) {
         const unsigned char *q = p;
+        int n;
         /* Copy the longest run that needs no escaping in one write. */
         while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\' &&
                !(html && (*q == '<' || *q == '>' || *q == '&')))
             q++;
-        PUT(p, (size_t)(q - p));
+        pt__json_raw(w, (const char *)p, (size_t)(q - p));
         p = q;
         if (!*p)
             break;
-        int n = utf8_scan(p);
+        n = pt__utf8_seq(p);
         if (n > 1) {
-            PUT(p, (size_t)n);
+            pt__json_raw(w, (const char *)p, (size_t)n);
             p += n;
             continue;
         }
         if (n < 0) {
-            PUT("\xEF\xBF\xBD", 3); /* U+FFFD REPLACEMENT CHARACTER */
+            outs(w, "\xEF\xBF\xBD"); /* U+FFFD REPLACEMENT CHARACTER */
             p += -n;
             continue;
         }
         switch (*p) {
-        case '"': PUT("\\\"", 2); break;
-        case '\\': PUT("\\\\", 2); break;
-        case '\n': PUT("\\n", 2); break;
-        case '\r': PUT("\\r", 2); break;
-        case '\t': PUT("\\t", 2); break;
-        case '\b': PUT("\\b", 2); break;
-        case '\f': PUT("\\f", 2); break;
-        default: bad |= fprintf(f, "\\u%04X", *p) < 0; break;
+        case '"': outs(w, "\\\""); break;
+        case '\\': outs(w, "\\\\"); break;
+        case '\n': outs(w, "\\n"); break;
+        case '\r': outs(w, "\\r"); break;
+        case '\t': outs(w, "\\t"); break;
+        case '\b': outs(w, "\\b"); break;
+        case '\f': outs(w, "\\f"); break;
+        default: pt__json_printf(w, "\\u%04X", *p); break;
         }
         p++;
     }
-    PUT("\"", 1);
-#undef PUT
-    return bad ? -1 : 0;
+    outs(w, "\"");
 }
 
+void pt__json_num(pt__json *w, double v)
+{
+    pt__json_sig(w, v, 17);
+}
+
+void pt__json_sig(pt__json *w, double v, int digits)
+{
+    if (isfinite(v))
+        pt__json_printf(w, "%.*g", digits, v);
+    else
+        outs(w, "null");
+}
+
+void pt__json_fixed(pt__json *w, double v, int decimals)
+{
+    if (isfinite(v))
+        pt__json_printf(w, "%.*f", decimals, v);
+    else
+        outs(w, "null");
+}
+
+void pt__json_u64(pt__json *w, uint64_t v)
+{
+    pt__json_printf(w, "%" PRIu64, v);
+}
+
+void pt__json_i64(pt__json *w, long long v)
+{
+    pt__json_printf(w, "%lld", v);
+}
+
+void pt__json_bool(pt__json *w, int v)
+{
+    outs(w, v ? "true" : "false");
+}
+
+void pt__json_null(pt__json *w)
+{
+    outs(w, "null");
+}
+
+/* ---- members ----------------------------------------------------- */
+
+void pt__json_k_str(pt__json *w, const char *key, const char *v)
+{
+    pt__json_key(w, key);
+    pt__json_str(w, v);
+}
+
+void pt__json_k_num(pt__json *w, const char *key, double v)
+{
+    pt__json_key(w, key);
+    pt__json_num(w, v);
+}
+
+void pt__json_k_u64(pt__json *w, const char *key, uint64_t v)
+{
+    pt__json_key(w, key);
+    pt__json_u64(w, v);
+}
+
+void pt__json_k_i64(pt__json *w, const char *key, long long v)
+{
+    pt__json_key(w, key);
+    pt__json_i64(w, v);
+}
+
+void pt__json_k_bool(pt__json *w, const char *key, int v)
+{
+    pt__json_key(w, key);
+    pt__json_bool(w, v);
+}

@@ -8,6 +8,8 @@
  * do not shift the columns. */
 #include "report/lines.h"
 
+#include "report/utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,33 +93,12 @@ void pt__line_emit(pt__lines *k)
 
 /* ---- cleaning and measuring text --------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at p, or 0 if there is none
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_len(const unsigned char *p)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        unsigned char lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-        return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        unsigned char lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-        return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80
-                   ? 4 : 0;
-    }
-    return 0;
-}
-
 /* Appends s with control characters and invalid bytes made visible. */
 void pt__line_clean(pt__lines *k, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
-        size_t n = utf8_len(p);
+        int n = pt__utf8_seq(p);
         if (n == 1 && *p >= 0x20 && *p != 0x7F) {
             const unsigned char *q = p;
             while (*q >= 0x20 && *q < 0x7F)
@@ -127,7 +108,7 @@ void pt__line_clean(pt__lines *k, const char *s)
             continue;
         }
         if (n > 1) {
-            pt__line_n(k, (const char *)p, n);
+            pt__line_n(k, (const char *)p, (size_t)n);
             p += n;
             continue;
         }
@@ -151,31 +132,9 @@ char *pt__clean_dup(const char *s)
     return NULL;
 }
 
-/* Display width of clean UTF-8 text: one column per code point. */
-size_t pt__width(const char *s)
-{
-    size_t w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
-/* The first `cols` code points of s, as a byte count. */
-size_t pt__prefix_bytes(const char *s, size_t cols)
-{
-    size_t i = 0;
-    while (s[i] && cols) {
-        i++;
-        while (((unsigned char)s[i] & 0xC0) == 0x80)
-            i++;
-        cols--;
-    }
-    return i;
-}
-
 void pt__line_cell(pt__lines *k, const char *s, size_t w, int right)
 {
-    size_t sw = pt__width(s), pad = sw < w ? w - sw : 0;
+    size_t sw = pt__utf8_width(s), pad = sw < w ? w - sw : 0;
     if (right)
         pt__line_spaces(k, pad);
     pt__line_str(k, s);

@@ -6,6 +6,7 @@
 #define PT_REPORT_LINES_H
 
 #include "core/model.h"
+#include "report/utf8.h"
 
 #include <stddef.h>
 
@@ -34,9 +35,5 @@ PT__HIDDEN void pt__line_rule(pt__lines *k, char c, size_t n);
 
 /* s cleaned as pt__line_clean() does, malloc'ed; NULL without memory. */
 PT__HIDDEN char *pt__clean_dup(const char *s);
-/* Display width of clean UTF-8 text: one column per code point. */
-PT__HIDDEN size_t pt__width(const char *s);
-/* The first `cols` code points of s, as a byte count. */
-PT__HIDDEN size_t pt__prefix_bytes(const char *s, size_t cols);
 
 #endif

@@ -81,7 +81,7 @@ void pt__thread_label(pt__lines *k, const pt_thread_info *ti)
 
 void pt__name_cell(pt__lines *k, size_t indent, const char *label, const char *marks, size_t w)
 {
-    size_t lw = pt__width(label), mw = pt__width(marks), used;
+    size_t lw = pt__utf8_width(label), mw = pt__utf8_width(marks), used;
     size_t avail = w > indent + mw ? w - indent - mw : 0;
 
     pt__line_spaces(k, indent);
@@ -92,7 +92,7 @@ void pt__name_cell(pt__lines *k, size_t indent, const char *label, const char *m
         /* Keep a few characters of a very deep title rather than none. */
         if (avail < 4)
             avail = 4;
-        pt__line_n(k, label, pt__prefix_bytes(label, avail - 1));
+        pt__line_n(k, label, pt__utf8_prefix(label, avail - 1));
         pt__line_str(k, "\xE2\x80\xA6"); /* U+2026 HORIZONTAL ELLIPSIS */
         used = indent + avail;
     }

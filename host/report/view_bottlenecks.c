@@ -39,7 +39,7 @@ int pt__view_bottlenecks(pt_timing *t, pt__lines *k, const pt_log_opts *o, const
             pt__fmt_pct(x->cell[B_PCT], pct);
             snprintf(x->cell[B_CALLS], PT__CELL, "%" PRIu64, x->st.count);
             for (int c = 0; c < BCOL; c++) {
-                size_t cw = c == B_SECTION ? pt__width(x->label) : strlen(x->cell[c]);
+                size_t cw = c == B_SECTION ? pt__utf8_width(x->label) : strlen(x->cell[c]);
                 if (cw > w[c])
                     w[c] = cw;
             }

@@ -47,7 +47,7 @@ void pt__view_memory(pt_timing *t, pt__lines *k, pt__rows *r)
             snprintf(shp + len, PT__CELL - len, "%s)", nd == 1 ? "," : "");
             snprintf(cell, PT__CELL, "%.3f", bytes / 1e6);
             if (pass == 0) {
-                size_t cw[4] = { clean ? pt__width(clean) : 0, strlen(shp), pt__width(dtype), strlen(cell) };
+                size_t cw[4] = { clean ? pt__utf8_width(clean) : 0, strlen(shp), pt__utf8_width(dtype), strlen(cell) };
                 for (int c = 0; c < 4; c++)
                     w[c] = cw[c] > w[c] ? cw[c] : w[c];
             } else {

@@ -41,8 +41,8 @@ void pt__view_table(pt__lines *k, pt__rows *r, const pt_run_stats *rs)
     for (size_t i = 0; i < r->n; i++) {
         pt__row *x = &r->v[i];
         table_cells(x);
-        if (pt__width(x->label) > name_w)
-            name_w = pt__width(x->label);
+        if (pt__utf8_width(x->label) > name_w)
+            name_w = pt__utf8_width(x->label);
         for (int c = 0; c < TCOL; c++)
             if (strlen(x->cell[c]) > w[c])
                 w[c] = strlen(x->cell[c]);

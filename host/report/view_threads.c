@@ -48,7 +48,7 @@ int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads
             for (int c = 0; c < PCOL; c++)
                 if (strlen(cell[at][c]) > w[c])
                     w[c] = strlen(cell[at][c]);
-            size_t nw = (size_t)r->v[i].st.depth * 2 + pt__width(r->v[i].label);
+            size_t nw = (size_t)r->v[i].st.depth * 2 + pt__utf8_width(r->v[i].label);
             if (nw > name_w)
                 name_w = nw;
         }

@@ -100,17 +100,17 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
 
     for (int c = 0; c < NCOL; c++) {
         show[c] = o->percentages || (c != C_PPARENT && c != C_PTOTAL);
-        w[c] = pt__width(head[c]);
+        w[c] = pt__utf8_width(head[c]);
     }
     for (size_t i = 0; i < r->n; i++) {
         pt__row *x = &r->v[i];
-        size_t nw = (size_t)(x->st.depth - 1) * 2 + pt__width(x->label) + pt__width(marks_of(&x->st));
+        size_t nw = (size_t)(x->st.depth - 1) * 2 + pt__utf8_width(x->label) + pt__utf8_width(marks_of(&x->st));
         tree_cells(x);
         if (nw > name_w)
             name_w = nw;
         for (int c = 0; c < NCOL; c++)
-            if (pt__width(x->cell[c]) > w[c])
-                w[c] = pt__width(x->cell[c]);
+            if (pt__utf8_width(x->cell[c]) > w[c])
+                w[c] = pt__utf8_width(x->cell[c]);
     }
     if (name_w > PT__NAME_MAX_W)
         name_w = PT__NAME_MAX_W;

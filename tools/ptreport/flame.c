@@ -34,7 +34,7 @@
 #include "core/timing.h"
 #include "core/tree.h"
 #include "report/atomic_file.h"
-#include "report/json.h"
+#include "report/chrome_trace.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -43,10 +43,9 @@
 
 typedef struct fw {
     pt_timing *t;
-    FILE *f;
+    pt__ctrace c;             /* the container, over the library's JSON writer */
     double *width;            /* ns drawn per section, in depth-first order */
     size_t widened;           /* sections drawn longer than their total */
-    int first;                /* no event written yet */
 } fw;
 
 static double own_ns(const pt_section *s)
@@ -83,39 +82,20 @@ static double widths(fw *w, const pt_section *s, size_t *id)
     return w->width[me];
 }
 
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
-}
-
-/* Whole nanoseconds as microseconds with three decimals, exactly. */
-static void us(FILE *f, double ns)
-{
-    fprintf(f, "%.3f", ns / 1e3);
-}
-
-static void sep(fw *w)
-{
-    fputs(w->first ? "\n" : ",\n", w->f);
-    w->first = 0;
-}
-
 /* The figures a reader of one event wants: who it is, its count and time
  * always, the spread of the later occurrences when there are any, and
  * every other figure the section has. */
 static void args(fw *w, const pt_section *s, const pt_section_stats *st, const char *path,
                  double drawn_ns)
 {
-    FILE *f = w->f;
+    pt__json *j = &w->c.j;
 
-    fputs(",\"args\":{\"path\":", f);
-    pt__json_str(f, path, 0);
-    fprintf(f, ",\"kind\":\"%s\"", pt__kind_name(s->kind));
+    pt__json_key(j, "args");
+    pt__json_open(j, '{');
+    pt__json_k_str(j, "path", path);
+    pt__json_k_str(j, "kind", pt__kind_name(s->kind));
     if (st->open)
-        fputs(",\"open\":true", f);
+        pt__json_k_bool(j, "open", 1);
     for (size_t i = 0; i < pt__nfigures; i++) {
         const pt__figure *fig = &pt__figures[i];
         double v = pt__figure_value(st, fig);
@@ -128,22 +108,19 @@ static void args(fw *w, const pt_section *s, const pt_section_stats *st, const c
 
         if (!(always || (later && st->count > 1) || v != 0))
             continue;
-        fprintf(f, ",\"%s\":", n);
         if (fig->type == PT__FIG_U64)
-            fprintf(f, "%" PRIu64, *(const uint64_t *)(const void *)((const char *)st + fig->off));
+            pt__json_k_u64(j, n, *(const uint64_t *)(const void *)((const char *)st + fig->off));
         else if (fig->type == PT__FIG_BOUND)
-            fprintf(f, "\"%s\"", pt__bound_name((int)v));
+            pt__json_k_str(j, n, pt__bound_name((int)v));
         else
-            num(f, v);
+            pt__json_k_num(j, n, v);
     }
     if (drawn_ns > own_ns(s)) {
-        fputs(",\"drawn_ms\":", f);
-        num(f, drawn_ns / 1e6);
-        fputs(",\"note\":\"drawn as long as its children, whose totals add up to more than "
-              "its own\"",
-              f);
+        pt__json_k_num(j, "drawn_ms", drawn_ns / 1e6);
+        pt__json_k_str(j, "note", "drawn as long as its children, whose totals add up to more "
+                                  "than its own");
     }
-    fputs("}}", f);
+    pt__json_close(j, '}');
 }
 
 static const char *category(int kind)
@@ -176,16 +153,12 @@ static int place(fw *w, const pt_section *s, size_t *id, double start, double li
     if (!path)
         return PT_ENOMEM;
     pt__stats_of(w->t, s, &st);
-    sep(w);
-    fputs("{\"ph\":\"X\",\"name\":", w->f);
-    pt__json_str(w->f, s->name, 0);
-    fprintf(w->f, ",\"cat\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":", category(s->kind));
-    us(w->f, t0);
-    fputs(",\"dur\":", w->f);
-    us(w->f, t1 - t0);
+    /* Whole nanoseconds as microseconds with three decimals, exactly. */
+    pt__ctrace_complete(&w->c, 1, 1, s->name, category(s->kind), t0 / 1e3, (t1 - t0) / 1e3);
     args(w, s, &st, path, w->width[me]);
+    pt__ctrace_end_event(&w->c);
     free(path);
-    for (const pt_section *c = s->child; c && rc == 0 && !ferror(w->f); c = c->next) {
+    for (const pt_section *c = s->child; c && rc == 0 && !w->c.j.err; c = c->next) {
         double cw = w->width[*id];
         rc = place(w, c, id, at, end);
         at += cw;
@@ -193,47 +166,34 @@ static int place(fw *w, const pt_section *s, size_t *id, double start, double li
     return rc;
 }
 
-static void meta(fw *w, const char *what, int tid, const char *name)
-{
-    sep(w);
-    fprintf(w->f, "{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":", tid,
-            what);
-    pt__json_str(w->f, name, 0);
-    fputs("}}", w->f);
-}
-
 static void metadata(fw *w, const pt__saved *from, size_t n, double total_ns, double drawn_ns)
 {
-    FILE *f = w->f;
+    pt__json *j = &w->c.j;
 
-    fputs("\"metadata\":{\"tool\":\"ptkit\",\"version\":", f);
-    pt__json_str(f, pt_version(), 0);
-    fputs(",\"name\":", f);
-    pt__json_str(f, w->t->name, 0);
-    fputs(",\"layout\":\"aggregate\",\"note\":", f);
-    pt__json_str(f,
-                 "aggregate figures, not a timeline: each section is one event as long as its "
-                 "total over all its occurrences (count, mean and the other figures in its "
-                 "args); children follow one another from their parent's start in order of "
-                 "first start, top-level sections from 0, so positions are not times at which "
-                 "anything ran",
-                 0);
-    fprintf(f, ",\"clock\":\"%s\",\"sections\":%zu,\"total_ms\":", pt__clock_name(w->t), n);
-    num(f, total_ns / 1e6);
-    fputs(",\"drawn_ms\":", f);
-    num(f, drawn_ns / 1e6);
-    fprintf(f, ",\"widened\":%zu", w->widened);
+    pt__ctrace_metadata(&w->c);
+    pt__json_k_str(j, "tool", "ptkit");
+    pt__json_k_str(j, "version", pt_version());
+    pt__json_k_str(j, "name", w->t->name);
+    pt__json_k_str(j, "layout", "aggregate");
+    pt__json_k_str(j, "note",
+                   "aggregate figures, not a timeline: each section is one event as long as its "
+                   "total over all its occurrences (count, mean and the other figures in its "
+                   "args); children follow one another from their parent's start in order of "
+                   "first start, top-level sections from 0, so positions are not times at which "
+                   "anything ran");
+    pt__json_k_str(j, "clock", pt__clock_name(w->t));
+    pt__json_k_u64(j, "sections", n);
+    pt__json_k_num(j, "total_ms", total_ns / 1e6);
+    pt__json_k_num(j, "drawn_ms", drawn_ns / 1e6);
+    pt__json_k_u64(j, "widened", w->widened);
     if (from) {
-        fputs(",\"from\":", f);
-        pt__json_str(f, from->file ? from->file : "", 0);
-        if (from->created && *from->created) {
-            fputs(",\"created\":", f);
-            pt__json_str(f, from->created, 0);
-        }
+        pt__json_k_str(j, "from", from->file ? from->file : "");
+        if (from->created && *from->created)
+            pt__json_k_str(j, "created", from->created);
         if (from->merged > 0)
-            fprintf(f, ",\"merged_inputs\":%lld", from->merged);
+            pt__json_k_i64(j, "merged_inputs", from->merged);
     }
-    fputs("}", f);
+    pt__ctrace_end(&w->c);
 }
 
 int pt__export_flame(pt_timing *t, const char *path, const pt__saved *from)
@@ -252,8 +212,6 @@ int pt__export_flame(pt_timing *t, const char *path, const pt__saved *from)
     pt__settle(t);
     n = count_nodes(&t->root);
     w.t = t;
-    w.f = a.f;
-    w.first = 1;
     w.width = malloc((n ? n : 1) * sizeof *w.width);
     if (!w.width)
         return pt__afile_finish(t, &a, PT_ENOMEM, "export_flame", path, 1);
@@ -261,19 +219,17 @@ int pt__export_flame(pt_timing *t, const char *path, const pt__saved *from)
         total += own_ns(c);
         drawn += widths(&w, c, &id);
     }
-    fputs("{\"traceEvents\":[", w.f);
-    meta(&w, "process_name", 0, t->name);
-    meta(&w, "thread_name", 1, "sections (aggregate: each as long as its total)");
+    pt__ctrace_begin(&w.c, a.f);
+    pt__ctrace_meta(&w.c, 1, 0, "process_name", t->name);
+    pt__ctrace_meta(&w.c, 1, 1, "thread_name", "sections (aggregate: each as long as its total)");
     id = 0;
     rc = 0;
-    for (const pt_section *c = t->root.child; c && rc == 0 && !ferror(w.f); c = c->next) {
+    for (const pt_section *c = t->root.child; c && rc == 0 && !w.c.j.err; c = c->next) {
         double cw = w.width[id];
         rc = place(&w, c, &id, at, INFINITY);
         at += cw;
     }
-    fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", w.f);
     metadata(&w, from, n, total, drawn);
-    fputs("}\n", w.f);
     free(w.width);
     return pt__afile_finish(t, &a, rc, "export_flame", path, 1);
 }

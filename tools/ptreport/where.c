@@ -5,6 +5,8 @@
  * unambiguous. */
 #include "where.h"
 
+#include "report/utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,18 +120,20 @@ static size_t locate(const pr_where *c)
 
 int pr_fail_at(pr_where *c, const char *fmt, ...)
 {
-    size_t off = locate(c), line = 1, col = 1;
+    size_t off = locate(c), line = 1, bol = 0, col;
     int k;
     va_list ap;
 
-    for (size_t i = 0; i < off && i < c->len; i++) {
+    if (off > c->len)
+        off = c->len;
+    for (size_t i = 0; i < off; i++) {
         if (c->text[i] == '\n') {
             line++;
-            col = 1;
-        } else if (((unsigned char)c->text[i] & 0xC0) != 0x80) {
-            col++; /* columns count characters, as jansson's own do */
+            bol = i + 1;
         }
     }
+    /* Columns count characters, as jansson's own do. */
+    col = 1 + pt__utf8_count(c->text + bol, off - bol);
     k = snprintf(c->err, c->errlen, "%s: %zu:%zu: ", c->file, line, col);
     if (k < 0 || (size_t)k >= c->errlen)
         return -1;
