@@ -8,27 +8,21 @@
  * cannot be replaced by a rename, and writing into one directly would give
  * up the guarantee above, so such targets are refused with PT_EIO and a
  * message that says why. A symbolic link is replaced by the new file, not
- * followed, as rename(2) does. */
+ * followed, as rename(2) does.
+ *
+ * The library's exports (export_file.c) and ptreport's outputs both write
+ * this way; each says a failure in its own words around the reason given
+ * here. */
 #include "report/atomic_file.h"
-
-#include "core/errors.h"
-#include "report/export_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 /* mkstemp() creates its file with mode 0600, which would make every report
  * private whatever the user's umask says. The umask cannot be read without
@@ -59,9 +53,9 @@ static void sync_dir_of(const char *path)
     int fd;
 
     if (!slash) {
-        dir = dup_str(".");
+        dir = strdup(".");
     } else if (slash == path) {
-        dir = dup_str("/");
+        dir = strdup("/");
     } else {
         dir = malloc((size_t)(slash - path) + 1);
         if (dir) {
@@ -87,30 +81,38 @@ static void afile_clear(pt__afile *a)
     a->tmp = a->path = NULL;
 }
 
-int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
+/* The reason for a failure into why, as printf formats it; returns code. */
+static int say(char *why, size_t n, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int say(char *why, size_t n, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (why && n) {
+        va_start(ap, fmt);
+        vsnprintf(why, n, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int pt__afile_open(pt__afile *a, const char *path, char *why, size_t n)
 {
     struct stat st;
     mode_t mode;
     int fd, err, rc;
 
-    if (!a)
-        return pt__fail(t, PT_EINVAL, "export: NULL file handle");
     a->f = NULL;
-    a->tmp = a->path = NULL;
-    if (!path || !*path)
-        return pt__fail(t, PT_EINVAL, "export: %s path", path ? "empty" : "NULL");
-    /* %r, %p and %% (export_path.c); from here on the path is the expanded one. */
-    rc = pt__path_expand(t, path, &a->path);
-    if (rc)
-        return rc;
-    path = a->path;
+    a->tmp = NULL;
+    a->path = strdup(path);
+    if (!a->path)
+        return say(why, n, PT_ENOMEM, "out of memory");
 
     if (stat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode)) {
-            rc = pt__fail(t, PT_EIO,
-                          "export to \"%s\": not a regular file; a report is written to a "
-                          "temporary file and renamed over its target, which a device, FIFO "
-                          "or directory cannot take", path);
+            rc = say(why, n, PT_EIO,
+                     "not a regular file; a report is written to a temporary file and renamed "
+                     "over its target, which a device, FIFO or directory cannot take");
             afile_clear(a);
             return rc;
         }
@@ -124,9 +126,8 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
 
     a->tmp = malloc(strlen(path) + sizeof ".XXXXXX");
     if (!a->tmp) {
-        rc = pt__fail(t, PT_ENOMEM, "export to \"%s\": out of memory", path);
         afile_clear(a);
-        return rc;
+        return say(why, n, PT_ENOMEM, "out of memory");
     }
     strcpy(a->tmp, path);
     strcat(a->tmp, ".XXXXXX");
@@ -134,32 +135,27 @@ int pt__afile_open(pt_timing *t, pt__afile *a, const char *path)
     fd = mkstemp(a->tmp);
     if (fd < 0) {
         err = errno;
-        rc = pt__fail(t, PT_EIO, "export to \"%s\": cannot create a temporary file beside it: %s",
-                      path, strerror(err));
         afile_clear(a);
-        return rc;
+        return say(why, n, PT_EIO, "cannot create a temporary file beside it: %s", strerror(err));
     }
     if (fchmod(fd, mode) != 0 || !(a->f = fdopen(fd, "w"))) {
         err = errno;
         close(fd);
         unlink(a->tmp);
-        rc = pt__fail(t, PT_EIO, "export to \"%s\": cannot open a temporary file: %s", path,
-                      strerror(err));
         afile_clear(a);
-        return rc;
+        return say(why, n, PT_EIO, "cannot open a temporary file: %s", strerror(err));
     }
     return 0;
 }
 
-int pt__afile_commit(pt_timing *t, pt__afile *a)
+int pt__afile_commit(pt__afile *a, char *why, size_t n)
 {
     const char *step = NULL;
     int err = 0, fd;
 
-    if (!a || !a->f) {
-        if (a)
-            afile_clear(a);
-        return pt__fail(t, PT_EINVAL, "export: commit without an open file");
+    if (!a->f) {
+        afile_clear(a);
+        return say(why, n, PT_EINVAL, "commit without an open file");
     }
     /* The stream's error flag is sticky: a write that failed earlier (and
      * made the writer stop) is caught here, with the errno it left. */
@@ -184,8 +180,7 @@ int pt__afile_commit(pt_timing *t, pt__afile *a)
     }
     if (err) {
         unlink(a->tmp);
-        pt__fail(t, PT_EIO, "export to \"%s\": %s %s failed: %s", a->path, step, a->tmp,
-                 strerror(err));
+        say(why, n, PT_EIO, "%s %s failed: %s", step, a->tmp, strerror(err));
         afile_clear(a);
         return PT_EIO;
     }
@@ -196,32 +191,9 @@ int pt__afile_commit(pt_timing *t, pt__afile *a)
 
 void pt__afile_abort(pt__afile *a)
 {
-    if (!a)
-        return;
     if (a->f)
         fclose(a->f);
     if (a->tmp)
         unlink(a->tmp);
     afile_clear(a);
-}
-
-int pt__afile_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const char *path,
-                     int open_written)
-{
-    char stack[256];
-    size_t open;
-
-    if (rc < 0) {
-        pt__afile_abort(a);
-        return pt__fail(t, rc, "%s(\"%s\"): %s", fn, path, pt_strerror(rc));
-    }
-    rc = pt__afile_commit(t, a);
-    if (rc)
-        return rc;
-    open = pt_stats(t).open_count;
-    if (!open)
-        return 0;
-    pt__stack_str(&t->main, stack, sizeof stack);
-    return pt__fail(t, PT_EOPEN, "%s(\"%s\"): written %s %zu open section%s (open: %s)", fn, path,
-                    open_written ? "with its" : "without its", open, open == 1 ? "" : "s", stack);
 }

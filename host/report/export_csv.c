@@ -10,7 +10,8 @@
 #include "core/stats.h"
 #include "core/timing.h"
 #include "core/tree.h"
-#include "report/atomic_file.h"
+#include "report/export_csv.h"
+#include "report/export_file.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,7 +20,7 @@
 
 
 /* A write failed: the stream keeps its error flag and errno, which
- * pt__afile_commit() turns into PT_EIO with the reason. */
+ * the atomic writer's commit turns into PT_EIO with the reason. */
 enum { WRITE_FAILED = 1 };
 
 
@@ -49,7 +50,7 @@ static int num(FILE *f, double v)
     return fprintf(f, ",%.17g", v) < 0 ? WRITE_FAILED : 0;
 }
 
-static int header(FILE *f)
+int pt__csv_header(FILE *f)
 {
     if (fputs("path,name,depth,kind,open", f) == EOF)
         return WRITE_FAILED;
@@ -57,6 +58,33 @@ static int header(FILE *f)
         if (fprintf(f, ",%s", pt__figures[i].name) < 0)
             return WRITE_FAILED;
     return putc('\n', f) == EOF ? WRITE_FAILED : 0;
+}
+
+int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_stats *st)
+{
+    int rc = field(f, path);
+
+    if (rc == 0 && putc(',', f) == EOF)
+        rc = WRITE_FAILED;
+    if (rc == 0)
+        rc = field(f, st->name);
+    if (rc == 0 && fprintf(f, ",%d,%s,%d", st->depth, kind, st->open) < 0)
+        rc = WRITE_FAILED;
+    for (size_t i = 0; rc == 0 && i < pt__nfigures; i++) {
+        const pt__figure *fig = &pt__figures[i];
+        double v = pt__figure_value(st, fig);
+        if (fig->type == PT__FIG_F64)
+            rc = num(f, v);
+        else if (fig->type == PT__FIG_U64)
+            rc = fprintf(f, ",%" PRIu64, *(const uint64_t *)(const void *)((const char *)st +
+                                                                         fig->off)) < 0
+                     ? WRITE_FAILED : 0;
+        else
+            rc = fprintf(f, ",%s", pt__bound_name((int)v)) < 0 ? WRITE_FAILED : 0;
+    }
+    if (rc == 0 && putc('\n', f) == EOF)
+        rc = WRITE_FAILED;
+    return rc;
 }
 
 static int row(pt_timing *t, FILE *f, const pt_section *s)
@@ -68,27 +96,8 @@ static int row(pt_timing *t, FILE *f, const pt_section *s)
     if (!path)
         return PT_ENOMEM;
     pt__stats_of(t, s, &st);
-
-    rc = field(f, path);
+    rc = pt__csv_row(f, path, pt__kind_name(s->kind), &st);
     free(path);
-    if (rc == 0 && putc(',', f) == EOF)
-        rc = WRITE_FAILED;
-    if (rc == 0)
-        rc = field(f, s->name);
-    if (rc == 0 && fprintf(f, ",%d,%s,%d", st.depth, pt__kind_name(s->kind), st.open) < 0)
-        rc = WRITE_FAILED;
-    for (size_t i = 0; rc == 0 && i < pt__nfigures; i++) {
-        const pt__figure *fig = &pt__figures[i];
-        double v = pt__figure_value(&st, fig);
-        if (fig->type == PT__FIG_F64)
-            rc = num(f, v);
-        else if (fig->type == PT__FIG_U64)
-            rc = fprintf(f, ",%" PRIu64, (uint64_t)v) < 0 ? WRITE_FAILED : 0;
-        else
-            rc = fprintf(f, ",%s", pt__bound_name((int)v)) < 0 ? WRITE_FAILED : 0;
-    }
-    if (rc == 0 && putc('\n', f) == EOF)
-        rc = WRITE_FAILED;
     return rc;
 }
 
@@ -120,13 +129,13 @@ int pt_export_csv(pt_timing *t, const char *path)
 
     if (!t)
         return 0;
-    rc = pt__afile_open(t, &a, path);
+    rc = pt__export_open(t, &a, path);
     if (rc)
         return rc;
     pt__settle(t);
     pt__peaks_resolve(t);
-    rc = header(a.f);
+    rc = pt__csv_header(a.f);
     if (rc == 0)
         rc = rows(t, a.f);
-    return pt__afile_finish(t, &a, rc, "pt_export_csv", path, 1);
+    return pt__export_finish(t, &a, rc, "pt_export_csv", path, 1);
 }

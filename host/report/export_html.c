@@ -36,7 +36,7 @@
 #include "core/timing.h"
 #include "core/tree.h"
 #include "gpu/memory.h"
-#include "report/atomic_file.h"
+#include "report/export_file.h"
 #include "report/format.h"
 #include "report/json.h"
 
@@ -299,31 +299,49 @@ static int data(pt_timing *t, pt__json *w, const pt__saved *from)
     return rc;
 }
 
-int pt__export_html_saved(pt_timing *t, const char *path, const pt__saved *from)
+/* The embedded page, or NULL (with t told) when it has no data mark. */
+static const char *page_of(pt_timing *t, const char **mark)
 {
     const char *page = pt__html_embed_count > 0 ? pt__html_embed_sources[0] : NULL;
-    const char *mark = page ? strstr(page, data_mark) : NULL;
-    pt__afile a;
+
+    *mark = page ? strstr(page, data_mark) : NULL;
+    /* The build always embeds the page; a missing mark is our bug. */
+    if (!*mark) {
+        pt__fail(t, PT_ESTATE, "pt_export_html: the embedded page has no data mark");
+        return NULL;
+    }
+    return page;
+}
+
+int pt__html_write(pt_timing *t, FILE *f, const pt__saved *from)
+{
+    const char *mark, *page = page_of(t, &mark);
     pt__json w;
     int rc;
 
-    if (!t)
-        return 0;
-    /* The build always embeds the page; a missing mark is our bug. */
-    if (!mark)
-        return pt__fail(t, PT_ESTATE, "pt_export_html: the embedded page has no data mark");
-    rc = pt__afile_open(t, &a, path);
-    if (rc)
-        return rc;
+    if (!page)
+        return PT_ESTATE;
     pt__settle(t);
-    pt__json_init(&w, a.f, PT__JSON_HTML);
+    pt__json_init(&w, f, PT__JSON_HTML);
     pt__json_raw(&w, page, (size_t)(mark - page));
     rc = data(t, &w, from);
     pt__json_raw(&w, mark + strlen(data_mark), strlen(mark + strlen(data_mark)));
-    return pt__afile_finish(t, &a, rc, "pt_export_html", path, 1);
+    return rc;
 }
 
 int pt_export_html(pt_timing *t, const char *path)
 {
-    return pt__export_html_saved(t, path, NULL);
+    const char *mark;
+    pt__afile a;
+    int rc;
+
+    if (!t)
+        return 0;
+    if (!page_of(t, &mark))
+        return PT_ESTATE;
+    rc = pt__export_open(t, &a, path);
+    if (rc)
+        return rc;
+    rc = pt__html_write(t, a.f, NULL);
+    return pt__export_finish(t, &a, rc, "pt_export_html", path, 1);
 }

@@ -40,7 +40,7 @@
 #include "core/timing.h"
 #include "core/tree.h"
 #include "gpu/memory.h"
-#include "report/atomic_file.h"
+#include "report/export_file.h"
 #include "report/format.h"
 #include "report/json.h"
 
@@ -304,11 +304,11 @@ int pt_export_json(pt_timing *t, const char *path)
 
     if (!t)
         return 0;
-    rc = pt__afile_open(t, &a, path);
+    rc = pt__export_open(t, &a, path);
     if (rc)
         return rc;
     pt__settle(t);
     pt__json_init(&w, a.f, PT__JSON_PRETTY);
     rc = document(t, &w);
-    return pt__afile_finish(t, &a, rc, "pt_export_json", path, 1);
+    return pt__export_finish(t, &a, rc, "pt_export_json", path, 1);
 }

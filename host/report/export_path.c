@@ -1,5 +1,5 @@
 /* Export paths as templates. Every export opens its file through
- * pt__afile_open(), which expands these conversions first, so a program
+ * pt__export_open() (export_file.c), which expands these conversions first, so a program
  * run as many processes (MPI ranks, Slurm tasks) writes one file per
  * process from one line of code:
  *

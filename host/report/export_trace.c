@@ -21,7 +21,7 @@
 #include "core/schedule.h"
 #include "core/timing.h"
 #include "core/trace.h"
-#include "report/atomic_file.h"
+#include "report/export_file.h"
 #include "report/chrome_trace.h"
 
 #include "pt_fold_math.h"
@@ -228,7 +228,7 @@ int pt_export_trace(pt_timing *t, const char *path)
         return 0;
     if (!t->trace)
         return pt__fail(t, PT_ESTATE, "pt_export_trace: the timing was created without PT_TRACE");
-    rc = pt__afile_open(t, &a, path);
+    rc = pt__export_open(t, &a, path);
     if (rc)
         return rc;
     pt__settle(t);
@@ -237,5 +237,5 @@ int pt_export_trace(pt_timing *t, const char *path)
     gpu_events(t, &w);
     sm_events(t, &w);
     metadata(t, &w);
-    return pt__afile_finish(t, &a, 0, "pt_export_trace", path, 0);
+    return pt__export_finish(t, &a, 0, "pt_export_trace", path, 0);
 }

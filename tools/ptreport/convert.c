@@ -11,8 +11,10 @@
  *               its total, children one after another from their parent's
  *               start, so Perfetto draws the run as a flame chart
  *
- * Every output goes through a temporary file renamed into place: on any
- * failure nothing is written, the message says "OUT: why", exit 2. */
+ * Every output goes through the library's atomic writer, a temporary file
+ * renamed into place: on any failure nothing is written, the message says
+ * "OUT: why", exit 2. The output is the path as given ('%' is not
+ * expanded, as the library's exports do). */
 #include "ptreport.h"
 
 #include "report/export_html.h"
@@ -25,55 +27,19 @@ static const char convert_usage[] =
 
 static int to_csv(const pr_run *run, const char *outp)
 {
-    pr_out o;
-    int rc;
+    pt__afile a;
 
-    if (pr_out_open(&o, outp))
+    if (pr_out_open(&a, outp))
         return 2;
-    rc = pr_write_csv(run, o.f);
-    if (rc) {
-        pr_out_abort(&o);
+    if (pr_write_csv(run, a.f) != 0) {
+        pt__afile_abort(&a);
         return pr_fail("convert: writing %s failed", outp);
     }
-    return pr_out_commit(&o) ? 2 : 0;
+    return pr_out_commit(&a, outp);
 }
 
-/* The library's message for a failed export, as "OUT: why": what its
- * message says after "export to \"OUT\": ", when it says that, else all
- * of it. */
-static int export_failed(pt_timing *t, const char *outp)
-{
-    const char *msg = pt_last_error(t), *why;
-    size_t n = strlen(outp) + sizeof "export to \"\": ";
-    char *lead = malloc(n);
-
-    if (lead) {
-        snprintf(lead, n, "export to \"%s\": ", outp);
-        why = strstr(msg, lead);
-        if (why)
-            msg = why + strlen(lead);
-        free(lead);
-    }
-    return pr_fail("%s: %s", outp, msg);
-}
-
-/* outp with each '%' doubled: the library expands %r and %p in export
- * paths, and -o is a plain path, as it is for csv. NULL without memory. */
-static char *literal_path(const char *outp)
-{
-    char *lit = malloc(2 * strlen(outp) + 1), *d = lit;
-
-    if (!lit)
-        return NULL;
-    for (const char *s = outp;; s++) {
-        if (*s == '%')
-            *d++ = '%';
-        if (!(*d++ = *s))
-            break;
-    }
-    return lit;
-}
-
+/* The run rebuilt as a timing, written by the library's HTML writer or
+ * the flame chart. */
 static int to_timing_writer(const pr_run *run, const char *outp, int html)
 {
     json_t *inputs = run->merged ? json_object_get(run->merged, "inputs") : NULL;
@@ -81,21 +47,26 @@ static int to_timing_writer(const pr_run *run, const char *outp, int html)
         .file = run->file, .created = run->created,
         .merged = json_is_integer(inputs) ? (long long)json_integer_value(inputs) : 0,
     };
-    char *lit = literal_path(outp);
     pt_timing *t;
+    pt__afile a;
     int rc;
 
-    if (!lit)
-        return pr_fail("convert: out of memory");
     rc = pr_rebuild(run, "convert", &t);
-    if (rc == 0) {
-        rc = html ? pt__export_html_saved(t, lit, &from) : pt__export_flame(t, lit, &from);
-        /* Sections open at save time are written, marked, as the live
-         * export wrote them: PT_EOPEN is not a failure here. */
-        rc = rc < 0 && rc != PT_EOPEN ? export_failed(t, outp) : 0;
+    if (rc)
+        return rc;
+    if (pr_out_open(&a, outp)) {
         pt_destroy(t);
+        return 2;
     }
-    free(lit);
+    rc = html ? pt__html_write(t, a.f, &from) : pr_write_flame(t, a.f, &from);
+    if (rc < 0) {
+        pt__afile_abort(&a);
+        rc = rc == PT_ENOMEM ? pr_fail("convert: out of memory")
+                             : pr_fail("convert: %s", pt_last_error(t));
+    } else {
+        rc = pr_out_commit(&a, outp);
+    }
+    pt_destroy(t);
     return rc;
 }
 

@@ -33,7 +33,6 @@
 #include "core/stats.h"
 #include "core/timing.h"
 #include "core/tree.h"
-#include "report/atomic_file.h"
 #include "report/chrome_trace.h"
 
 #include <inttypes.h>
@@ -196,34 +195,27 @@ static void metadata(fw *w, const pt__saved *from, size_t n, double total_ns, do
     pt__ctrace_end(&w->c);
 }
 
-int pt__export_flame(pt_timing *t, const char *path, const pt__saved *from)
+int pr_write_flame(pt_timing *t, FILE *f, const pt__saved *from)
 {
-    pt__afile a;
     fw w = { 0 };
     size_t n, id = 0;
     double total = 0, drawn = 0, at = 0;
-    int rc;
+    int rc = 0;
 
-    if (!t)
-        return 0;
-    rc = pt__afile_open(t, &a, path);
-    if (rc)
-        return rc;
     pt__settle(t);
     n = count_nodes(&t->root);
     w.t = t;
     w.width = malloc((n ? n : 1) * sizeof *w.width);
     if (!w.width)
-        return pt__afile_finish(t, &a, PT_ENOMEM, "export_flame", path, 1);
+        return PT_ENOMEM;
     for (const pt_section *c = t->root.child; c; c = c->next) {
         total += own_ns(c);
         drawn += widths(&w, c, &id);
     }
-    pt__ctrace_begin(&w.c, a.f);
+    pt__ctrace_begin(&w.c, f);
     pt__ctrace_meta(&w.c, 1, 0, "process_name", t->name);
     pt__ctrace_meta(&w.c, 1, 1, "thread_name", "sections (aggregate: each as long as its total)");
     id = 0;
-    rc = 0;
     for (const pt_section *c = t->root.child; c && rc == 0 && !w.c.j.err; c = c->next) {
         double cw = w.width[id];
         rc = place(&w, c, &id, at, INFINITY);
@@ -231,5 +223,5 @@ int pt__export_flame(pt_timing *t, const char *path, const pt__saved *from)
     }
     metadata(&w, from, n, total, drawn);
     free(w.width);
-    return pt__afile_finish(t, &a, rc, "export_flame", path, 1);
+    return rc;
 }

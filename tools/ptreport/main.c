@@ -9,12 +9,8 @@
  * error or an input that cannot be read (the message says where). */
 #include "ptreport.h"
 
-#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: ptreport show RUN.json [--sort time|flops|name|order] [--depth N] [--percentages]\n"
@@ -45,73 +41,22 @@ int main(int argc, char **argv)
 
 /* ---- output ---------------------------------------------------------- */
 
-int pr_out_open(pr_out *o, const char *path)
+int pr_out_open(pt__afile *a, const char *path)
 {
-    size_t n = strlen(path);
-    int fd;
+    char why[320];
 
-    memset(o, 0, sizeof *o);
-    o->final = strdup(path);
-    o->tmp = malloc(n + sizeof ".tmp.XXXXXX");
-    if (!o->final || !o->tmp) {
-        pr_out_abort(o);
-        return -1;
-    }
-    memcpy(o->tmp, path, n);
-    memcpy(o->tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        pr_fail("%s: %s", path, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        pr_out_abort(o);
-        return -1;
-    }
-    /* mkstemp makes the file 0600; the result should get the mode any
-     * new file gets here, as the library's exports do. */
-    {
-        mode_t mask = umask(0);
-        umask(mask);
-        if (fchmod(fd, 0666 & ~mask) != 0) {
-            close(fd);
-            pr_out_abort(o);
-            return -1;
-        }
-    }
-    o->f = fdopen(fd, "w");
-    if (!o->f) {
-        close(fd);
-        pr_out_abort(o);
-        return -1;
-    }
+    if (pt__afile_open(a, path, why, sizeof why) != 0)
+        return pr_fail("%s: %s", path, why);
     return 0;
 }
 
-void pr_out_abort(pr_out *o)
+int pr_out_commit(pt__afile *a, const char *path)
 {
-    if (o->f)
-        fclose(o->f);
-    if (o->tmp)
-        unlink(o->tmp);
-    free(o->tmp);
-    free(o->final);
-    memset(o, 0, sizeof *o);
-}
+    char why[600];
 
-int pr_out_commit(pr_out *o)
-{
-    int bad = ferror(o->f) != 0;
-    bad |= fclose(o->f) != 0;
-    o->f = NULL;
-    if (!bad && rename(o->tmp, o->final) == 0) {
-        free(o->tmp);
-        free(o->final);
-        memset(o, 0, sizeof *o);
-        return 0;
-    }
-    pr_fail("%s: %s", o->final, strerror(errno ? errno : EIO));
-    pr_out_abort(o);
-    return -1;
+    if (pt__afile_commit(a, why, sizeof why) != 0)
+        return pr_fail("%s: %s", path, why);
+    return 0;
 }
 
 int pr_fail(const char *fmt, ...)

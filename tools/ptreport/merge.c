@@ -383,7 +383,7 @@ int pr_merge(int argc, char **argv)
     node *root;
     int n = 0, rc = 0, loaded = 0;
     json_t *doc = NULL;
-    pr_out o;
+    pt__afile o;
 
     files = calloc((size_t)argc + 1, sizeof *files);
     runs = calloc((size_t)argc + 1, sizeof *runs);
@@ -428,11 +428,11 @@ int pr_merge(int argc, char **argv)
         goto done;
     }
     if (json_dumpf(doc, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) || fputc('\n', o.f) == EOF) {
-        pr_out_abort(&o);
+        pt__afile_abort(&o);
         rc = pr_fail("merge: writing %s failed", outp);
         goto done;
     }
-    rc = pr_out_commit(&o) ? 2 : 0;
+    rc = pr_out_commit(&o, outp);
 done:
     json_decref(doc);
     for (int i = 0; i < loaded; i++)

@@ -7,6 +7,9 @@
 #ifndef PT_PTREPORT_H
 #define PT_PTREPORT_H
 
+#include "core/restore.h"
+#include "report/atomic_file.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,15 +82,11 @@ int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char
                  size_t errlen);
 void pr_run_free(pr_run *r);
 
-/* Output through a temporary file renamed into place on success. */
-typedef struct pr_out {
-    FILE *f;
-    char *final, *tmp;
-} pr_out;
-int pr_out_open(pr_out *o, const char *path);
-/* Closes and renames; on any write error removes the temporary and returns -1. */
-int pr_out_commit(pr_out *o);
-void pr_out_abort(pr_out *o);
+/* Output through the library's atomic writer: a temporary file renamed
+ * into place on success, nothing left behind on failure. Each returns 0,
+ * or says "ptreport: OUT: why" and returns 2; pt__afile_abort() gives up. */
+int pr_out_open(pt__afile *a, const char *path);
+int pr_out_commit(pt__afile *a, const char *path);
 
 /* The commands; each returns the process's exit status. */
 int pr_show(int argc, char **argv);
@@ -102,24 +101,20 @@ int pr_write_csv(const pr_run *r, FILE *f);
  * writers report it: every section with its figures, the run's clock,
  * errors, device clock, peaks and tracked memory. On failure prints
  * "ptreport: CMD: ..." and returns 2 with *out NULL; else 0. */
-struct pt_timing;
-int pr_rebuild(const pr_run *run, const char *cmd, struct pt_timing **out);
+int pr_rebuild(const pr_run *run, const char *cmd, pt_timing **out);
 
-/* A Chrome Trace Event file of the aggregate figures (flame.c): every
- * section one complete ("X") event as long as its total over all its
- * occurrences, a section's children laid one after another from its start
- * in order of first start, the top-level sections one after another from
- * 0. One track, so viewers draw the tree as a flame chart; each event's
- * "args" hold the section's figures and "metadata" says the layout is
- * aggregate. Where children's totals add up to more than their parent's
- * (a CUDA-event-timed launch still running after the host section that
- * queued it ended; rounding aside), the parent is drawn as long as its
- * children and its args say so. `from` may be NULL. Written through a
- * temporary file and renamed. Returns 0; PT_EOPEN when sections are open
- * (written with them, their totals without the running occurrence);
- * PT_EINVAL for a NULL or empty path; PT_EIO; PT_ENOMEM. */
-struct pt__saved;
-int pt__export_flame(struct pt_timing *t, const char *path, const struct pt__saved *from);
+/* A Chrome Trace Event file of the aggregate figures on f (flame.c):
+ * every section one complete ("X") event as long as its total over all
+ * its occurrences, a section's children laid one after another from its
+ * start in order of first start, the top-level sections one after another
+ * from 0. One track, so viewers draw the tree as a flame chart; each
+ * event's "args" hold the section's figures and "metadata" says the layout
+ * is aggregate. Where children's totals add up to more than their
+ * parent's (a CUDA-event-timed launch still running after the host
+ * section that queued it ended; rounding aside), the parent is drawn as
+ * long as its children and its args say so. `from` may be NULL. Returns
+ * 0 or PT_ENOMEM; a failed write is left on f's error flag. */
+int pr_write_flame(pt_timing *t, FILE *f, const pt__saved *from);
 
 /* Prints "ptreport: " and the message on stderr; returns 2 (usage, input). */
 int pr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

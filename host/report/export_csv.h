@@ -1,0 +1,18 @@
+/* The CSV writer (export_csv.c), which ptreport's conversion of a saved
+ * run goes through too. Not installed. */
+#ifndef PT_REPORT_EXPORT_CSV_H
+#define PT_REPORT_EXPORT_CSV_H
+
+#include "core/model.h"
+
+#include <stdio.h>
+
+/* The header row: path, name, depth, kind, open, then every figure. */
+PT__HIDDEN int pt__csv_header(FILE *f);
+/* One row: the section at path, of kind ("cpu" and so on), with the name,
+ * depth, open mark and figures st holds. Both return 0, or nonzero once a
+ * write failed (the stream keeps the error). */
+PT__HIDDEN int pt__csv_row(FILE *f, const char *path, const char *kind,
+                           const pt_section_stats *st);
+
+#endif
