@@ -42,9 +42,12 @@ pt_timing *pt__restore_create(const char *name)
     return t;
 }
 
-static int push_open(pt_timing *t, pt_section *s)
+int pt__restore_open(pt_timing *t, pt_section *s)
 {
     pt__thr *r = &t->main;
+
+    if (s->open)
+        return 0;
     if (pt__thr_push(r, s) < 0)
         return PT_ENOMEM;
     r->stack[r->depth - 1].t0 = 0;
@@ -92,7 +95,7 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
         s->phase->block_min_ns = fig(f->block_min_ns);
         s->phase->block_max_ns = fig(f->block_max_ns);
     }
-    if (f->open && push_open(t, s) < 0)
+    if (f->open && pt__restore_open(t, s) < 0)
         return NULL;
     return s;
 }
@@ -117,7 +120,11 @@ int pt__restore_run(pt_timing *t, const pt__restored_run *r)
     t->ns_per_tick = kind == PT__CLOCK_TSC ? 1.0 / r->clock_ghz : 1;
     t->main.nsections = r->section_count;
     t->errors = r->errors;
+    if (r->errors_of)
+        memcpy(t->errors_of, r->errors_of, sizeof t->errors_of);
     snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error ? r->last_error : "");
+    if (r->gpu_timing)
+        t->flags |= PT_GPU_EVENTS;
     t->gpu_fallback = r->gpu_fallback;
     t->dropped = r->dropped;
     if (r->dev_clock)

@@ -31,7 +31,9 @@ typedef struct pt__restored_run {
     double clock_ghz;         /* for "tsc" */
     size_t section_count;
     uint64_t errors;
+    const uint64_t *errors_of; /* NULL, or the count of each code: [-PT_EINVAL] and on */
     const char *last_error;
+    int gpu_timing;           /* CUDA events were in use (the timing gets PT_GPU_EVENTS) */
     int gpu_fallback;
     uint64_t dropped;
     const pt_dev_clock *dev_clock; /* NULL: no device clock was used */
@@ -53,6 +55,9 @@ PT__HIDDEN pt_timing *pt__restore_create(const char *name);
  * siblings are kept in the order they are added. NULL without memory. */
 PT__HIDDEN pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *name,
                                            const pt__restored *f);
+/* s, a section of t, open at save time: a frame goes on the stack, once.
+ * 0, or PT_ENOMEM. */
+PT__HIDDEN int pt__restore_open(pt_timing *t, pt_section *s);
 /* The run-level state the reports print. 0, or PT_EINVAL for a clock
  * this build cannot stand for. */
 PT__HIDDEN int pt__restore_run(pt_timing *t, const pt__restored_run *r);

@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define F64(name, field) { name, PT__FIG_F64, offsetof(pt_section_stats, field) }
-#define U64(name, field) { name, PT__FIG_U64, offsetof(pt_section_stats, field) }
+#define F64(name, field) { name, PT__FIG_F64, offsetof(pt_section_stats, field), 0 }
+#define U64(name, field) { name, PT__FIG_U64, offsetof(pt_section_stats, field), 0 }
+#define LATER(name, field) { name, PT__FIG_F64, offsetof(pt_section_stats, field), 1 }
 const pt__figure pt__figures[] = {
     U64("count", count),
     F64("total_ms", total_ms), F64("self_ms", self_ms), F64("first_ms", first_ms),
@@ -26,12 +27,13 @@ const pt__figure pt__figures[] = {
     U64("blocks", blocks), F64("hits", hits), F64("block_mean_ms", block_mean_ms),
     F64("block_min_ms", block_min_ms), F64("block_max_ms", block_max_ms),
     F64("imbalance", imbalance),
-    F64("ai", ai), F64("pct_peak_bw", pct_peak_bw), F64("pct_peak_flops", pct_peak_flops),
-    { "bound", PT__FIG_BOUND, offsetof(pt_section_stats, bound) },
-    F64("mem_high_water", mem_high_water),
+    LATER("ai", ai), LATER("pct_peak_bw", pct_peak_bw), LATER("pct_peak_flops", pct_peak_flops),
+    { "bound", PT__FIG_BOUND, offsetof(pt_section_stats, bound), 1 },
+    LATER("mem_high_water", mem_high_water),
 };
 #undef F64
 #undef U64
+#undef LATER
 const size_t pt__nfigures = sizeof pt__figures / sizeof pt__figures[0];
 
 double pt__figure_value(const pt_section_stats *st, const pt__figure *f)

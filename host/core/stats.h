@@ -15,11 +15,21 @@ typedef struct pt__figure {
     const char *name;
     int type;                 /* PT__FIG_*: double, uint64_t, or int bound */
     size_t off;               /* in pt_section_stats */
+    int later;                /* came later within schema 1: a reader takes a run without it as 0 */
 } pt__figure;
 PT__HIDDEN extern const pt__figure pt__figures[];
 PT__HIDDEN extern const size_t pt__nfigures;
 /* A figure's value as a double (the bound as its enum value). */
 PT__HIDDEN double pt__figure_value(const pt_section_stats *st, const pt__figure *f);
+/* A PT__FIG_U64 figure exactly, and where any figure lies in st. */
+static inline uint64_t pt__figure_u64(const pt_section_stats *st, const pt__figure *f)
+{
+    return *(const uint64_t *)(const void *)((const char *)st + f->off);
+}
+static inline void *pt__figure_at(pt_section_stats *st, const pt__figure *f)
+{
+    return (char *)st + f->off;
+}
 /* "cpu", "gpu", "phase" or "unattributed" for enum pt__kind. */
 PT__HIDDEN const char *pt__kind_name(int kind);
 

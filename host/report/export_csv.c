@@ -76,9 +76,7 @@ int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_st
         if (fig->type == PT__FIG_F64)
             rc = num(f, v);
         else if (fig->type == PT__FIG_U64)
-            rc = fprintf(f, ",%" PRIu64, *(const uint64_t *)(const void *)((const char *)st +
-                                                                         fig->off)) < 0
-                     ? WRITE_FAILED : 0;
+            rc = fprintf(f, ",%" PRIu64, pt__figure_u64(st, fig)) < 0 ? WRITE_FAILED : 0;
         else
             rc = fprintf(f, ",%s", pt__bound_name((int)v)) < 0 ? WRITE_FAILED : 0;
     }

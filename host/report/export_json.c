@@ -33,7 +33,12 @@
  * non-finite number, which the statistics never produce, would be
  * written as null, since JSON has no token for it. Strings are valid
  * UTF-8 whatever the titles hold: bytes that are not UTF-8 become
- * U+FFFD, so every JSON parser accepts the file. */
+ * U+FFFD, so every JSON parser accepts the file.
+ *
+ * ptreport merge writes its pooled run with this writer too, adding its
+ * "merged" members (pt__json_more). */
+#include "report/export_json.h"
+
 #include "core/roofline.h"
 #include "core/stats.h"
 #include "core/threads.h"
@@ -53,7 +58,7 @@
 
 /* ---- sections ---------------------------------------------------- */
 
-static int section(pt_timing *t, pt__json *w, const pt_section *s)
+static int section(pt_timing *t, pt__json *w, const pt_section *s, const pt__json_more *more)
 {
     pt_section_stats st;
     char *path = pt__section_path_dup(s);
@@ -66,7 +71,6 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s)
     pt__json_open(w, '{');
     pt__json_k_str(w, "name", s->name);
     pt__json_k_str(w, "path", path);
-    free(path);
     pt__json_k_u64(w, "depth", (uint64_t)st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_bool(w, "open", st.open);
@@ -76,15 +80,18 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s)
         if (fig->type == PT__FIG_F64)
             pt__json_k_num(w, fig->name, v);
         else if (fig->type == PT__FIG_U64)
-            pt__json_k_u64(w, fig->name, (uint64_t)v);
+            pt__json_k_u64(w, fig->name, pt__figure_u64(&st, fig));
         else
             pt__json_k_str(w, fig->name, pt__bound_name((int)v));
     }
+    if (more && more->section)
+        more->section(more->ctx, w, s, path);
+    free(path);
     pt__json_key(w, "children");
     pt__json_open(w, '[');
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
         pt__json_item(w);
-        rc = section(t, w, c);
+        rc = section(t, w, c, more);
     }
     pt__json_close(w, ']');
     pt__json_close(w, '}');
@@ -156,7 +163,7 @@ static void memory(const pt_timing *t, pt__json *w)
 
 /* ---- the document ------------------------------------------------ */
 
-static int document(pt_timing *t, pt__json *w)
+static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
 {
     pt_run_stats rs = pt_stats(t);
     const pt_dev_clock *dc = &t->dev_clock;
@@ -203,9 +210,10 @@ static int document(pt_timing *t, pt__json *w)
     pt__json_k_u64(w, "trace_dropped", rs.trace_dropped);
     pt__json_close(w, '}');
 
+    /* A run rebuilt from saved ones has no threads of its own to show. */
     pt__json_key(w, "threads");
     pt__json_open(w, '[');
-    for (int i = 0; i < rs.threads; i++) {
+    for (int i = 0; i < rs.threads && !(more && more->saved); i++) {
         pt_thread_info ti;
         if (pt_thread_stats(t, i, &ti) < 0)
             continue;
@@ -270,7 +278,13 @@ static int document(pt_timing *t, pt__json *w)
     } else {
         pt__json_null(w);
     }
-    memory(t, w);
+    /* Tensors of several runs do not add up to one list. */
+    if (more && more->saved) {
+        pt__json_key(w, "memory");
+        pt__json_null(w);
+    } else {
+        memory(t, w);
+    }
 
     pt__json_key(w, "errors");
     pt__json_open(w, '{');
@@ -283,12 +297,14 @@ static int document(pt_timing *t, pt__json *w)
             pt__json_k_u64(w, pt_err_name(code), pt_error_count_of(t, code));
     pt__json_close(w, '}');
     pt__json_close(w, '}');
+    if (more && more->document)
+        more->document(more->ctx, w);
 
     pt__json_key(w, "sections");
     pt__json_open(w, '[');
     for (const pt_section *c = t->root.child; c && rc == 0 && !w->err; c = c->next) {
         pt__json_item(w);
-        rc = section(t, w, c);
+        rc = section(t, w, c, more);
     }
     pt__json_close(w, ']');
     pt__json_close(w, '}');
@@ -296,10 +312,18 @@ static int document(pt_timing *t, pt__json *w)
     return rc;
 }
 
+int pt__json_export_write(pt_timing *t, FILE *f, const pt__json_more *more)
+{
+    pt__json w;
+
+    pt__settle(t);
+    pt__json_init(&w, f, PT__JSON_PRETTY);
+    return document(t, &w, more);
+}
+
 int pt_export_json(pt_timing *t, const char *path)
 {
     pt__afile a;
-    pt__json w;
     int rc;
 
     if (!t)
@@ -307,8 +331,6 @@ int pt_export_json(pt_timing *t, const char *path)
     rc = pt__export_open(t, &a, path);
     if (rc)
         return rc;
-    pt__settle(t);
-    pt__json_init(&w, a.f, PT__JSON_PRETTY);
-    rc = document(t, &w);
+    rc = pt__json_export_write(t, a.f, NULL);
     return pt__export_finish(t, &a, rc, "pt_export_json", path, 1);
 }

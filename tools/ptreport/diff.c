@@ -71,18 +71,19 @@ typedef struct cmp {
 
 static double per_call(const pr_sec *s)
 {
-    return s->count >= 2 ? s->fig[F_MEAN] : s->fig[F_FIRST];
+    return s->st.count >= 2 ? s->st.mean_ms : s->st.first_ms;
 }
 
 static void judge(cmp *c, double thr)
 {
-    uint64_t na = c->a->count > 1 ? c->a->count - 1 : 0, nb = c->b->count > 1 ? c->b->count - 1 : 0;
-    double d, sa = c->a->fig[F_STDDEV], sb = c->b->fig[F_STDDEV];
+    uint64_t na = c->a->st.count > 1 ? c->a->st.count - 1 : 0;
+    uint64_t nb = c->b->st.count > 1 ? c->b->st.count - 1 : 0;
+    double d, sa = c->a->st.stddev_ms, sb = c->b->st.stddev_ms;
 
     c->ma = per_call(c->a);
     c->mb = per_call(c->b);
-    c->ta = c->a->fig[F_TOTAL];
-    c->tb = c->b->fig[F_TOTAL];
+    c->ta = c->a->st.total_ms;
+    c->tb = c->b->st.total_ms;
     d = c->mb - c->ma;
     c->noise = 0;
     if (na >= 2 && nb >= 2 && isfinite(sa) && isfinite(sb))
@@ -218,13 +219,13 @@ int pr_diff(int argc, char **argv)
         printf("\nonly in base (%zu):\n", only_a);
         for (size_t i = 0; i < fa.n; i++)
             if (!find(sorted_b, fb.n, fa.v[i]->path))
-                printf("  %s  %.3f ms total\n", fa.v[i]->path, fa.v[i]->fig[F_TOTAL]);
+                printf("  %s  %.3f ms total\n", fa.v[i]->path, fa.v[i]->st.total_ms);
     }
     if (only_b) {
         printf("\nonly in new (%zu):\n", only_b);
         for (size_t i = 0; i < fb.n; i++)
             if (!find(sorted_a, fa.n, fb.v[i]->path))
-                printf("  %s  %.3f ms total\n", fb.v[i]->path, fb.v[i]->fig[F_TOTAL]);
+                printf("  %s  %.3f ms total\n", fb.v[i]->path, fb.v[i]->st.total_ms);
     }
     rc = nreg ? 1 : 0;
     if (fflush(stdout) != 0)

@@ -108,7 +108,7 @@ static void args(fw *w, const pt_section *s, const pt_section_stats *st, const c
         if (!(always || (later && st->count > 1) || v != 0))
             continue;
         if (fig->type == PT__FIG_U64)
-            pt__json_k_u64(j, n, *(const uint64_t *)(const void *)((const char *)st + fig->off));
+            pt__json_k_u64(j, n, pt__figure_u64(st, fig));
         else if (fig->type == PT__FIG_BOUND)
             pt__json_k_str(j, n, pt__bound_name((int)v));
         else

@@ -2,12 +2,13 @@
  * memory, and the commands that work on it (show, diff, merge, convert).
  *
  * A run is kept as the export wrote it: every figure by the export's own
- * name, so the CSV conversion and the merge's output are the same columns
- * in the same order as the library's writers. */
+ * name, read by the library's list of figures, so the CSV conversion
+ * writes the same columns as the library's writer, through it. */
 #ifndef PT_PTREPORT_H
 #define PT_PTREPORT_H
 
 #include "core/restore.h"
+#include "core/stats.h"
 #include "report/atomic_file.h"
 
 #include <jansson.h>
@@ -15,42 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The figures of a section, in the order host/report/export_csv.c writes them;
- * "blocks", an integer, sits between d2d_gbs and hits there. */
-#define PR_FIGURES(X)                                                                       \
-    X(TOTAL, "total_ms") X(SELF, "self_ms") X(FIRST, "first_ms") X(MEAN, "mean_ms")           \
-    X(STDDEV, "stddev_ms") X(MIN, "min_ms") X(MAX, "max_ms") X(PPARENT, "pct_parent")         \
-    X(PTOTAL, "pct_total") X(READ, "read_bytes") X(WRITTEN, "written_bytes")                 \
-    X(FLOPS, "flops") X(READ_GBS, "read_gbs") X(WRITE_GBS, "write_gbs") X(GFLOPS, "gflops")    \
-    X(H2D, "h2d_bytes") X(D2H, "d2h_bytes") X(D2D, "d2d_bytes") X(H2D_GBS, "h2d_gbs")        \
-    X(D2H_GBS, "d2h_gbs") X(D2D_GBS, "d2d_gbs") X(HITS, "hits")                             \
-    X(BLOCK_MEAN, "block_mean_ms") X(BLOCK_MIN, "block_min_ms") X(BLOCK_MAX, "block_max_ms") \
-    X(IMBALANCE, "imbalance") X(AI, "ai") X(PCT_PEAK_BW, "pct_peak_bw")                       \
-    X(PCT_PEAK_FLOPS, "pct_peak_flops") X(MEM_HIGH_WATER, "mem_high_water")
-
-enum {
-#define PR_FIG_ENUM(id, name) F_##id,
-    PR_FIGURES(PR_FIG_ENUM)
-#undef PR_FIG_ENUM
-    NFIG
-};
-/* The figures before "blocks" in the CSV's column order; "bound", a
- * string, sits before mem_high_water. */
-#define PR_FIGS_BEFORE_BLOCKS F_HITS
-#define PR_FIGS_BEFORE_BOUND F_MEM_HIGH_WATER
-/* The first figure a file may leave out: the roofline and memory figures
- * came later within schema 1, so older files lack them (read as 0). */
-#define PR_FIGS_OPTIONAL F_AI
-
-extern const char *const pr_fig_name[NFIG];
-
 typedef struct pr_sec pr_sec;
 struct pr_sec {
     char *name, *path, *kind; /* kind: cpu, gpu, phase or unattributed */
-    const char *bound;        /* memory, compute or unknown */
-    int depth, open;
-    uint64_t count, blocks;
-    double fig[NFIG];         /* NaN where the file holds null */
+    /* Its name, depth, open mark and figures, read by the library's list
+     * of figures (core/stats.h); NaN where the file holds null. */
+    pt_section_stats st;
     pr_sec *kids;
     size_t nkids;
     size_t order;             /* position among its siblings in the file */
@@ -102,6 +73,11 @@ int pr_write_csv(const pr_run *r, FILE *f);
  * errors, device clock, peaks and tracked memory. On failure prints
  * "ptreport: CMD: ..." and returns 2 with *out NULL; else 0. */
 int pr_rebuild(const pr_run *run, const char *cmd, pt_timing **out);
+/* run's sections restored under t's root: 0, or -1 without memory. */
+int pr_restore_sections(pt_timing *t, const pr_run *run);
+/* run's run-level state for pt__restore_run() (rebuild.c): rr points into
+ * dc and by_code, which holds -PT__ERR_LAST counts. */
+void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uint64_t *by_code);
 
 /* A Chrome Trace Event file of the aggregate figures on f (flame.c):
  * every section one complete ("X") event as long as its total over all

@@ -7,6 +7,8 @@
 
 #include "where.h"
 
+#include "core/roofline.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pt/pt.h>
@@ -15,12 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const char *const pr_fig_name[NFIG] = {
-#define PR_FIG_NAME(id, name) name,
-    PR_FIGURES(PR_FIG_NAME)
-#undef PR_FIG_NAME
-};
 
 /* ---- typed members --------------------------------------------------- */
 
@@ -93,6 +89,25 @@ static int get_number(pr_where *c, json_t *o, const char *key, double *out)
     return 0;
 }
 
+/* "memory", "compute" or "unknown", as enum pt_bound. */
+static int get_bound(pr_where *c, json_t *o, const char *key, int *out)
+{
+    static const int bounds[] = { PT_BOUND_UNKNOWN, PT_BOUND_MEMORY, PT_BOUND_COMPUTE };
+    const char *s;
+
+    if (get_string(c, o, key, &s))
+        return -1;
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++)
+        if (strcmp(s, pt__bound_name(bounds[i])) == 0) {
+            *out = bounds[i];
+            return 0;
+        }
+    pr_enter_key(c, key);
+    pr_fail_at(c, "unknown bound \"%s\" (memory, compute or unknown)", s);
+    pr_leave(c);
+    return -1;
+}
+
 static int get_object(pr_where *c, json_t *o, const char *key, json_t **out, int nullable)
 {
     json_t *v = member(c, o, key);
@@ -130,16 +145,16 @@ static int load_section(pr_where *c, json_t *o, int depth, pr_sec *s)
         return pr_fail_at(c, "a section must be an object");
     if (get_string(c, o, "name", (const char **)&s->name) ||
         get_string(c, o, "path", (const char **)&s->path) || get_uint(c, o, "depth", &d) ||
-        get_string(c, o, "kind", (const char **)&s->kind) || get_bool(c, o, "open", &s->open) ||
-        get_uint(c, o, "count", &s->count) || get_uint(c, o, "blocks", &s->blocks))
+        get_string(c, o, "kind", (const char **)&s->kind) || get_bool(c, o, "open", &s->st.open))
         return -1;
+    s->st.name = s->name;
     if (d != (uint64_t)depth) {
         pr_enter_key(c, "depth");
         pr_fail_at(c, "depth %llu where the nesting gives %d", (unsigned long long)d, depth);
         pr_leave(c);
         return -1;
     }
-    s->depth = depth;
+    s->st.depth = depth;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         ok |= strcmp(s->kind, kinds[i]) == 0;
     if (!ok) {
@@ -148,23 +163,21 @@ static int load_section(pr_where *c, json_t *o, int depth, pr_sec *s)
         pr_leave(c);
         return -1;
     }
-    for (int f = 0; f < NFIG; f++) {
-        if (f >= PR_FIGS_OPTIONAL && !json_object_get(o, pr_fig_name[f]))
-            s->fig[f] = 0;
-        else if (get_number(c, o, pr_fig_name[f], &s->fig[f]))
-            return -1;
-    }
-    s->bound = "unknown";
-    if (json_object_get(o, "bound")) {
-        if (get_string(c, o, "bound", &s->bound))
-            return -1;
-        if (strcmp(s->bound, "memory") && strcmp(s->bound, "compute") &&
-            strcmp(s->bound, "unknown")) {
-            pr_enter_key(c, "bound");
-            pr_fail_at(c, "unknown bound \"%s\" (memory, compute or unknown)", s->bound);
-            pr_leave(c);
-            return -1;
+    /* Every figure by the library's list; those that came later within
+     * schema 1 may be missing from older runs, and read as 0. */
+    for (size_t i = 0; i < pt__nfigures; i++) {
+        const pt__figure *f = &pt__figures[i];
+        void *at = pt__figure_at(&s->st, f);
+        int bad;
+        if (f->later && !json_object_get(o, f->name))
+            continue;
+        switch (f->type) {
+        case PT__FIG_U64: bad = get_uint(c, o, f->name, (uint64_t *)at); break;
+        case PT__FIG_F64: bad = get_number(c, o, f->name, (double *)at); break;
+        default: bad = get_bound(c, o, f->name, (int *)at); break;
         }
+        if (bad)
+            return -1;
     }
     merged = json_object_get(o, "merged");
     if (merged && !json_is_object(merged)) {

@@ -28,17 +28,17 @@ static int kind_of(const char *kind)
 static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const double *f = v[i].fig;
+        const pt_section_stats *f = &v[i].st;
         pt__restored r = {
-            .kind = kind_of(v[i].kind), .open = v[i].open, .count = v[i].count,
-            .total_ns = f[F_TOTAL] * 1e6, .first_ns = f[F_FIRST] * 1e6,
-            .mean_ns = f[F_MEAN] * 1e6, .sd_ns = f[F_STDDEV] * 1e6,
-            .min_ns = f[F_MIN] * 1e6, .max_ns = f[F_MAX] * 1e6,
-            .read = f[F_READ], .written = f[F_WRITTEN], .flops = f[F_FLOPS],
-            .xfer = { f[F_H2D], f[F_D2H], f[F_D2D] },
-            .blocks = v[i].blocks, .hits = f[F_HITS], .block_mean_ns = f[F_BLOCK_MEAN] * 1e6,
-            .block_min_ns = f[F_BLOCK_MIN] * 1e6, .block_max_ns = f[F_BLOCK_MAX] * 1e6,
-            .mem_hwm = f[F_MEM_HIGH_WATER],
+            .kind = kind_of(v[i].kind), .open = f->open, .count = f->count,
+            .total_ns = f->total_ms * 1e6, .first_ns = f->first_ms * 1e6,
+            .mean_ns = f->mean_ms * 1e6, .sd_ns = f->stddev_ms * 1e6,
+            .min_ns = f->min_ms * 1e6, .max_ns = f->max_ms * 1e6,
+            .read = f->read_bytes, .written = f->written_bytes, .flops = f->flops,
+            .xfer = { f->xfer_bytes[0], f->xfer_bytes[1], f->xfer_bytes[2] },
+            .blocks = f->blocks, .hits = f->hits, .block_mean_ns = f->block_mean_ms * 1e6,
+            .block_min_ns = f->block_min_ms * 1e6, .block_max_ns = f->block_max_ms * 1e6,
+            .mem_hwm = f->mem_high_water,
         };
         pt_section *s = pt__restore_section(t, parent, v[i].name, &r);
         if (!s || restore_secs(t, s, v[i].kids, v[i].nkids) < 0)
@@ -52,38 +52,60 @@ static long long int_of(json_t *o, const char *key)
     return (long long)json_integer_value(json_object_get(o, key));
 }
 
-/* The run-level state: 0, or -1 for a clock no timing can stand for. */
-static int restore_run(pt_timing *t, const pr_run *run)
+void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uint64_t *by_code)
 {
-    pt_dev_clock dc;
-    pt__restored_run rr = {
+    json_t *codes = json_object_get(json_object_get(run->doc, "errors"), "by_code");
+
+    *rr = (pt__restored_run){
         .clock = run->clock, .clock_ghz = run->clock_ghz,
         .section_count = (size_t)run->section_count, .errors = run->error_count,
-        .last_error = run->errors_last, .gpu_fallback = run->gpu_fallback,
-        .dropped = run->dropped,
+        .errors_of = by_code, .last_error = run->errors_last, .gpu_timing = run->gpu_timing,
+        .gpu_fallback = run->gpu_fallback, .dropped = run->dropped,
     };
-
+    /* The codes by name, as the export writes them; a name this build
+     * does not know is left out. */
+    for (int code = -1; code > PT__ERR_LAST; code--) {
+        json_t *n = json_object_get(codes, pt_err_name(code));
+        by_code[-code] = json_is_integer(n) && json_integer_value(n) > 0
+                             ? (uint64_t)json_integer_value(n) : 0;
+    }
+    by_code[0] = 0;
     if (run->device_clock) {
         json_t *o = run->device_clock;
         const char *name = json_string_value(json_object_get(o, "device_name"));
-        memset(&dc, 0, sizeof dc);
-        dc.calibrated = json_is_true(json_object_get(o, "calibrated"));
-        dc.cycles_per_ns = json_number_value(json_object_get(o, "cycles_per_ns"));
-        dc.tick_ns = json_number_value(json_object_get(o, "tick_ns"));
-        dc.blocks_own = int_of(o, "blocks_own");
-        dc.blocks_cal = int_of(o, "blocks_cal");
-        dc.device = (int)int_of(o, "device");
-        dc.folds = int_of(o, "folds");
-        dc.slots_skipped = int_of(o, "slots_skipped");
-        snprintf(dc.device_name, sizeof dc.device_name, "%s", name ? name : "");
-        rr.dev_clock = &dc;
+        memset(dc, 0, sizeof *dc);
+        dc->calibrated = json_is_true(json_object_get(o, "calibrated"));
+        dc->cycles_per_ns = json_number_value(json_object_get(o, "cycles_per_ns"));
+        dc->tick_ns = json_number_value(json_object_get(o, "tick_ns"));
+        dc->blocks_own = int_of(o, "blocks_own");
+        dc->blocks_cal = int_of(o, "blocks_cal");
+        dc->device = (int)int_of(o, "device");
+        dc->folds = int_of(o, "folds");
+        dc->slots_skipped = int_of(o, "slots_skipped");
+        snprintf(dc->device_name, sizeof dc->device_name, "%s", name ? name : "");
+        rr->dev_clock = dc;
     }
     if (run->peaks) {
         const char *src = json_string_value(json_object_get(run->peaks, "source"));
-        rr.peak_src = src && strcmp(src, "user") == 0 ? PT__PEAKS_USER : PT__PEAKS_DEVICE;
-        rr.peak_bw = json_number_value(json_object_get(run->peaks, "bytes_per_s"));
-        rr.peak_flops = json_number_value(json_object_get(run->peaks, "flops_per_s"));
+        rr->peak_src = src && strcmp(src, "user") == 0 ? PT__PEAKS_USER : PT__PEAKS_DEVICE;
+        rr->peak_bw = json_number_value(json_object_get(run->peaks, "bytes_per_s"));
+        rr->peak_flops = json_number_value(json_object_get(run->peaks, "flops_per_s"));
     }
+}
+
+int pr_restore_sections(pt_timing *t, const pr_run *run)
+{
+    return restore_secs(t, NULL, run->secs, run->nsecs);
+}
+
+/* The run-level state: 0, or -1 for a clock no timing can stand for. */
+static int restore_run(pt_timing *t, const pr_run *run)
+{
+    uint64_t by_code[-PT__ERR_LAST];
+    pt__restored_run rr;
+    pt_dev_clock dc;
+
+    pr_run_state(run, &rr, &dc, by_code);
     return pt__restore_run(t, &rr) == 0 ? 0 : -1;
 }
 
@@ -157,7 +179,7 @@ int pr_rebuild(const pr_run *run, const char *cmd, pt_timing **out)
                                : pr_fail("%s: %s: the tracked memory cannot be shown (%s)", cmd,
                                          run->file, pt_strerror(rc));
     }
-    if (restore_secs(t, NULL, run->secs, run->nsecs) < 0) {
+    if (pr_restore_sections(t, run) < 0) {
         pt_destroy(t);
         return pr_fail("%s: out of memory", cmd);
     }
