@@ -129,11 +129,9 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
     put_u(&w, 0, 8); /* the count, written at the end */
     if (t) {
         pt__settle(t);
-        /* Preorder without recursion: down to the first child, else to
-         * the next sibling of the nearest ancestor that has one. */
-        const pt_section *s = t->root.child;
-        uint32_t depth = 1;
-        while (s) {
+        /* Preorder without recursion (tree.h). */
+        for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
+            uint32_t depth = (uint32_t)s->depth;
             if (s->name_len > UINT32_MAX || depth > PACK_MAX_DEPTH) {
                 free(w.p);
                 return pt__fail(t, PT_ERANGE, "pt_pack: \"%.64s\" is %s", s->name,
@@ -142,17 +140,6 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
             }
             put_section(&w, s, depth);
             n++;
-            if (s->child) {
-                s = s->child;
-                depth++;
-                continue;
-            }
-            while (s && !s->next) {
-                s = s->parent == &t->root ? NULL : s->parent;
-                depth--;
-            }
-            if (s)
-                s = s->next;
         }
     }
     if (w.oom) {

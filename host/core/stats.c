@@ -5,6 +5,7 @@
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/trace.h"
+#include "core/tree.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -224,12 +225,11 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
         return 0;
     pt__settle(t);
     /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
-    s = t->root.child;
-    while (s) {
+    for (s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
         double v = self_ns(s);
         size_t i = k < n ? k++ : n;
         if (i == n && self_ns(out[n - 1]) >= v)
-            goto next;
+            continue;
         if (i == n)
             i = n - 1;
         while (i > 0 && self_ns(out[i - 1]) < v) {
@@ -237,15 +237,6 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
             i--;
         }
         out[i] = s;
-next:
-        if (s->child) {
-            s = s->child;
-        } else {
-            while (s && !s->next)
-                s = s->parent == &t->root ? NULL : s->parent;
-            if (s)
-                s = s->next;
-        }
     }
     return k;
 }

@@ -23,6 +23,17 @@ PT__HIDDEN const pt_section *pt__counterpart(const pt_section *root, const pt_se
 PT__HIDDEN const pt_section *pt__tree_find(const pt_section *root, const char *path);
 /* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */
 PT__HIDDEN char *pt__section_path_dup(const pt_section *s);
+/* The section after s in depth-first order (order of first start) in
+ * root's tree, root itself left out; NULL after the last. Walks without
+ * recursion, however deep the tree: start from root->child. */
+static inline const pt_section *pt__tree_next(const pt_section *s, const pt_section *root)
+{
+    if (s->child)
+        return s->child;
+    while (s && !s->next)
+        s = s->parent == root ? NULL : s->parent;
+    return s ? s->next : NULL;
+}
 /* Frees s's subtree (not s), leaving s without children. */
 PT__HIDDEN void pt__section_free_children(pt_section *s);
 

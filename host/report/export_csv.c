@@ -99,41 +99,28 @@ static int row(pt_timing *t, FILE *f, const pt_section *s)
     return rc;
 }
 
-/* Depth first in order of first start, without recursion: the walk
- * climbs back through parent links. */
+/* Depth first in order of first start, without recursion. */
 static int rows(pt_timing *t, FILE *f)
 {
-    const pt_section *s = t->root.child;
     int rc = 0;
 
-    while (s && rc == 0) {
+    for (const pt_section *s = t->root.child; s && rc == 0; s = pt__tree_next(s, &t->root))
         rc = row(t, f, s);
-        if (s->child) {
-            s = s->child;
-            continue;
-        }
-        while (s && !s->next)
-            s = s->parent == &t->root ? NULL : s->parent;
-        if (s)
-            s = s->next;
-    }
     return rc;
+}
+
+static int write_csv(pt_timing *t, FILE *f, void *ctx)
+{
+    int rc;
+
+    (void)ctx;
+    pt__settle(t);
+    pt__peaks_resolve(t);
+    rc = pt__csv_header(f);
+    return rc == 0 ? rows(t, f) : rc;
 }
 
 int pt_export_csv(pt_timing *t, const char *path)
 {
-    pt__afile a;
-    int rc;
-
-    if (!t)
-        return 0;
-    rc = pt__export_open(t, &a, path);
-    if (rc)
-        return rc;
-    pt__settle(t);
-    pt__peaks_resolve(t);
-    rc = pt__csv_header(a.f);
-    if (rc == 0)
-        rc = rows(t, a.f);
-    return pt__export_finish(t, &a, rc, "pt_export_csv", path, 1);
+    return t ? pt__export(t, path, "pt_export_csv", 1, write_csv, NULL) : 0;
 }

@@ -28,6 +28,18 @@ int pt__export_open(pt_timing *t, pt__afile *a, const char *path)
     return rc;
 }
 
+int pt__export(pt_timing *t, const char *path, const char *fn, int open_written,
+               int (*write)(pt_timing *t, FILE *f, void *ctx), void *ctx)
+{
+    pt__afile a;
+    int rc = pt__export_open(t, &a, path);
+
+    if (rc)
+        return rc;
+    rc = write(t, a.f, ctx);
+    return pt__export_finish(t, &a, rc, fn, path, open_written);
+}
+
 int pt__export_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const char *path,
                       int open_written)
 {

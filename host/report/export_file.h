@@ -5,6 +5,11 @@
 
 #include "report/atomic_file.h"
 
+/* An export named fn from start to end: its file opened at path, written
+ * by write(t, f, ctx), which returns 0 or an error (a failed write is left
+ * on f's error flag), then ended as pt__export_finish() does. */
+PT__HIDDEN int pt__export(pt_timing *t, const char *path, const char *fn, int open_written,
+                          int (*write)(pt_timing *t, FILE *f, void *ctx), void *ctx);
 /* Opens an export's file: path (%r, %p and %% expanded, export_path.c)
  * through a temporary file. 0, or the error counted and described on t
  * as "export to \"PATH\": why". */

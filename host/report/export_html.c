@@ -1,7 +1,8 @@
 /* The HTML report: one self-contained page that needs no network. The
  * page itself (styles and the script that draws the charts as SVG) is
- * export_html.html beside this file, embedded into the library at build time; this
- * file writes the run's figures into it as one JSON document inside
+ * export_html.html beside this file, embedded into the library at build
+ * time; this file writes the run's figures into it as one JSON document
+ * inside
  *
  *   <script type="application/json" id="pt-data"> ... </script>
  *
@@ -10,9 +11,8 @@
  * \u0026, so no title can close the element (or open a comment) early,
  * and every text is put on the page as text, never as markup. The data:
  *
- *   { "name", "version", "created", "clock": { "kind", "ghz" },
- *     "stats": { as the JSON export },  "device_clock": null | { ... },
- *     "errors": { "count", "last" },
+ *   { "name", "version", "created", "clock", "stats", "device_clock" and
+ *     "errors" as the JSON export writes them (json_run.c),
  *     "sections": [ { "id", "parent" (-1 at the top), "name", "path",
  *                     "depth", "kind", "open", every figure of the JSON
  *                     export ("bound" is "memory", "compute" or ""),
@@ -20,31 +20,26 @@
  *                                      "ns": [ [ per phase ] per row ] } } ],
  *                   depth first, in order of first start
  *     "bottlenecks": [ { "id", "self_ms" } ],
- *     "roofline": null | { "bytes_per_s", "flops_per_s", "source" },
+ *     "roofline": null | the JSON export's "peaks",
  *     "saved": null | { "file", "created", "merged" },  a run rebuilt from
  *                   its JSON by ptreport, which keeps no per-block records
  *                   ("heat" is null)
- *     "memory": null | { "tensors": [ { "name", "bytes", "shape", "dtype" } ],
- *                        "total", "peak", "device_total", "device_free",
- *                        "device_used_peak" } }   device figures null unless sampled
+ *     "memory": null | as the JSON export, when anything was tracked }
  */
 #include "report/export_html.h"
 
 #include "core/errors.h"
-#include "core/roofline.h"
 #include "core/stats.h"
 #include "core/timing.h"
 #include "core/tree.h"
-#include "gpu/memory.h"
 #include "report/export_file.h"
 #include "report/format.h"
 #include "report/json.h"
+#include "report/json_run.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Defined in the generated $(BUILD)/gen/pt_html_embed.c. */
 extern const int pt__html_embed_count;
@@ -111,14 +106,8 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s, int parent, i
     pt__json_k_num(w, "depth", st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_num(w, "open", st.open);
-    for (size_t i = 0; i < pt__nfigures; i++) {
-        const pt__figure *fig = &pt__figures[i];
-        double v = pt__figure_value(&st, fig);
-        if (fig->type == PT__FIG_BOUND) /* the page shows no word for "unknown" */
-            pt__json_k_str(w, fig->name, (int)v == PT_BOUND_UNKNOWN ? "" : pt__bound_name((int)v));
-        else
-            pt__json_k_num(w, fig->name, v);
-    }
+    /* The page shows no word for an unknown bound. */
+    pt__json_figures(w, &st, "");
     heat(w, s->heat);
     pt__json_close(w, '}');
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next)
@@ -126,85 +115,14 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s, int parent, i
     return rc;
 }
 
-/* The machine's peaks, or null when they are not known (a CPU run
- * without pt_set_peaks()): the page then draws no roofs. */
-static void roofline(pt_timing *t, pt__json *w)
-{
-    pt_peaks pk;
-
-    pt__json_key(w, "roofline");
-    if (pt_peaks_get(t, &pk) != 0 || pk.bytes_per_s <= 0 || pk.flops_per_s <= 0) {
-        pt__json_null(w);
-        return;
-    }
-    pt__json_open(w, '{');
-    pt__json_k_num(w, "bytes_per_s", pk.bytes_per_s);
-    pt__json_k_num(w, "flops_per_s", pk.flops_per_s);
-    pt__json_k_str(w, "source", pk.source ? pk.source : "");
-    pt__json_close(w, '}');
-}
-
-/* What pt_track() tracked, or null when nothing was. */
-static void memory(const pt_timing *t, pt__json *w)
-{
-    pt_memory_stats ms;
-    const char *name, *dtype;
-    const void *ptr;
-    const long long *shape;
-    double bytes;
-    int nd;
-
-    pt__json_key(w, "memory");
-    if (pt_memory_get(t, &ms) != 0 || (ms.tensors == 0 && ms.peak <= 0 && !ms.device_sampled)) {
-        pt__json_null(w);
-        return;
-    }
-    pt__json_open(w, '{');
-    pt__json_key(w, "tensors");
-    pt__json_open(w, '[');
-    for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
-        pt__json_item(w);
-        pt__json_open(w, '{');
-        pt__json_k_str(w, "name", name);
-        pt__json_k_num(w, "bytes", bytes);
-        pt__json_key(w, "shape");
-        pt__json_open(w, '[');
-        for (int d = 0; d < nd; d++) {
-            pt__json_item(w);
-            pt__json_num(w, (double)shape[d]);
-        }
-        pt__json_close(w, ']');
-        pt__json_k_str(w, "dtype", dtype ? dtype : "");
-        pt__json_close(w, '}');
-    }
-    pt__json_close(w, ']');
-    pt__json_k_num(w, "total", ms.total);
-    pt__json_k_num(w, "peak", ms.peak);
-    pt__json_k_num(w, "device_total", ms.device_sampled ? ms.device_total : NAN);
-    pt__json_k_num(w, "device_free", ms.device_sampled ? ms.device_free : NAN);
-    pt__json_k_num(w, "device_used_peak", ms.device_sampled ? ms.device_used_peak : NAN);
-    pt__json_close(w, '}');
-}
-
 /* The id a section got in the depth-first walk above. */
 static int id_of(const pt_timing *t, const pt_section *want)
 {
     int id = 0;
-    const pt_section *s = t->root.child;
 
-    while (s) {
+    for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root), id++)
         if (s == want)
             return id;
-        id++;
-        if (s->child) {
-            s = s->child;
-        } else {
-            while (s && !s->next)
-                s = s->parent == &t->root ? NULL : s->parent;
-            if (s)
-                s = s->next;
-        }
-    }
     return -1;
 }
 
@@ -226,7 +144,7 @@ static void saved(pt__json *w, const pt__saved *from)
 static int data(pt_timing *t, pt__json *w, const pt__saved *from)
 {
     pt_run_stats rs = pt_stats(t);
-    const pt_dev_clock *dc = &t->dev_clock;
+    pt_memory_stats ms;
     const pt_section *top[BOTTLENECKS];
     char created[32];
     size_t nb;
@@ -239,41 +157,13 @@ static int data(pt_timing *t, pt__json *w, const pt__saved *from)
     pt__json_k_str(w, "name", t->name);
     pt__json_k_str(w, "created", created);
     pt__json_key(w, "clock");
-    pt__json_open(w, '{');
-    pt__json_k_str(w, "kind", rs.clock);
-    pt__json_k_num(w, "ghz", strcmp(rs.clock, "tsc") == 0 ? rs.clock_ghz : NAN);
-    pt__json_close(w, '}');
+    pt__json_clock(w, &rs);
     pt__json_key(w, "stats");
-    pt__json_open(w, '{');
-    pt__json_k_num(w, "section_count", (double)rs.section_count);
-    pt__json_k_num(w, "total_ms", rs.total_ms);
-    pt__json_k_num(w, "error_count", (double)rs.error_count);
-    pt__json_k_num(w, "gpu_timing", rs.gpu_timing);
-    pt__json_k_num(w, "gpu_fallback", rs.gpu_fallback);
-    pt__json_k_num(w, "open_count", (double)rs.open_count);
-    pt__json_k_num(w, "dropped", (double)rs.dropped);
-    pt__json_close(w, '}');
+    pt__json_stats(w, &rs);
     pt__json_key(w, "device_clock");
-    if (dc->calibrated || dc->folds) {
-        pt__json_open(w, '{');
-        pt__json_k_num(w, "calibrated", dc->calibrated);
-        pt__json_k_num(w, "cycles_per_ns", dc->cycles_per_ns);
-        pt__json_k_num(w, "tick_ns", dc->tick_ns);
-        pt__json_k_num(w, "blocks_own", (double)dc->blocks_own);
-        pt__json_k_num(w, "blocks_cal", (double)dc->blocks_cal);
-        pt__json_k_num(w, "device", dc->device);
-        pt__json_k_str(w, "device_name", dc->device_name);
-        pt__json_k_num(w, "folds", (double)dc->folds);
-        pt__json_k_num(w, "slots_skipped", (double)dc->slots_skipped);
-        pt__json_close(w, '}');
-    } else {
-        pt__json_null(w);
-    }
+    pt__json_dev_clock(w, &t->dev_clock);
     pt__json_key(w, "errors");
-    pt__json_open(w, '{');
-    pt__json_k_num(w, "count", (double)pt_error_count(t));
-    pt__json_k_str(w, "last", pt_last_error(t));
-    pt__json_close(w, '}');
+    pt__json_errors(w, t);
     pt__json_key(w, "sections");
     pt__json_open_lines(w, '[');
     for (const pt_section *c = t->root.child; c && rc == 0 && !w->err; c = c->next)
@@ -292,8 +182,16 @@ static int data(pt_timing *t, pt__json *w, const pt__saved *from)
         pt__json_close(w, '}');
     }
     pt__json_close(w, ']');
-    roofline(t, w);
-    memory(t, w);
+    /* The machine's peaks, or null when they are not known (a CPU run
+     * without pt_set_peaks()): the page then draws no roofs. */
+    pt__json_key(w, "roofline");
+    pt__json_peaks(w, t);
+    /* What pt_track() tracked, or null when nothing was. */
+    pt__json_key(w, "memory");
+    if (pt_memory_get(t, &ms) != 0 || (ms.tensors == 0 && ms.peak <= 0 && !ms.device_sampled))
+        pt__json_null(w);
+    else
+        pt__json_memory(w, t);
     saved(w, from);
     pt__json_close(w, '}');
     return rc;
@@ -329,19 +227,18 @@ int pt__html_write(pt_timing *t, FILE *f, const pt__saved *from)
     return rc;
 }
 
+static int write_html(pt_timing *t, FILE *f, void *from)
+{
+    return pt__html_write(t, f, from);
+}
+
 int pt_export_html(pt_timing *t, const char *path)
 {
     const char *mark;
-    pt__afile a;
-    int rc;
 
     if (!t)
         return 0;
     if (!page_of(t, &mark))
         return PT_ESTATE;
-    rc = pt__export_open(t, &a, path);
-    if (rc)
-        return rc;
-    rc = pt__html_write(t, a.f, NULL);
-    return pt__export_finish(t, &a, rc, "pt_export_html", path, 1);
+    return pt__export(t, path, "pt_export_html", 1, write_html, NULL);
 }

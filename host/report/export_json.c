@@ -44,17 +44,13 @@
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/tree.h"
-#include "gpu/memory.h"
 #include "report/export_file.h"
 #include "report/format.h"
 #include "report/json.h"
+#include "report/json_run.h"
 
-#include <inttypes.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- sections ---------------------------------------------------- */
 
@@ -74,16 +70,7 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s, const pt__jso
     pt__json_k_u64(w, "depth", (uint64_t)st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_bool(w, "open", st.open);
-    for (size_t i = 0; i < pt__nfigures; i++) {
-        const pt__figure *fig = &pt__figures[i];
-        double v = pt__figure_value(&st, fig);
-        if (fig->type == PT__FIG_F64)
-            pt__json_k_num(w, fig->name, v);
-        else if (fig->type == PT__FIG_U64)
-            pt__json_k_u64(w, fig->name, pt__figure_u64(&st, fig));
-        else
-            pt__json_k_str(w, fig->name, pt__bound_name((int)v));
-    }
+    pt__json_figures(w, &st, pt__bound_name(PT_BOUND_UNKNOWN));
     if (more && more->section)
         more->section(more->ctx, w, s, path);
     free(path);
@@ -123,50 +110,11 @@ static int parts(pt_timing *t, pt__json *w, const pt_section *s, int thread)
     return rc;
 }
 
-/* ---- memory ------------------------------------------------------ */
-
-static void memory(const pt_timing *t, pt__json *w)
-{
-    pt_memory_stats ms;
-    const char *name, *dtype;
-    const void *ptr;
-    const long long *shape;
-    double bytes;
-    int nd;
-
-    pt_memory_get(t, &ms);
-    pt__json_key(w, "memory");
-    pt__json_open(w, '{');
-    pt__json_key(w, "tensors");
-    pt__json_open(w, '[');
-    for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
-        pt__json_item(w);
-        pt__json_open(w, '{');
-        pt__json_k_str(w, "name", name);
-        pt__json_k_num(w, "bytes", bytes);
-        pt__json_key(w, "shape");
-        pt__json_printf(w, "[");
-        for (int d = 0; d < nd; d++)
-            pt__json_printf(w, "%s%lld", d ? ", " : "", shape[d]);
-        pt__json_printf(w, "]");
-        pt__json_k_str(w, "dtype", dtype);
-        pt__json_close(w, '}');
-    }
-    pt__json_close(w, ']');
-    pt__json_k_num(w, "total", ms.total);
-    pt__json_k_num(w, "peak", ms.peak);
-    pt__json_k_num(w, "device_free", ms.device_sampled ? ms.device_free : NAN);
-    pt__json_k_num(w, "device_total", ms.device_sampled ? ms.device_total : NAN);
-    pt__json_k_num(w, "device_used_peak", ms.device_sampled ? ms.device_used_peak : NAN);
-    pt__json_close(w, '}');
-}
-
 /* ---- the document ------------------------------------------------ */
 
 static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
 {
     pt_run_stats rs = pt_stats(t);
-    const pt_dev_clock *dc = &t->dev_clock;
     char created[32];
     int rc = 0;
 
@@ -189,26 +137,9 @@ static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
     pt__json_close(w, '}');
 
     pt__json_key(w, "clock");
-    pt__json_open(w, '{');
-    pt__json_k_str(w, "kind", rs.clock);
-    pt__json_key(w, "ghz");
-    if (strcmp(rs.clock, "tsc") == 0)
-        pt__json_num(w, rs.clock_ghz);
-    else
-        pt__json_null(w);
-    pt__json_close(w, '}');
-
+    pt__json_clock(w, &rs);
     pt__json_key(w, "stats");
-    pt__json_open(w, '{');
-    pt__json_k_u64(w, "section_count", rs.section_count);
-    pt__json_k_num(w, "total_ms", rs.total_ms);
-    pt__json_k_u64(w, "error_count", rs.error_count);
-    pt__json_k_bool(w, "gpu_timing", rs.gpu_timing);
-    pt__json_k_bool(w, "gpu_fallback", rs.gpu_fallback);
-    pt__json_k_u64(w, "open_count", rs.open_count);
-    pt__json_k_u64(w, "dropped", rs.dropped);
-    pt__json_k_u64(w, "trace_dropped", rs.trace_dropped);
-    pt__json_close(w, '}');
+    pt__json_stats(w, &rs);
 
     /* A run rebuilt from saved ones has no threads of its own to show. */
     pt__json_key(w, "threads");
@@ -249,54 +180,18 @@ static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
         pt__json_close(w, '}');
     }
 
-    /* Read from the timing itself: pt_dev_clock_info() gives the same
-     * struct, and the writer needs no more than that. */
     pt__json_key(w, "device_clock");
-    if (dc->calibrated || dc->folds > 0) {
-        pt__json_open(w, '{');
-        pt__json_k_bool(w, "calibrated", dc->calibrated);
-        pt__json_k_num(w, "cycles_per_ns", dc->cycles_per_ns);
-        pt__json_k_num(w, "tick_ns", dc->tick_ns);
-        pt__json_k_i64(w, "blocks_own", dc->blocks_own);
-        pt__json_k_i64(w, "blocks_cal", dc->blocks_cal);
-        pt__json_k_i64(w, "device", dc->device);
-        pt__json_k_str(w, "device_name", dc->device_name);
-        pt__json_k_i64(w, "folds", dc->folds);
-        pt__json_k_i64(w, "slots_skipped", dc->slots_skipped);
-        pt__json_close(w, '}');
-    } else {
-        pt__json_null(w);
-    }
-
+    pt__json_dev_clock(w, &t->dev_clock);
     pt__json_key(w, "peaks");
-    if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
-        pt__json_open(w, '{');
-        pt__json_k_num(w, "bytes_per_s", t->peak_bw);
-        pt__json_k_num(w, "flops_per_s", t->peak_flops);
-        pt__json_k_str(w, "source", t->peak_src == PT__PEAKS_USER ? "user" : "device");
-        pt__json_close(w, '}');
-    } else {
-        pt__json_null(w);
-    }
+    pt__json_peaks(w, t);
     /* Tensors of several runs do not add up to one list. */
-    if (more && more->saved) {
-        pt__json_key(w, "memory");
+    pt__json_key(w, "memory");
+    if (more && more->saved)
         pt__json_null(w);
-    } else {
-        memory(t, w);
-    }
-
+    else
+        pt__json_memory(w, t);
     pt__json_key(w, "errors");
-    pt__json_open(w, '{');
-    pt__json_k_u64(w, "count", pt_error_count(t));
-    pt__json_k_str(w, "last", pt_last_error(t));
-    pt__json_key(w, "by_code");
-    pt__json_open(w, '{');
-    for (int code = -1; code > PT__ERR_LAST; code--)
-        if (pt_error_count_of(t, code))
-            pt__json_k_u64(w, pt_err_name(code), pt_error_count_of(t, code));
-    pt__json_close(w, '}');
-    pt__json_close(w, '}');
+    pt__json_errors(w, t);
     if (more && more->document)
         more->document(more->ctx, w);
 
@@ -321,16 +216,12 @@ int pt__json_export_write(pt_timing *t, FILE *f, const pt__json_more *more)
     return document(t, &w, more);
 }
 
+static int write_json(pt_timing *t, FILE *f, void *more)
+{
+    return pt__json_export_write(t, f, more);
+}
+
 int pt_export_json(pt_timing *t, const char *path)
 {
-    pt__afile a;
-    int rc;
-
-    if (!t)
-        return 0;
-    rc = pt__export_open(t, &a, path);
-    if (rc)
-        return rc;
-    rc = pt__json_export_write(t, a.f, NULL);
-    return pt__export_finish(t, &a, rc, "pt_export_json", path, 1);
+    return t ? pt__export(t, path, "pt_export_json", 1, write_json, NULL) : 0;
 }

@@ -218,24 +218,25 @@ static void metadata(pt_timing *t, pt__ctrace *w)
     pt__ctrace_end(w);
 }
 
-int pt_export_trace(pt_timing *t, const char *path)
+static int write_trace(pt_timing *t, FILE *f, void *ctx)
 {
-    pt__afile a;
     pt__ctrace w;
-    int rc;
 
-    if (!t)
-        return 0;
-    if (!t->trace)
-        return pt__fail(t, PT_ESTATE, "pt_export_trace: the timing was created without PT_TRACE");
-    rc = pt__export_open(t, &a, path);
-    if (rc)
-        return rc;
+    (void)ctx;
     pt__settle(t);
-    pt__ctrace_begin(&w, a.f);
+    pt__ctrace_begin(&w, f);
     host_events(t, &w);
     gpu_events(t, &w);
     sm_events(t, &w);
     metadata(t, &w);
-    return pt__export_finish(t, &a, 0, "pt_export_trace", path, 0);
+    return 0;
+}
+
+int pt_export_trace(pt_timing *t, const char *path)
+{
+    if (!t)
+        return 0;
+    if (!t->trace)
+        return pt__fail(t, PT_ESTATE, "pt_export_trace: the timing was created without PT_TRACE");
+    return pt__export(t, path, "pt_export_trace", 0, write_trace, NULL);
 }

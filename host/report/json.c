@@ -54,9 +54,19 @@ void pt__json_printf(pt__json *w, const char *fmt, ...)
 
 /* ---- layout ------------------------------------------------------ */
 
+static int bit_here(const pt__json *w, uint64_t bits)
+{
+    return w->level > 0 && w->level <= 64 && (bits >> (w->level - 1) & 1);
+}
+
 static int lines_here(const pt__json *w)
 {
-    return w->level > 0 && w->level <= 64 && (w->lines >> (w->level - 1) & 1);
+    return bit_here(w, w->lines);
+}
+
+static int pretty_here(const pt__json *w)
+{
+    return (w->flags & PT__JSON_PRETTY) && !bit_here(w, w->inline_);
 }
 
 static void newline(pt__json *w)
@@ -74,15 +84,17 @@ static void newline(pt__json *w)
 static void next(pt__json *w)
 {
     if (!w->first)
-        outs(w, ",");
-    if (w->flags & PT__JSON_PRETTY)
+        outs(w, pretty_here(w) || !bit_here(w, w->inline_) ? "," : ", ");
+    if (pretty_here(w))
         newline(w);
     else if (lines_here(w))
         outs(w, "\n");
     w->first = 0;
 }
 
-static void open_(pt__json *w, char brace, int lines)
+enum { ONE_LINE_EACH = 1, ALL_ON_ONE = 2 };
+
+static void open_(pt__json *w, char brace, int how)
 {
     char b[2] = { brace, '\0' };
 
@@ -91,7 +103,8 @@ static void open_(pt__json *w, char brace, int lines)
     w->first = 1;
     if (w->level <= 64) {
         uint64_t bit = (uint64_t)1 << (w->level - 1);
-        w->lines = lines ? w->lines | bit : w->lines & ~bit;
+        w->lines = how == ONE_LINE_EACH ? w->lines | bit : w->lines & ~bit;
+        w->inline_ = how == ALL_ON_ONE ? w->inline_ | bit : w->inline_ & ~bit;
     }
 }
 
@@ -102,18 +115,23 @@ void pt__json_open(pt__json *w, char brace)
 
 void pt__json_open_lines(pt__json *w, char brace)
 {
-    open_(w, brace, 1);
+    open_(w, brace, ONE_LINE_EACH);
+}
+
+void pt__json_open_inline(pt__json *w, char brace)
+{
+    open_(w, brace, ALL_ON_ONE);
 }
 
 void pt__json_close(pt__json *w, char brace)
 {
     char b[2] = { brace == '{' ? '}' : brace == '[' ? ']' : brace, '\0' };
-    int had = !w->first;
+    int had = !w->first, pretty = pretty_here(w);
 
     if (had && lines_here(w) && !(w->flags & PT__JSON_PRETTY))
         outs(w, "\n");
     w->level--;
-    if (had && (w->flags & PT__JSON_PRETTY))
+    if (had && pretty)
         newline(w);
     outs(w, b);
     w->first = 0;

@@ -25,16 +25,20 @@ typedef struct pt__json {
     int level;                /* containers open */
     int first;                /* nothing written yet in the current container */
     uint64_t lines;           /* bit k: the container at level k+1 puts each element on a new line */
+    uint64_t inline_;         /* bit k: the container at level k+1 stays on one line, pretty or not */
 } pt__json;
 
 PT__HIDDEN void pt__json_init(pt__json *w, FILE *f, unsigned flags);
 
 /* Containers: '{' or '['. Compact, pt__json_open_lines() starts each
- * element of the container on a line of its own. A container is a value:
+ * element of the container on a line of its own; pretty,
+ * pt__json_open_inline() keeps a short one on one line ("[1, 2]"). A
+ * container is a value:
  * after pt__json_key() in an object, after pt__json_item() in an array,
  * or the document itself. */
 PT__HIDDEN void pt__json_open(pt__json *w, char brace);
 PT__HIDDEN void pt__json_open_lines(pt__json *w, char brace);
+PT__HIDDEN void pt__json_open_inline(pt__json *w, char brace);
 PT__HIDDEN void pt__json_close(pt__json *w, char brace);
 /* What comes before a member (its key and the colon) or an element. */
 PT__HIDDEN void pt__json_key(pt__json *w, const char *key);

@@ -12,7 +12,6 @@
 
 #include "core/errors.h"
 #include "core/schedule.h"
-#include "core/threads.h"
 #include "core/timing.h"
 
 #include <errno.h>
