@@ -1,6 +1,6 @@
 /* ptgen: a phase list becomes a header that kernels (nvcc, NVRTC) and host
  * code share: an enum of phases for PT_DEV_MARK(), their count for
- * pt_dev_buffer_create(), and their names and descriptions for reports.
+ * pt_dev_records_create(), and their names and descriptions for reports.
  * The whole input is checked before anything is written, and the header
  * is written through a temporary file, so a bad list leaves no output. */
 #include <ctype.h>
@@ -323,7 +323,7 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
     }
     gen_puts(b, "};\n\n");
 
-    gen_printf(b, "/** The number of phases: the nphases of pt_dev_buffer_create(). */\n"
+    gen_printf(b, "/** The number of phases: the nphases of pt_dev_records_create(). */\n"
                   "#define %sCOUNT %d\n\n", prefix, n);
 
     gen_printf(b, "/** Every phase as X(member, index, \"name\", \"description\"). */\n"
@@ -359,7 +359,7 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
                 "#  else\n"
                 "#    define PT_PHASES_UNUSED_\n"
                 "#  endif\n");
-    gen_printf(b, "/** The phase names, as in the list; pt_dev_buffer_create()'s names. */\n"
+    gen_printf(b, "/** The phase names, as in the list; pt_dev_records_create()'s names. */\n"
                   "static const char *const %s_phase_names[%sCOUNT] PT_PHASES_UNUSED_ = {\n",
                name, prefix);
     for (int i = 0; i < n; i++) {

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <pt/pt.h>
+#include "common.h"
 
 static void sleep_ns(long ns)
 {
@@ -16,7 +16,7 @@ static void check_clock(unsigned flags, const char *want)
 {
     pt_timing *t = pt_create("clock", flags);
     cr_assert_not_null(t);
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     if (want)
         cr_assert_str_eq(r.clock, want);
     for (int i = 0; i < 3; i++) {
@@ -46,7 +46,7 @@ Test(clock, clock_gettime_when_asked)
 Test(clock, tsc_is_used_and_calibrated_where_invariant)
 {
     pt_timing *t = pt_create("tsc", PT_CPU);
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     pt_destroy(t);
     if (strcmp(r.clock, "tsc") != 0)
         cr_skip_test("no invariant TSC on this CPU (clock: %s)", r.clock);

@@ -25,8 +25,16 @@ static inline pt_timing *test_timing(test_clock *c, const char *name, unsigned f
     pt_timing *t = pt_create(name, flags);
     c->now = 0;
     if (t)
-        pt_set_clock(t, test_clock_read, c);
+        pt_clock_set(t, test_clock_read, c);
     return t;
+}
+
+/* pt_run_get() as a value, for assertions on one figure. */
+static inline pt_run_stats run_stats(pt_timing *t)
+{
+    pt_run_stats r;
+    pt_run_get(t, &r);
+    return r;
 }
 
 /* Run a section of exactly `ns` nanoseconds on the manual clock. */

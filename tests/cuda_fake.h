@@ -14,7 +14,7 @@
 #include "pt_fold_math.h"
 #include "gpu/calibrate.h"
 #include "gpu/cuda.h"
-#include "gpu/devbuf.h"
+#include "gpu/records.h"
 #include "gpu/event_pool.h"
 #include "gpu/fold.h"
 #include "gpu/memory.h"

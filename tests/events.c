@@ -62,7 +62,7 @@ Test(events, without_the_flag_the_cpu_clock_times_gpu_sections)
     cr_assert_eq(s.count, 1);
     cr_assert_float_eq(s.total_ms, 5.0, 1e-12, "total %g ms", s.total_ms);
     cr_assert_eq(s.gpu, 1, "a GPU section stays one when timed by the CPU");
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     cr_assert_eq(r.gpu_fallback, 1, "the fallback is recorded for the report");
     cr_assert_eq(r.gpu_timing, 0);
     cr_assert_eq(r.error_count, 0, "not an error without PT_GPU_EVENTS: %s", pt_last_error(t));
@@ -85,7 +85,7 @@ Test(events, fake_gpu_times_are_exact)
     cr_assert_float_eq(s.min_ms, 2.0, 1e-9);
     cr_assert_float_eq(s.max_ms, 4.0, 1e-9);
     cr_assert_eq(s.gpu, 1);
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     cr_assert_eq(r.gpu_timing, 1);
     cr_assert_eq(r.gpu_fallback, 0);
     cr_assert_eq(r.error_count, 0, "%s", pt_last_error(t));
@@ -142,8 +142,8 @@ Test(events, reports_and_stats_resolve)
 {
     t = test_timing(&clk, "events", PT_GPU_EVENTS);
     launch("k", 1.25);
-    pt_run_stats r = pt_stats(t);
-    cr_assert_float_eq(r.total_ms, 1.25, 1e-9, "pt_stats resolves: %g", r.total_ms);
+    pt_run_stats r = run_stats(t);
+    cr_assert_float_eq(r.total_ms, 1.25, 1e-9, "pt_run_get resolves: %g", r.total_ms);
     launch("k", 1.0);
     char buf[4096];
     FILE *f = fmemopen(buf, sizeof buf, "w");
@@ -191,7 +191,7 @@ Test(events, no_driver_falls_back_and_is_said_once)
     cr_assert(strstr(pt_last_error(t), "cudaGetDeviceCount") &&
                   strstr(pt_last_error(t), "fake CUDA error 35"),
               "the message names the call and CUDA's reason: %s", pt_last_error(t));
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     cr_assert_eq(r.gpu_fallback, 1);
     cr_assert_eq(r.gpu_timing, 0);
     cr_assert_eq(fake.created, 0);
@@ -209,7 +209,7 @@ Test(events, no_runtime_falls_back_and_is_said_once)
     cr_assert_eq(pt_error_count_of(t, PT_ENODEV), 1);
     cr_assert(strstr(pt_last_error(t), "libcudart"), "names the library: %s", pt_last_error(t));
     cr_assert_float_eq(get("k").total_ms, 2.0, 1e-12);
-    cr_assert_eq(pt_stats(t).gpu_fallback, 1);
+    cr_assert_eq(run_stats(t).gpu_fallback, 1);
 }
 
 Test(events, event_creation_failure_falls_back_for_that_section)
@@ -224,7 +224,7 @@ Test(events, event_creation_failure_falls_back_for_that_section)
     cr_assert_float_eq(get("k").total_ms, 3.0, 1e-12);
     cr_assert_eq(pt_error_count_of(t, PT_ECUDA), 1);
     cr_assert(strstr(pt_last_error(t), "cudaEventCreateWithFlags"), "%s", pt_last_error(t));
-    cr_assert_eq(pt_stats(t).gpu_fallback, 1);
+    cr_assert_eq(run_stats(t).gpu_fallback, 1);
     /* The runtime recovers: the next launch is event-timed again. */
     fake.create_err = 0;
     launch("k", 4.0);
@@ -249,7 +249,7 @@ Test(events, record_failure_at_stop_falls_back_in_order)
     cr_assert_eq(s.count, 2);
     cr_assert_float_eq(s.first_ms, 6.0, 1e-9, "order kept: first %g", s.first_ms);
     cr_assert_float_eq(s.mean_ms, 2.0, 1e-9, "the CPU clock's 2 ms: %g", s.mean_ms);
-    cr_assert_eq(pt_stats(t).gpu_fallback, 1);
+    cr_assert_eq(run_stats(t).gpu_fallback, 1);
 }
 
 Test(events, a_failed_wait_keeps_the_cpu_view)
@@ -348,7 +348,7 @@ Test(events, the_real_runtime_times_the_section_with_or_without_a_driver)
     int rc = pt_start_gpu(t, "k", 0);
     clk.now += 1000000;
     int rc2 = pt_stop_gpu(t, "k", 0);
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     pt_section_stats s = get("k");
     cr_assert_eq(s.count, 1, "timed either way");
     if (r.gpu_fallback) {

@@ -343,7 +343,7 @@ Test(export, json_top_level_describes_the_run)
     int rc = pt_export_json(t, in_dir("perf.json"));
     cr_assert_eq(rc, 0, "pt_export_json: %s (%s)", pt_strerror(rc), pt_last_error(t));
     json_t *j = load(in_dir("perf.json"));
-    pt_run_stats rs = pt_stats(t);
+    pt_run_stats rs = run_stats(t);
 
     cr_assert_eq(json_integer_value(member(j, "schema")), PT_JSON_SCHEMA, "schema");
     cr_assert_str_eq(json_string_value(member(j, "tool")), "ptkit", "tool");
@@ -691,10 +691,10 @@ Test(export, null_timing_and_bad_paths)
 Test(export, exporting_changes_nothing_in_the_timing)
 {
     workload();
-    pt_run_stats a = pt_stats(t);
+    pt_run_stats a = run_stats(t);
     cr_assert_eq(pt_export_csv(t, in_dir("a.csv")), 0, "%s", pt_last_error(t));
     cr_assert_eq(pt_export_json(t, in_dir("a.json")), 0, "%s", pt_last_error(t));
-    pt_run_stats b = pt_stats(t);
+    pt_run_stats b = run_stats(t);
     cr_assert_eq(a.section_count, b.section_count, "no section added");
     cr_assert_eq(a.total_ms, b.total_ms, "no time added");
     cr_assert_eq(b.error_count, 0, "no error counted");

@@ -37,7 +37,7 @@ TestSuite(fold, .init = setup, .fini = teardown);
 
 /* Writes slot s as END leaves it: done, with the clock64 and globaltimer
  * spans given and each phase's cycles (and one hit each unless given). */
-static void slot(pt_dev_buffer *b, int s, long long smid, long long clk_span, long long gt0,
+static void slot(pt_dev_records *b, int s, long long smid, long long clk_span, long long gt0,
                  long long gt_span, const long long *cycles, const long long *hits)
 {
     pt_dev_buf a = pt_dev_arg(b);
@@ -72,7 +72,7 @@ static pt_section_stats get(const char *path)
     return st;
 }
 
-static int fold(pt_dev_buffer *b, const char *title)
+static int fold(pt_dev_records *b, const char *title)
 {
     return pt_dev_fold(t, b, title);
 }
@@ -82,7 +82,7 @@ static int fold(pt_dev_buffer *b, const char *title)
 Test(fold, phases_in_exact_milliseconds)
 {
     const char *names[] = { "angular", "energy", "stream" };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 3, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 3, names, PT_DEV_HOST, 0);
     /* 4,000,000 cycles in 1 ms of globaltimer: its own rate, 0.25 ns/cycle. */
     slot(b, 0, 0, 4000000, 0, 1000000, (long long[]){ 1200000, 2000000, 800000 }, NULL);
     launch_cpu("step", 1250000);
@@ -109,16 +109,16 @@ Test(fold, phases_in_exact_milliseconds)
         cr_assert_str_eq(pt_section_name(c), order[i]);
     cr_assert_null(c);
     pt_dev_clock dc;
-    cr_assert_eq(pt_dev_clock_info(t, &dc), 0);
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
     cr_assert_eq(dc.blocks_own, 1, "a 1 ms span is 1000 ticks: its own rate");
     cr_assert_eq(dc.blocks_cal, 0);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, children_add_up_to_the_launch)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 3, 2, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 3000000, 0, 1500000, (long long[]){ 1000001, 1999999 }, NULL);
     slot(b, 1, 1, 2900000, 1000, 1450000, (long long[]){ 333333, 2500000 }, NULL);
     slot(b, 2, 2, 3100000, 2000, 1550000, (long long[]){ 777777, 1234567 }, NULL);
@@ -129,12 +129,12 @@ Test(fold, children_add_up_to_the_launch)
     cr_assert_float_eq(sum, get("step").total_ms, 1e-12, "children %g vs launch %g", sum,
                        get("step").total_ms);
     cr_assert_float_eq(get("step").self_ms, 0.0, 1e-12);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, per_block_mean_min_max_and_imbalance)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
     /* Four blocks over the same 10 ms, 0.5 ns/cycle; phase 0 takes 1, 2,
      * 3 and 6 ms of them. Four at once: each phase's share is its sum / 4. */
     slot(b, 0, 0, 20000000, 0, 10000000, (long long[]){ 2000000, 18000000 }, NULL);
@@ -154,12 +154,12 @@ Test(fold, per_block_mean_min_max_and_imbalance)
     cr_assert_float_eq(p0.imbalance, 2.0, EPS, "max/mean %g", p0.imbalance);
     cr_assert_float_eq(p1.block_min_ms, 4.0, EPS);
     cr_assert_float_eq(p1.block_max_ms, 9.0, EPS);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, own_rate_from_100_ticks_else_the_calibrated_rate)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
     /* Slot 0: exactly 100 ticks: its own 0.25 ns/cycle. Slot 1: one ns
      * short: the calibrated 0.5 ns/cycle. */
     slot(b, 0, 0, 400000, 0, 100000, (long long[]){ 100000 }, NULL);
@@ -170,7 +170,7 @@ Test(fold, own_rate_from_100_ticks_else_the_calibrated_rate)
     cr_assert_float_eq(p.block_min_ms, 0.025, EPS, "own rate: %g", p.block_min_ms);
     cr_assert_float_eq(p.block_max_ms, 0.050, EPS, "calibrated rate: %g", p.block_max_ms);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.blocks_own, 1);
     cr_assert_eq(dc.blocks_cal, 1);
 
@@ -178,18 +178,18 @@ Test(fold, own_rate_from_100_ticks_else_the_calibrated_rate)
     pt__calib_set(-1, 2.0, 10.0);
     launch_cpu("step", 1000000);
     cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.blocks_own, 3, "both blocks now: %lld", dc.blocks_own);
     cr_assert_float_eq(dc.tick_ns, 10.0, EPS);
     p = get("step/phase 0");
     cr_assert_float_eq(p.mean_ms, 0.025, 1e-9, "two blocks at about 0.25 ns/cycle: %g", p.mean_ms);
     cr_assert_float_eq(p.block_max_ms, 0.050, EPS, "the first fold's calibrated block");
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, concurrency_of_many_overlapping_blocks)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 100, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 100, 2, NULL, PT_DEV_HOST, 0);
     /* Two waves of 50 blocks, each 1 ms long: 0.4 ms of phase 0 and 0.6 ms
      * of phase 1. The wall is 2 ms, 50 blocks run at once. */
     for (int k = 0; k < 100; k++)
@@ -201,12 +201,12 @@ Test(fold, concurrency_of_many_overlapping_blocks)
     cr_assert_float_eq(get("step/phase 1").total_ms, 1.2, EPS);
     cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.5, EPS);
     cr_assert_float_eq(get("step/phase 0").block_mean_ms, 0.4, EPS);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, blocks_one_after_another_with_gaps_are_not_stretched)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 2000000 }, NULL);
     slot(b, 1, 0, 2000000, 2000000, 1000000, (long long[]){ 2000000 }, NULL);
     launch_cpu("step", 3000000);
@@ -214,13 +214,13 @@ Test(fold, blocks_one_after_another_with_gaps_are_not_stretched)
     cr_assert_float_eq(get("step/phase 0").total_ms, 2.0, EPS, "the gap is not phase time: %g",
                        get("step/phase 0").total_ms);
     cr_assert_float_eq(get("step/(unattributed)").total_ms, 1.0, EPS);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, repeated_folds_keep_first_apart_from_the_rest)
 {
     const long long cycles[] = { 2000000, 1000000, 1400000 };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
     for (int i = 0; i < 3; i++) {
         pt_dev_reset(b, 0);
         slot(b, 0, 0, 4000000, 0, 2000000, &cycles[i], NULL);
@@ -239,14 +239,14 @@ Test(fold, repeated_folds_keep_first_apart_from_the_rest)
     cr_assert_float_eq(u.total_ms, 3 * 2.0 - 2.2, EPS);
     cr_assert_float_eq(u.first_ms, 1.0, EPS);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.folds, 3);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, phases_longer_than_the_launch_are_scaled_to_it)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
     /* 1.2 ms of phases in a launch the host timed at 1.0 ms. */
     slot(b, 0, 0, 2400000, 0, 1200000, (long long[]){ 800000, 1600000 }, NULL);
     launch_cpu("step", 1000000);
@@ -256,12 +256,12 @@ Test(fold, phases_longer_than_the_launch_are_scaled_to_it)
     cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.0, EPS);
     /* Per-block figures stay what the block measured. */
     cr_assert_float_eq(get("step/phase 1").block_mean_ms, 0.8, EPS);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, undone_slots_are_skipped_and_counted)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 8, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 8, 1, NULL, PT_DEV_HOST, 0);
     for (int k = 0; k < 3; k++)
         slot(b, k, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     launch_cpu("step", 1000000);
@@ -270,28 +270,28 @@ Test(fold, undone_slots_are_skipped_and_counted)
     cr_assert_eq(p.blocks, 3);
     cr_assert_float_eq(p.total_ms, 0.5, EPS, "3 blocks at once: %g", p.total_ms);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.slots_skipped, 5);
     cr_assert_eq(pt_error_count(t), 0, "a grid smaller than its buffer is fine: %s",
                  pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, no_finished_slot_leaves_the_launch_unattributed)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
     launch_cpu("step", 1000000);
     int rc = fold(b, "step");
     cr_assert_eq(rc, PT_ESTATE, "%s", pt_strerror(rc));
     cr_assert(strstr(pt_last_error(t), "none of the 4 slots"), "%s", pt_last_error(t));
     cr_assert_float_eq(get("step/(unattributed)").total_ms, 1.0, EPS);
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.0, EPS);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, bad_phases_and_slots_are_counted)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     slot(b, 1, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     long long *d = pt_dev_arg(b).data;
@@ -307,12 +307,12 @@ Test(fold, bad_phases_and_slots_are_counted)
     cr_assert(strstr(pt_last_error(t), "4 blocks with a slot index out of range"), "%s",
               pt_last_error(t));
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "still folded");
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, dropped_trace_events_are_counted)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
     long long sw = PT_DEV_SLOT_WORDS(1, 4);
     for (int k = 0; k < 2; k++) {
         slot(b, k, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
@@ -324,16 +324,16 @@ Test(fold, dropped_trace_events_are_counted)
     cr_assert_eq(rc, PT_EFULL, "%s", pt_strerror(rc));
     launch_cpu("step", 1000000);
     fold(b, "step");
-    pt_run_stats r = pt_stats(t);
+    pt_run_stats r = run_stats(t);
     cr_assert_eq(r.dropped, 14, "7 per fold: %llu", (unsigned long long)r.dropped);
     cr_assert_eq(pt_error_count_of(t, PT_EFULL), 2);
     cr_assert(strstr(pt_last_error(t), "7 trace events dropped"), "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, a_header_that_does_not_match_folds_nothing)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1, 2 }, NULL);
     long long *d = pt_dev_arg(b).data;
     launch_cpu("step", 1000000);
@@ -351,12 +351,12 @@ Test(fold, a_header_that_does_not_match_folds_nothing)
     cr_assert_null(pt_section_child(pt_find(t, "step")));
     d[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
     cr_assert_eq(fold(b, "step"), 0, "whole again: %s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, an_unknown_section_is_not_found)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1 }, NULL);
     int rc = fold(b, "nope");
     cr_assert_eq(rc, PT_ENOTFOUND, "%s", pt_strerror(rc));
@@ -372,30 +372,30 @@ Test(fold, an_unknown_section_is_not_found)
     pt_stop(t, "outer");
     cr_assert_not_null(pt_find(t, "outer/step/phase 0"));
     cr_assert_eq(pt_error_count_of(t, PT_ENOTFOUND), 2);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, null_arguments)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
     launch_cpu("step", 1000);
     cr_assert_eq(pt_dev_fold(NULL, b, "step"), 0);
     cr_assert_eq(pt_dev_fold(t, NULL, "step"), PT_EINVAL);
     cr_assert_eq(pt_dev_fold(t, b, NULL), PT_EINVAL);
     pt_dev_clock dc;
-    cr_assert_eq(pt_dev_clock_info(t, NULL), PT_EINVAL);
-    cr_assert_eq(pt_dev_clock_info(NULL, &dc), 0);
+    cr_assert_eq(pt_dev_clock_get(t, NULL), PT_EINVAL);
+    cr_assert_eq(pt_dev_clock_get(NULL, &dc), 0);
     cr_assert_eq(dc.device, -1);
     cr_assert_eq(dc.calibrated, 0);
     pt_disable(t);
     cr_assert_eq(pt_dev_fold(t, b, "nope"), 0, "disabled: nothing happens");
     pt_enable(t);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, per_sm_totals)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 3, 2, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 200000, 400000 }, NULL);
     slot(b, 1, 3, 2000000, 0, 1000000, (long long[]){ 600000, 800000 }, NULL);
     slot(b, 2, 3, 2000000, 0, 1000000, (long long[]){ 1000000, 0 }, NULL);
@@ -408,17 +408,17 @@ Test(fold, per_sm_totals)
     cr_assert_float_eq(p0->phase->sm_ns[3], 800000, 1e-6);
     cr_assert_float_eq(p1->phase->sm_ns[3], 400000, 1e-6);
     cr_assert_float_eq(get("step/phase 1").block_min_ms, 0.0, EPS, "a block that never marked it");
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, clock_info_for_host_mode)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 20, 0, 10, (long long[]){ 10 }, NULL);
     launch_cpu("step", 1000);
     cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
     pt_dev_clock dc;
-    cr_assert_eq(pt_dev_clock_info(t, &dc), 0);
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
     cr_assert_eq(dc.calibrated, 1);
     cr_assert_float_eq(dc.cycles_per_ns, 2.0, EPS);
     cr_assert_float_eq(dc.tick_ns, 1000.0, EPS);
@@ -426,13 +426,13 @@ Test(fold, clock_info_for_host_mode)
     cr_assert_str_eq(dc.device_name, "host");
     cr_assert_eq(dc.blocks_cal, 1, "10 ns is not 100 ticks");
     cr_assert_float_eq(get("step/phase 0").block_mean_ms, 5e-6, EPS);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, the_report_shows_the_phases)
 {
     const char *names[] = { "angular" };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, names, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     launch_cpu("step", 2000000);
     fold(b, "step");
@@ -442,7 +442,7 @@ Test(fold, the_report_shows_the_phases)
     fclose(f);
     cr_assert_eq(rc, 0, "pt_log: %s", pt_strerror(rc));
     cr_assert(strstr(buf, "angular") && strstr(buf, "(unattributed)"), "%s", buf);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 /* ---- through the fake GPU: lazy, in order, copies in flight ------ */
@@ -456,7 +456,7 @@ static void gpu_timing(void)
 Test(fold, a_gpu_launch_folds_lazily_behind_its_events)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_eq(b->host, 0);
     pt_stream s = (pt_stream)(uintptr_t)0x42;
@@ -478,17 +478,17 @@ Test(fold, a_gpu_launch_folds_lazily_behind_its_events)
     cr_assert_float_eq(get("step/phase 1").total_ms, 0.4, EPS);
     cr_assert_float_eq(get("step/(unattributed)").total_ms, 0.2, EPS);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.device, 0);
     cr_assert_str_eq(dc.device_name, "Fake GPU 0");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, many_folds_in_flight_each_see_their_own_launch)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
     for (int i = 0; i < 10; i++) {
         pt_dev_reset(b, 0);
         pt_start_gpu(t, "step", 0);
@@ -506,13 +506,13 @@ Test(fold, many_folds_in_flight_each_see_their_own_launch)
     cr_assert_float_eq(p.total_ms, 5.5, 1e-9);
     cr_assert_float_eq(get("step/(unattributed)").total_ms, 20.0 - 5.5, 1e-9);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, a_fold_takes_in_finished_launches_without_waiting)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     pt_start_gpu(t, "other", 0);
     fake.now_ms += 1;
@@ -528,13 +528,13 @@ Test(fold, a_fold_takes_in_finished_launches_without_waiting)
     cr_assert_eq(pt_find(t, "other")->count, 1, "finished work is taken in at the fold");
     pt_sync(t);
     cr_assert_eq(get("step/phase 0").count, 2);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, a_host_buffer_pending_behind_a_launch_keeps_its_records)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
     pt_start_gpu(t, "step", 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     fake.now_ms += 1.0;
@@ -545,13 +545,13 @@ Test(fold, a_host_buffer_pending_behind_a_launch_keeps_its_records)
     pt_dev_reset(b, 0); /* reused before the fold resolves */
     pt_sync(t);
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "the records as folded");
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, freeing_a_buffer_resolves_its_folds_first)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
     pt_start_gpu(t, "step", 0);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     fake.now_ms += 1.0;
@@ -559,7 +559,7 @@ Test(fold, freeing_a_buffer_resolves_its_folds_first)
     fake.not_ready = 1;
     fold(b, "step");
     cr_assert_null(pt_find(t, "step/phase 0"));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
     cr_assert_not_null(pt_find(t, "step/phase 0"), "resolved before the buffer went");
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS);
 }
@@ -567,7 +567,7 @@ Test(fold, freeing_a_buffer_resolves_its_folds_first)
 Test(fold, a_timing_destroyed_with_folds_pending_leaves_the_buffer_usable)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
     pt_start_gpu(t, "step", 0);
     fake.now_ms += 1.0;
     pt_stop_gpu(t, "step", 0);
@@ -577,13 +577,13 @@ Test(fold, a_timing_destroyed_with_folds_pending_leaves_the_buffer_usable)
     t = NULL;
     cr_assert_eq(b->pending, 0, "the fold was dropped");
     cr_assert_eq(pt_dev_reset(b, 0), 0);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, copy_failure_is_counted_and_folds_nothing)
 {
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
     launch_cpu("cpu step", 1000);
     pt_start_gpu(t, "step", 0);
     fake.now_ms += 1.0;
@@ -595,7 +595,7 @@ Test(fold, copy_failure_is_counted_and_folds_nothing)
     pt_sync(t);
     cr_assert_null(pt_find(t, "step/phase 0"));
     cr_assert_eq(b->pending, 0);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(fold, without_calibration_blocks_take_the_launch_average_rate)
@@ -603,7 +603,7 @@ Test(fold, without_calibration_blocks_take_the_launch_average_rate)
     fake.library_err = 218;
     pt__calib_set(0, 0, 0);
     gpu_timing();
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_AGGREGATE, 0);
     /* 2 ms of globaltimer over 8,000,000 cycles: 0.25 ns per cycle for both. */
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 2000000 }, NULL);
     slot(b, 1, 1, 6000000, 0, 1000000, (long long[]){ 6000000 }, NULL);
@@ -616,13 +616,13 @@ Test(fold, without_calibration_blocks_take_the_launch_average_rate)
     cr_assert_float_eq(p.block_min_ms, 0.5, EPS, "%g", p.block_min_ms);
     cr_assert_float_eq(p.block_max_ms, 1.5, EPS, "%g", p.block_max_ms);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.calibrated, 0);
     cr_assert_eq(dc.blocks_cal, 2);
     cr_assert_float_eq(dc.cycles_per_ns, 4.0, EPS);
     cr_assert_eq(pt_error_count_of(t, PT_ECUDA), 1, "said once: %s", pt_last_error(t));
     cr_assert(strstr(pt_last_error(t), "not calibrated"), "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 /* The device reduction, its kernel emulated by the fake runtime with the
@@ -634,8 +634,8 @@ Test(fold, the_device_reduction_agrees_with_the_host_fold)
     gpu_timing();
     pt__reduce_min_slots = 1;
     enum { N = 64, P = 3 };
-    pt_dev_buffer *dev = pt_dev_buffer_create(t, N, P, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_buffer *host = pt_dev_buffer_create(t, N, P, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *dev = pt_dev_records_create(t, N, P, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *host = pt_dev_records_create(t, N, P, NULL, PT_DEV_HOST, 0);
     for (int k = 0; k < N - 4; k++) {
         long long c[P] = { 1000LL * (k + 1), 37LL * k * k, 500000 - 3000LL * k };
         long long h[P] = { k, 2, 1 };
@@ -678,17 +678,17 @@ Test(fold, the_device_reduction_agrees_with_the_host_fold)
     for (int s = 0; s < 7; s++)
         cr_assert_float_eq(sd->phase->sm_ns[s], sh->phase->sm_ns[s], 1e-6, "SM %d", s);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.slots_skipped, 8, "4 unfinished slots in each buffer");
-    pt_dev_buffer_free(dev);
-    pt_dev_buffer_free(host);
+    pt_dev_records_free(dev);
+    pt_dev_records_free(host);
 }
 
 /* The summary's encodings, which the device's atomics depend on: minima
  * as complemented bits, maxima as bits, the earliest start, sums. */
 Test(fold, the_reduction_summary_encodes_min_and_max)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 1, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 3, 1, NULL, PT_DEV_HOST, 0);
     slot(b, 0, 2, 400000, 300, 200000, (long long[]){ 40000 }, (long long[]){ 5 });
     slot(b, 1, 0, 400000, 100, 200000, (long long[]){ 0 }, (long long[]){ 0 });
     slot(b, 2, 1, 400000, 200, 50000, (long long[]){ 80000 }, (long long[]){ 7 });
@@ -710,7 +710,7 @@ Test(fold, the_reduction_summary_encodes_min_and_max)
     cr_assert_float_eq(pt__bitsd(r[PT__R_SPAN_MAX].u), 200000.0, 0);
     cr_assert_float_eq(r[PT__R_SM(1, 2, 0)].d, 20000.0, 0);
     cr_assert_float_eq(r[PT__R_SM(1, 1, 0)].d, 40000.0, 0);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 /* ---- host mode end to end: pt_dev.h on the CPU, real clocks ------ */
@@ -731,7 +731,7 @@ Test(fold, host_mode_records_from_pt_dev_h_fold_into_phases)
     pt_destroy(t);
     t = pt_create("fold", PT_CPU);
     const char *names[] = { "long", "short" };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     pt_dev_buf buf = pt_dev_arg(b);
     pt_start(t, "step");
@@ -759,10 +759,10 @@ Test(fold, host_mode_records_from_pt_dev_h_fold_into_phases)
     cr_assert_float_eq(lg.total_ms + sh.total_ms + un.total_ms, launch.total_ms, 1e-9);
     cr_assert_geq(un.total_ms, 0.0);
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.calibrated, 1);
     cr_assert_str_eq(dc.device_name, "host");
     cr_assert_eq(dc.blocks_own, 4, "350 us is far more than 100 CLOCK_MONOTONIC steps");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }

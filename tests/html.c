@@ -136,7 +136,7 @@ static void small_run(void)
 /* Writes slot s as END leaves it: done, with clock64 and globaltimer spans
  * long enough (1 ms, 1000 ticks) for the slot's own rate, and each phase's
  * cycles. */
-static void slot(pt_dev_buffer *b, int s, long long clk_span, const long long *cycles)
+static void slot(pt_dev_records *b, int s, long long clk_span, const long long *cycles)
 {
     pt_dev_buf a = pt_dev_arg(b);
     long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
@@ -158,7 +158,7 @@ static void slot(pt_dev_buffer *b, int s, long long clk_span, const long long *c
 static void folded_launch(int n, int skip)
 {
     const char *names[] = { "load", "compute" };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, n, 2, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, n, 2, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     for (int s = 0; s < n; s++)
         if (s != skip)
@@ -168,7 +168,7 @@ static void folded_launch(int n, int skip)
     pt_stop(t, "step");
     int rc = pt_dev_fold(t, b, "step");
     cr_assert(rc == 0 || (skip >= 0 && rc < 0), "pt_dev_fold: %s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 /* ---- without a browser ------------------------------------------- */
@@ -386,7 +386,7 @@ Test(html, a_grid_reduced_on_the_device_has_no_heatmap)
     pt_destroy(t);
     t = test_timing(&clk, "gpu", PT_GPU_EVENTS);
     pt__reduce_min_slots = 1;
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     for (int s = 0; s < 8; s++)
         slot(b, s, 4000000, (long long[]){ 1000, 500 });
@@ -402,7 +402,7 @@ Test(html, a_grid_reduced_on_the_device_has_no_heatmap)
         cr_assert(json_is_object(h), "no reduction kernel: every record came back");
     cr_assert_float_eq(num(section_named(d, "phase 0"), "blocks"), 8, 0);
     json_decref(d);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(html, the_json_export_escapes_as_before)
@@ -419,7 +419,7 @@ Test(html, the_json_export_escapes_as_before)
 
 Test(html, roofline_and_tracked_memory_are_in_the_data)
 {
-    cr_assert_eq(pt_set_peaks(t, 1e12, 2e13), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_peaks_set(t, 1e12, 2e13), 0, "%s", pt_last_error(t));
     pt_start(t, "solve");
     cr_assert_eq(pt_track(t, "psi", NULL, 8e7, (long long[]){ 100, 50, 64, 64 }, 4, "float32"), 0,
                  "%s", pt_last_error(t));
@@ -500,7 +500,7 @@ static void browse(const char *page, const char *args, const char *out)
 
 Test(html, the_page_renders_in_chromium, .timeout = 120)
 {
-    pt_set_peaks(t, 1e12, 2e13);
+    pt_peaks_set(t, 1e12, 2e13);
     pt_start(t, "alloc");
     pt_track(t, "psi", NULL, 8e7, (long long[]){ 100, 50, 64, 64 }, 4, "float32");
     pt_stop(t, "alloc");
@@ -508,7 +508,7 @@ Test(html, the_page_renders_in_chromium, .timeout = 120)
     folded_launch(40, -1);
     const char *page = in_dir("page.html"), *dom = in_dir("dom.html");
     cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
-    size_t nsec = pt_stats(t).section_count;
+    size_t nsec = run_stats(t).section_count;
     browse(page, "--dump-dom", dom);
     char *h = slurp(dom, NULL);
     cr_assert_eq(count_of(h, "class=\"pt-ice-rect\""), nsec, "one icicle bar per section");

@@ -421,7 +421,7 @@ Test(limits, a_one_mebibyte_title_is_kept_whole)
     s = pt_find(t, path);
     cr_assert_not_null(s, "pt_find by the escaped path (%zu bytes)", strlen(path));
     cr_assert_str_eq(pt_section_name(s), title);
-    cr_assert_eq(pt_stats(t).section_count, 1, "one section, found twice by content");
+    cr_assert_eq(run_stats(t).section_count, 1, "one section, found twice by content");
 
     len = pt_section_path(s, NULL, 0);
     cr_assert_eq(len, (int)strlen(path), "the length it needs");
@@ -548,7 +548,7 @@ Test(limits, odd_bytes_give_valid_json_and_quoted_csv)
 
     for (i = 0; i < NODD; i++)
         TEST_SPAN(t, &clk, odd[i].title, 1000 * (i + 1));
-    cr_assert_eq(pt_stats(t).section_count, NODD);
+    cr_assert_eq(run_stats(t).section_count, NODD);
     cr_assert_eq(pt_export_json(t, in_dir("run.json")), 0);
     cr_assert_eq(pt_export_csv(t, in_dir("run.csv")), 0);
     cr_assert_eq(pt_export_html(t, in_dir("run.html")), 0);
@@ -615,7 +615,7 @@ Test(limits, the_empty_title_is_a_title)
     TEST_SPAN(t, &clk, "", 500);
     pt_stop(t, "a");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    cr_assert_eq(pt_stats(t).section_count, 3);
+    cr_assert_eq(run_stats(t).section_count, 3);
     s = pt_section_child(pt_root(t));
     cr_assert_str_eq(pt_section_name(s), "");
     cr_assert_eq(pt_section_path(s, NULL, 0), 0, "the top-level \"\" has the empty path");
@@ -776,7 +776,7 @@ Test(limits, many_real_pairs_are_counted_exactly)
     const pt_section *s;
     double t0, dt;
 
-    cr_assert_eq(pt_set_clock(t, stepping_clock, &reads), 0);
+    cr_assert_eq(pt_clock_set(t, stepping_clock, &reads), 0);
     reads = 0;
     t0 = seconds();
     for (uint64_t i = 0; i < n; i++) {

@@ -119,7 +119,7 @@ Test(memory, device_memory_through_the_fake_runtime)
     fake.mem_total = 80000000000ull;
     fake.mem_free = 60000000000ull;
     g = pt_create("gpu", PT_GPU_EVENTS);
-    cr_assert_eq(pt_memory_sampling(g, 1), 0, "sampling: %s", pt_last_error(g));
+    cr_assert_eq(pt_memory_sampling_set(g, 1), 0, "sampling: %s", pt_last_error(g));
     cr_assert_eq(fake.meminfos, 1, "one sample at once");
     pt_memory_get(g, &m);
     cr_assert_eq(m.device_sampled, 1, "sampled");
@@ -127,24 +127,24 @@ Test(memory, device_memory_through_the_fake_runtime)
     cr_assert_eq(m.device_total, 80e9, "total %g", m.device_total);
     cr_assert_eq(m.device_used_peak, 20e9, "used %g", m.device_used_peak);
     fake.mem_free = 50000000000ull;
-    pt_memory_sampling(g, 1);
+    pt_memory_sampling_set(g, 1);
     pt_memory_get(g, &m);
     cr_assert_eq(m.device_used_peak, 30e9, "peak used rises: %g", m.device_used_peak);
     fake.mem_free = 70000000000ull;
-    pt_memory_sampling(g, 1);
+    pt_memory_sampling_set(g, 1);
     pt_memory_get(g, &m);
     cr_assert_eq(m.device_used_peak, 30e9, "and stays: %g", m.device_used_peak);
     cr_assert_eq(m.device_free, 70e9, "latest free %g", m.device_free);
     fake.meminfo_err = 2;
-    cr_assert_eq(pt_memory_sampling(g, 1), PT_ECUDA, "a failing cudaMemGetInfo");
+    cr_assert_eq(pt_memory_sampling_set(g, 1), PT_ECUDA, "a failing cudaMemGetInfo");
     pt_destroy(g);
 }
 
 Test(memory, sampling_without_a_device_is_enodev)
 {
     pt__cuda_set_shim(&fake_missing_api);
-    cr_assert_eq(pt_memory_sampling(t, 1), PT_ENODEV, "no runtime");
-    cr_assert_eq(pt_memory_sampling(t, 0), 0, "turning it off always works");
+    cr_assert_eq(pt_memory_sampling_set(t, 1), PT_ENODEV, "no runtime");
+    cr_assert_eq(pt_memory_sampling_set(t, 0), 0, "turning it off always works");
 }
 
 Test(memory, the_memory_table)
@@ -226,14 +226,14 @@ Test(memory, device_sampled_at_section_boundaries)
     fake.mem_total = 1000;
     fake.mem_free = 900;
     g = pt_create("gpu", PT_GPU_EVENTS);
-    cr_assert_eq(pt_memory_sampling(g, 1), 0, "sampling: %s", pt_last_error(g));
+    cr_assert_eq(pt_memory_sampling_set(g, 1), 0, "sampling: %s", pt_last_error(g));
     pt_start(g, "a");
     fake.mem_free = 400; /* 600 used by the time "a" stops */
     pt_stop(g, "a");
     cr_assert_eq(fake.meminfos, 3, "one sample at once, one per boundary: %lld", fake.meminfos);
     pt_memory_get(g, &m);
     cr_assert_eq(m.device_used_peak, 600.0, "peak used %g", m.device_used_peak);
-    pt_memory_sampling(g, 0);
+    pt_memory_sampling_set(g, 0);
     pt_start(g, "b");
     pt_stop(g, "b");
     cr_assert_eq(fake.meminfos, 3, "off: no more samples");

@@ -115,7 +115,7 @@ Test(pack, round_trip_into_an_empty_timing)
     rc = pt_unpack_merge(b, buf, len);
     cr_assert_eq(rc, 0, "pt_unpack_merge: %s (%s)", pt_strerror(rc), pt_last_error(b));
     same_tree(&a->root, &b->root);
-    cr_assert_eq(pt_stats(b).section_count, pt_stats(a).section_count);
+    cr_assert_eq(run_stats(b).section_count, run_stats(a).section_count);
     cr_assert_eq(pt_error_count(b), 0, "%s", pt_last_error(b));
     free(buf);
     pt_destroy(a);
@@ -219,12 +219,12 @@ Test(pack, empty_and_null)
 {
     pt_timing *t = workload("t");
     void *buf = (void *)1;
-    size_t len = 1, before = pt_stats(t).section_count;
+    size_t len = 1, before = run_stats(t).section_count;
 
     cr_assert_eq(pt_pack(NULL, &buf, &len), 0, "a NULL timing packs an empty tree");
     cr_assert_eq(len, 16, "the header alone: %zu bytes", len);
     cr_assert_eq(pt_unpack_merge(t, buf, len), 0, "%s", pt_last_error(t));
-    cr_assert_eq(pt_stats(t).section_count, before, "an empty tree adds nothing");
+    cr_assert_eq(run_stats(t).section_count, before, "an empty tree adds nothing");
     cr_assert_eq(pt_unpack_merge(NULL, buf, len), 0, "NULL t: a no-op");
     free(buf);
 
@@ -480,7 +480,7 @@ Test(pack, nesting_limit)
         pt_stop(a, "d");
     pack_ok(a, &buf, &len);
     cr_assert_eq(pt_unpack_merge(b, buf, len), 0, "4096 levels: %s", pt_last_error(b));
-    cr_assert_eq(pt_stats(b).section_count, 4096);
+    cr_assert_eq(run_stats(b).section_count, 4096);
     free(buf);
     for (i = 0; i < 4097; i++)
         pt_start(a, "d");

@@ -234,7 +234,7 @@ Test(ptreport, show_and_csv_carry_the_roofline)
     pt_timing *t = workload(&clk, "roof");
     char *want, *got;
 
-    cr_assert_eq(pt_set_peaks(t, 2e9, 1e12), 0, "pt_set_peaks");
+    cr_assert_eq(pt_peaks_set(t, 2e9, 1e12), 0, "pt_peaks_set");
     save(t, "run.json");
     pt_log_to(t, in_dir("want.txt"), (pt_log_opts){ .percentages = 1 });
     cr_assert_eq(run("show %s --percentages", in_dir("run.json")), 0, "%s", err_text());
@@ -602,9 +602,9 @@ Test(ptreport, convert_trace_is_a_flame_chart_of_the_totals)
                  "%s", err_text());
     doc = load_json(in_dir("t.json"));
     n = trace_events(doc, v, 16);
-    cr_assert_eq(n, pt_stats(t).section_count, "one event per section");
+    cr_assert_eq(n, run_stats(t).section_count, "one event per section");
     cr_assert_eq(check_layout(t, pt_root(t), v, n, 0, LLONG_MAX, &seen),
-                 llround(pt_stats(t).total_ms * 1e6), "top-level sections end at the run's total");
+                 llround(run_stats(t).total_ms * 1e6), "top-level sections end at the run's total");
     cr_assert_eq(seen, n);
     /* frame: 2 x (solve 1+2+3 / 2+3+4 ms, upload 2 ms, 0.25 ms of its own). */
     const xev *frame = event_at(v, n, "frame"), *solve = event_at(v, n, "frame/solve"),
@@ -680,7 +680,7 @@ Test(ptreport, convert_trace_widens_a_parent_its_children_outgrow)
 
 /* Slot s of a host buffer as END leaves it: 1 ms of globaltimer over
  * 4,000,000 cycles (0.25 ns per cycle) and each phase's cycles. */
-static void done_slot(pt_dev_buffer *b, int s, const long long *cycles)
+static void done_slot(pt_dev_records *b, int s, const long long *cycles)
 {
     pt_dev_buf a = pt_dev_arg(b);
     long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
@@ -703,20 +703,20 @@ static pt_timing *rich_run(test_clock *clk)
 {
     static const char *names[] = { "load", "compute" };
     pt_timing *t = workload(clk, "rich run");
-    pt_dev_buffer *b;
+    pt_dev_records *b;
 
     pt__calib_set(-1, 2.0, 1000.0);
-    cr_assert_eq(pt_set_peaks(t, 2e9, 1e12), 0);
+    cr_assert_eq(pt_peaks_set(t, 2e9, 1e12), 0);
     cr_assert_eq(pt_track(t, "psi", NULL, 8e6, (long long[]){ 100, 50, 4, 4 }, 4, "float32"), 0);
     cr_assert_eq(pt_track(t, "tmp", NULL, 2e6, NULL, 0, NULL), 0);
     pt_untrack(t, "tmp");
-    b = pt_dev_buffer_create(t, 8, 2, names, PT_DEV_HOST, 0);
+    b = pt_dev_records_create(t, 8, 2, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     for (int s = 0; s < 8; s++)
         done_slot(b, s, (long long[]){ (s + 1) * 1000LL, 500 });
     TEST_SPAN(t, clk, "step", 5 * MS);
     cr_assert_eq(pt_dev_fold(t, b, "step"), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
     pt_start(t, "still open");
     clk->now += MS;
     return t;
@@ -857,7 +857,7 @@ static pt_timing *memory_run(test_clock *clk)
     fake.mem_free = 60000000000ull;
     t = test_timing(clk, "memory run", PT_CPU);
     cr_assert_not_null(t);
-    cr_assert_eq(pt_memory_sampling(t, 1), 0, "sampling: %s", pt_last_error(t));
+    cr_assert_eq(pt_memory_sampling_set(t, 1), 0, "sampling: %s", pt_last_error(t));
     cr_assert_eq(pt_track(t, "psi", NULL, 8e6, (long long[]){ 100, 50, 4, 4 }, 4, "float32"), 0);
     cr_assert_eq(pt_track(t, "w<1> \"q\"", NULL, 12345, (long long[]){ 3 }, 1, "bfloat16"), 0);
     pt_start(t, "frame");

@@ -813,7 +813,7 @@ Test(report, tsc_clock_states_its_rate)
     lines l = { 0 };
 
     cr_assert_not_null(real, "pt_create");
-    pt_run_stats rs = pt_stats(real);
+    pt_run_stats rs = run_stats(real);
     pt_log_fn(real, collect_line, &l);
     if (strcmp(rs.clock, "tsc") == 0) {
         char want[64];

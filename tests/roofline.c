@@ -56,7 +56,7 @@ Test(roofline, no_peaks_no_percentages_but_intensity)
  * in 1 ms is 2e9 B/s, 0.2 % of the bandwidth. */
 Test(roofline, user_peaks_give_percentages_and_bound)
 {
-    cr_assert_eq(pt_set_peaks(t, 1e12, 1e13), 0, "pt_set_peaks: %s", pt_last_error(t));
+    cr_assert_eq(pt_peaks_set(t, 1e12, 1e13), 0, "pt_peaks_set: %s", pt_last_error(t));
     TEST_SPAN(t, &clk, "k", 1 * MS, .read = 1e6, .written = 1e6, .flops = 8e6);
     pt_section_stats st = stats("k");
     cr_assert_float_eq(st.pct_peak_bw, 0.2, 1e-12, "%% of peak bandwidth %.17g", st.pct_peak_bw);
@@ -67,7 +67,7 @@ Test(roofline, user_peaks_give_percentages_and_bound)
 
 Test(roofline, bound_at_and_around_the_ridge)
 {
-    pt_set_peaks(t, 1e12, 1e13);
+    pt_peaks_set(t, 1e12, 1e13);
     TEST_SPAN(t, &clk, "below", MS, .read = 1e6, .flops = 9.999e6);
     TEST_SPAN(t, &clk, "at", MS, .read = 1e6, .flops = 10e6);
     TEST_SPAN(t, &clk, "above", MS, .read = 1e6, .flops = 10.001e6);
@@ -83,15 +83,15 @@ Test(roofline, bound_at_and_around_the_ridge)
 
 Test(roofline, bad_peaks_are_erange_and_zeros_forget)
 {
-    cr_assert_eq(pt_set_peaks(t, -1, 1e12), PT_ERANGE, "negative");
-    cr_assert_eq(pt_set_peaks(t, 1e12, NAN), PT_ERANGE, "NaN");
-    cr_assert_eq(pt_set_peaks(t, 1e12, 0), PT_ERANGE, "one of them 0");
+    cr_assert_eq(pt_peaks_set(t, -1, 1e12), PT_ERANGE, "negative");
+    cr_assert_eq(pt_peaks_set(t, 1e12, NAN), PT_ERANGE, "NaN");
+    cr_assert_eq(pt_peaks_set(t, 1e12, 0), PT_ERANGE, "one of them 0");
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 3, "counted");
-    cr_assert_eq(pt_set_peaks(t, 1e12, 1e13), 0, "set");
-    cr_assert_eq(pt_set_peaks(t, 0, 0), 0, "forget");
+    cr_assert_eq(pt_peaks_set(t, 1e12, 1e13), 0, "set");
+    cr_assert_eq(pt_peaks_set(t, 0, 0), 0, "forget");
     TEST_SPAN(t, &clk, "k", MS, .read = 1e6, .flops = 1e6);
     cr_assert_eq(stats("k").bound, PT_BOUND_UNKNOWN, "forgotten peaks");
-    cr_assert_eq(pt_set_peaks(NULL, -1, -1), 0, "NULL timing: no-op");
+    cr_assert_eq(pt_peaks_set(NULL, -1, -1), 0, "NULL timing: no-op");
 }
 
 Test(roofline, fp32_lane_table)
@@ -139,7 +139,7 @@ Test(roofline, device_peaks_from_attributes)
                        st.pct_peak_bw);
     cr_assert_eq(st.bound, PT_BOUND_MEMORY, "AI 1 on an H100 is memory-bound");
     /* The user's peaks win over the device's. */
-    pt_set_peaks(g, 1e9, 1e9);
+    pt_peaks_set(g, 1e9, 1e9);
     pt_peaks_get(g, &p);
     cr_assert_str_eq(p.source, "user", "user wins");
     pt_destroy(g);
@@ -168,7 +168,7 @@ Test(roofline, report_shows_peaks_and_a_roofline_line_only_when_known)
     free(b.s);
     b.s = NULL;
     b.n = 0;
-    pt_set_peaks(t, 1e12, 1e13);
+    pt_peaks_set(t, 1e12, 1e13);
     pt_log_fn(t, test_text_line, &b);
     cr_assert(strstr(b.s, "peaks: 1000.0 GB/s, 10000.0 GFLOP/s (given); ridge point 10 FLOP/B"),
               "peaks line:\n%s", b.s);
@@ -185,7 +185,7 @@ Test(roofline, csv_and_json_carry_the_figures)
     json_t *root, *sec;
 
     cr_assert_not_null(mkdtemp(dir), "mkdtemp");
-    pt_set_peaks(t, 1e12, 1e13);
+    pt_peaks_set(t, 1e12, 1e13);
     TEST_SPAN(t, &clk, "k", 1 * MS, .read = 1e6, .written = 1e6, .flops = 8e6);
 
     snprintf(path, sizeof path, "%s/r.csv", dir);

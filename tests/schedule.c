@@ -42,7 +42,7 @@ Test(schedule, wait_warmup_active_repeat_are_exact)
 {
     pt_schedule_info in;
     t = test_timing(&clk, "run", PT_CPU);
-    cr_assert_eq(pt_schedule(t, 2, 1, 2, 2), 0);
+    cr_assert_eq(pt_schedule_set(t, 2, 1, 2, 2), 0);
     steps(20);
     cr_assert_eq(count_of("s"), 4, "two cycles of two active steps: %llu",
                  (unsigned long long)count_of("s"));
@@ -60,7 +60,7 @@ Test(schedule, which_steps_record)
     const int want[8] = { 0, 0, 1, 0, 0, 1, 0, 0 };
     pt_schedule_info in;
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 1, 1, 1, 2);
+    pt_schedule_set(t, 1, 1, 1, 2);
     for (int k = 0; k < 8; k++) {
         pt_schedule_get(t, &in);
         cr_assert_eq(in.recording, want[k], "step %d", k);
@@ -72,7 +72,7 @@ Test(schedule, which_steps_record)
 Test(schedule, repeat_zero_cycles_for_ever)
 {
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 1, 0, 1, 0);
+    pt_schedule_set(t, 1, 0, 1, 0);
     steps(1000);
     cr_assert_eq(count_of("s"), 500);
 }
@@ -80,16 +80,16 @@ Test(schedule, repeat_zero_cycles_for_ever)
 Test(schedule, no_wait_records_from_the_first_step)
 {
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 0, 0, 3, 1);
+    pt_schedule_set(t, 0, 0, 3, 1);
     steps(5);
     cr_assert_eq(count_of("s"), 3);
-    cr_assert_float_eq(pt_stats(t).total_ms, 30e-6, 1e-15);
+    cr_assert_float_eq(run_stats(t).total_ms, 30e-6, 1e-15);
 }
 
 Test(schedule, a_section_open_across_the_end_of_an_active_step_is_whole)
 {
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 0, 0, 1, 1); /* step 0 records, then nothing */
+    pt_schedule_set(t, 0, 0, 1, 1); /* step 0 records, then nothing */
     pt_start(t, "outer");
     TEST_SPAN(t, &clk, "inner", 5);
     pt_step(t);                 /* recording stops with outer open */
@@ -104,14 +104,14 @@ Test(schedule, a_section_open_across_the_end_of_an_active_step_is_whole)
     pt_section_stats st;
     pt_section_get(t, o, &st);
     cr_assert_float_eq(st.total_ms, 15e-6, 1e-15, "the whole of outer: %g", st.total_ms);
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 }
 
 Test(schedule, a_ghost_open_across_the_start_of_an_active_step_stays_a_ghost)
 {
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 1, 0, 1, 1);
+    pt_schedule_set(t, 1, 0, 1, 1);
     pt_start(t, "outer");       /* step 0 waits: a ghost */
     pt_step(t);                 /* step 1 records */
     TEST_SPAN(t, &clk, "inner", 5);
@@ -121,14 +121,14 @@ Test(schedule, a_ghost_open_across_the_start_of_an_active_step_stays_a_ghost)
     cr_assert_eq(count_of("inner"), 1, "recorded at the top level");
     TEST_SPAN(t, &clk, "after", 5);
     cr_assert_eq(count_of("after"), 1, "the stack is back to empty");
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 }
 
 Test(schedule, pt_disable_wins_over_an_active_step)
 {
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 0, 0, 2, 1);
+    pt_schedule_set(t, 0, 0, 2, 1);
     pt_disable(t);
     steps(1);
     pt_enable(t);
@@ -142,9 +142,9 @@ Test(schedule, pt_disable_wins_over_an_active_step)
 Test(schedule, bad_arguments_and_null)
 {
     t = test_timing(&clk, "run", PT_CPU);
-    cr_assert_eq(pt_schedule(t, 1, 1, 0, 1), PT_EINVAL);
+    cr_assert_eq(pt_schedule_set(t, 1, 1, 0, 1), PT_EINVAL);
     cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 1);
-    cr_assert_eq(pt_schedule(NULL, 1, 1, 1, 1), 0);
+    cr_assert_eq(pt_schedule_set(NULL, 1, 1, 1, 1), 0);
     cr_assert_eq(pt_step(NULL), 0);
     cr_assert_eq(pt_schedule_get(t, NULL), PT_EINVAL);
     pt_schedule_info in;
@@ -158,9 +158,9 @@ Test(schedule, a_new_schedule_restarts_the_count)
 {
     pt_schedule_info in;
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 0, 0, 1, 1);
+    pt_schedule_set(t, 0, 0, 1, 1);
     steps(3);
-    pt_schedule(t, 1, 0, 1, 1);
+    pt_schedule_set(t, 1, 0, 1, 1);
     pt_schedule_get(t, &in);
     cr_assert_eq(in.steps, 0);
     cr_assert_eq(in.recorded, 0);
@@ -180,7 +180,7 @@ Test(schedule, the_report_and_the_json_state_it)
     int found = 0;
     char path[64];
     t = test_timing(&clk, "run", PT_CPU);
-    pt_schedule(t, 1, 1, 2, 1);
+    pt_schedule_set(t, 1, 1, 2, 1);
     steps(5);
     cr_assert_eq(pt_log_fn(t, collect, &found), 0);
     cr_assert(found, "the report states the schedule and the steps recorded");

@@ -40,7 +40,7 @@ Test(scope, ends_when_the_block_ends_and_takes_metrics)
     cr_assert_float_eq(s.total_ms, 100e-6, 1e-15);
     cr_assert_float_eq(s.flops, 12345, 0);
     cr_assert_float_eq(s.written_bytes, 234544, 0);
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
 }
 
 static int early_return(int fail)
@@ -72,7 +72,7 @@ Test(scope, ends_on_goto_out)
     }
 out:
     cr_assert_eq(count_of("try"), 2);
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
 }
 
 Test(scope, break_leaves_the_section_not_the_loop)

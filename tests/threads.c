@@ -18,7 +18,7 @@ static pt_timing *threaded_timing(void)
 {
     pt_timing *t = pt_create("threads", PT_CPU);
     cr_assert_not_null(t);
-    cr_assert_eq(pt_set_clock(t, stepping_clock, NULL), 0);
+    cr_assert_eq(pt_clock_set(t, stepping_clock, NULL), 0);
     return t;
 }
 
@@ -62,7 +62,7 @@ Test(threads, eight_threads_pool_by_path_exactly)
         get(t, path, &st);
         cr_assert_eq(st.count, 1);
     }
-    pt_run_stats rs = pt_stats(t);
+    pt_run_stats rs = run_stats(t);
     cr_assert_eq(rs.threads, NTHREADS + 1);
     cr_assert_eq(rs.section_count, 2 + NTHREADS);
     cr_assert_eq(rs.error_count, 0, "%s", pt_last_error(t));
@@ -81,11 +81,11 @@ Test(threads, each_thread_is_accounted)
         jobs[i] = (job){ .t = t, .index = i + 1, .step = 10 * (i + 1), .n = 1000 };
     run(jobs, 3);
     cr_assert_eq(pt_threads(t), 4);
-    cr_assert_eq(pt_thread_stats(t, 0, &ti), 0);
+    cr_assert_eq(pt_thread_get(t, 0, &ti), 0);
     cr_assert_eq(ti.index, 0);
     cr_assert_eq(ti.occurrences, 0);
     for (int i = 1; i <= 3; i++) {
-        cr_assert_eq(pt_thread_stats(t, i, &ti), 0);
+        cr_assert_eq(pt_thread_get(t, i, &ti), 0);
         cr_assert_eq(ti.index, i);
         cr_assert_gt(ti.tid, 0);
         cr_assert_eq(ti.open, 0);
@@ -100,9 +100,9 @@ Test(threads, each_thread_is_accounted)
                       fabs(step_ms - 30e-6) < 1e-12, "busy %g ms", ti.busy_ms);
     }
     cr_assert_eq(seen, 3 * 2001);
-    cr_assert_eq(pt_thread_stats(t, 4, &ti), PT_ENOTFOUND);
-    cr_assert_eq(pt_thread_stats(t, -1, &ti), PT_EINVAL);
-    cr_assert_eq(pt_thread_stats(t, 0, NULL), PT_EINVAL);
+    cr_assert_eq(pt_thread_get(t, 4, &ti), PT_ENOTFOUND);
+    cr_assert_eq(pt_thread_get(t, -1, &ti), PT_EINVAL);
+    cr_assert_eq(pt_thread_get(t, 0, NULL), PT_EINVAL);
     cr_assert_eq(pt_threads(NULL), 0);
     pt_destroy(t);
 }
@@ -258,7 +258,7 @@ Test(threads, open_sections_on_other_threads_are_reported)
 
     cr_assert_eq(pthread_create(&th, NULL, leave_open, t), 0);
     cr_assert_eq(pthread_join(th, NULL), 0);
-    cr_assert_eq(pt_stats(t).open_count, 1);
+    cr_assert_eq(run_stats(t).open_count, 1);
     pt_destroy(t);
 }
 
@@ -272,7 +272,7 @@ Test(threads, reset_empties_every_thread)
     run(jobs, 2);
     pt_reset(t);
     cr_assert_null(pt_find(t, "outer"));
-    cr_assert_eq(pt_stats(t).section_count, 0);
+    cr_assert_eq(run_stats(t).section_count, 0);
     run(jobs, 2);
     get(t, "outer", &st);
     cr_assert_eq(st.count, 20);
@@ -387,7 +387,7 @@ static int job_of(pt_timing *t, int thread, int njobs)
         char path[32];
         pt_thread_part p;
         snprintf(path, sizeof path, "thread %d", j);
-        cr_assert_eq(pt_section_thread(t, pt_find(t, path), thread, &p), 0);
+        cr_assert_eq(pt_thread_part_get(t, pt_find(t, path), thread, &p), 0);
         if (p.count == 1)
             return j;
         cr_assert_eq(p.count, 0);
@@ -398,7 +398,7 @@ static int job_of(pt_timing *t, int thread, int njobs)
 static pt_thread_part part(pt_timing *t, const char *path, int thread)
 {
     pt_thread_part p;
-    int rc = pt_section_thread(t, pt_find(t, path), thread, &p);
+    int rc = pt_thread_part_get(t, pt_find(t, path), thread, &p);
     cr_assert_eq(rc, 0, "%s thread %d: %s", path, thread, pt_strerror(rc));
     cr_assert_eq(p.thread, thread);
     return p;
@@ -478,7 +478,7 @@ Test(threads, runs_merged_in_are_apart_from_the_creating_thread)
     void *buf;
     size_t len;
 
-    pt_set_clock(other, test_clock_read, &c);
+    pt_clock_set(other, test_clock_read, &c);
     c.now = 0;
     for (int i = 0; i < 5; i++)
         TEST_SPAN(other, &c, "outer", 1000000);
@@ -569,14 +569,14 @@ Test(threads, thread_parts_bad_arguments_and_reset)
 
     run(jobs, 1);
     const pt_section *s = pt_find(t, "outer");
-    cr_assert_eq(pt_section_thread(NULL, s, 0, &p), PT_EINVAL);
-    cr_assert_eq(pt_section_thread(t, s, 0, NULL), PT_EINVAL);
-    cr_assert_eq(pt_section_thread(t, NULL, 0, &p), PT_EINVAL);
-    cr_assert_eq(pt_section_thread(t, pt_root(t), 0, &p), PT_EINVAL);
-    cr_assert_eq(pt_section_thread(t, s, -2, &p), PT_EINVAL);
+    cr_assert_eq(pt_thread_part_get(NULL, s, 0, &p), PT_EINVAL);
+    cr_assert_eq(pt_thread_part_get(t, s, 0, NULL), PT_EINVAL);
+    cr_assert_eq(pt_thread_part_get(t, NULL, 0, &p), PT_EINVAL);
+    cr_assert_eq(pt_thread_part_get(t, pt_root(t), 0, &p), PT_EINVAL);
+    cr_assert_eq(pt_thread_part_get(t, s, -2, &p), PT_EINVAL);
     cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 4, "each counted on t");
-    cr_assert_eq(pt_section_thread(t, s, 2, &p), PT_ENOTFOUND);
-    cr_assert_eq(pt_section_thread(t, s, 1, &p), 0);
+    cr_assert_eq(pt_thread_part_get(t, s, 2, &p), PT_ENOTFOUND);
+    cr_assert_eq(pt_thread_part_get(t, s, 1, &p), 0);
     cr_assert_eq(p.count, 10);
     pt_reset(t);
     jobs[0].n = 3;

@@ -194,14 +194,14 @@ Test(trace, each_thread_has_its_own_track)
 
 static void note_line(void *ctx, const char *line)
 {
-    if (strcmp(line, "  note: 2 events left out of the trace (past pt_set_trace_capacity())") == 0)
+    if (strcmp(line, "  note: 2 events left out of the trace (past pt_trace_capacity_set())") == 0)
         *(int *)ctx = 1;
 }
 
 Test(trace, drops_past_the_capacity_are_counted)
 {
     t = test_timing(&clk, "run", PT_TRACE);
-    cr_assert_eq(pt_set_trace_capacity(t, 3), 0);
+    cr_assert_eq(pt_trace_capacity_set(t, 3), 0);
     for (int k = 0; k < 5; k++)
         span("s", 1, 1);
     json_t *j = export_read();
@@ -210,7 +210,7 @@ Test(trace, drops_past_the_capacity_are_counted)
     cr_assert_eq(meta_u(j, "dropped"), 2);
     cr_assert_eq(meta_u(j, "capacity"), 3);
     cr_assert(json_is_string(json_object_get(json_object_get(j, "metadata"), "note_dropped")));
-    cr_assert_eq(pt_stats(t).trace_dropped, 2, "the report's figure");
+    cr_assert_eq(run_stats(t).trace_dropped, 2, "the report's figure");
     /* The first ones are kept, in order. */
     cr_assert_float_eq(num(find(j, "X", 1, "s", 2), "ts"), 0.005, EPS);
     cr_assert_eq(pt_find(t, "s")->count, 5, "the tree still counts every occurrence");
@@ -246,7 +246,7 @@ Test(trace, without_the_flag_nothing_is_written)
     int rc = pt_export_trace(t, path);
     cr_assert_eq(rc, PT_ESTATE, "pt_export_trace: %s", pt_strerror(rc));
     cr_assert_neq(access(path, F_OK), 0, "no file");
-    cr_assert_eq(pt_set_trace_capacity(t, 10), PT_ESTATE);
+    cr_assert_eq(pt_trace_capacity_set(t, 10), PT_ESTATE);
     cr_assert_eq(pt_export_trace(NULL, path), 0, "NULL timing: no-op");
 }
 
@@ -260,7 +260,7 @@ Test(trace, an_unwritable_path_leaves_nothing)
     cr_assert_eq(pt_export_trace(t, ""), PT_EINVAL);
     rc = pt_export_trace(t, "/tmp");
     cr_assert_eq(rc, PT_EIO, "a directory is not a regular file: %s", pt_strerror(rc));
-    cr_assert_eq(pt_set_trace_capacity(t, 0), PT_EINVAL);
+    cr_assert_eq(pt_trace_capacity_set(t, 0), PT_EINVAL);
 }
 
 Test(trace, open_sections_are_left_out_and_said)
@@ -283,7 +283,7 @@ Test(trace, the_origin_moves_with_the_clock_and_reset_clears)
 {
     t = pt_create("run", PT_TRACE);
     clk.now = 1000000000; /* far from 0: times are from the clock's setting */
-    pt_set_clock(t, test_clock_read, &clk);
+    pt_clock_set(t, test_clock_read, &clk);
     span("a", 2000, 1000);
     json_t *j = export_read();
     cr_assert_float_eq(num(find(j, "X", 1, "a", 0), "ts"), 2.0, EPS);
@@ -328,7 +328,7 @@ Test(trace, counters_from_the_hook)
 Test(trace, the_schedule_is_in_the_metadata)
 {
     t = test_timing(&clk, "run", PT_TRACE);
-    pt_schedule(t, 1, 0, 1, 1);
+    pt_schedule_set(t, 1, 0, 1, 1);
     pt_step(t);
     pt_step(t);
     json_t *j = export_read();
@@ -386,7 +386,7 @@ Test(trace, without_the_trace_flag_no_reference_is_taken)
 }
 
 /* Slot s as END leaves it (as tests/fold.c writes them). */
-static long long *slot(pt_dev_buffer *b, int s, long long smid, long long clk_span, long long gt0,
+static long long *slot(pt_dev_records *b, int s, long long smid, long long clk_span, long long gt0,
                        long long gt_span, const long long *cycles)
 {
     pt_dev_buf a = pt_dev_arg(b);
@@ -408,7 +408,7 @@ Test(trace, folded_blocks_sit_on_sm_tracks)
 {
     const char *names[] = { "angular", "energy" };
     t = test_timing(&clk, "run", PT_TRACE);
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 2, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b);
     /* 4,000,000 cycles over 1 ms of globaltimer: 0.25 ns per cycle. */
     slot(b, 0, 3, 4000000, 0, 1000000, (long long[]){ 1200000, 2000000 });
@@ -433,14 +433,14 @@ Test(trace, folded_blocks_sit_on_sm_tracks)
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(b1, "args"), "block")), 1);
     cr_assert_not_null(find(j, "M", 3, "thread_name", 0), "SMs are named");
     json_decref(j);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(trace, trace_mode_intervals_inside_the_block)
 {
     const char *names[] = { "load", "compute" };
     t = test_timing(&clk, "run", PT_TRACE);
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 2, names, PT_DEV_HOST | PT_DEV_TRACE, 4);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, names, PT_DEV_HOST | PT_DEV_TRACE, 4);
     cr_assert_not_null(b);
     long long *r = slot(b, 0, 0, 4000000, 0, 1000000, (long long[]){ 400000, 3600000 });
     long long *ev = r + PT_DEV_SLOT_HDR + 2 * 2;
@@ -464,14 +464,14 @@ Test(trace, trace_mode_intervals_inside_the_block)
     cr_assert_float_eq(num(c, "dur"), 900.0, EPS);
     assert_nested(j, 3);
     json_decref(j);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(trace, fold_samples_are_bounded)
 {
     const char *names[] = { "p" };
     t = test_timing(&clk, "run", PT_TRACE);
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, names, PT_DEV_HOST, 0);
     slot(b, 0, 0, 1000, 0, 1000, (long long[]){ 500 });
     for (int k = 0; k < PT__TRACE_FOLD_LAUNCHES + 3; k++) {
         span("step", 0, 10000);
@@ -481,5 +481,5 @@ Test(trace, fold_samples_are_bounded)
     cr_assert_eq(count(j, "X", 3), PT__TRACE_FOLD_LAUNCHES);
     cr_assert_eq(meta_u(j, "fold_launches_cut"), 3);
     json_decref(j);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }

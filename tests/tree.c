@@ -60,14 +60,14 @@ Test(tree, same_title_under_two_parents_is_two_sections)
     cr_assert_neq(pt_find(t, "a/x"), pt_find(t, "b/x"), "a/x and b/x must differ");
     cr_assert_eq(get("a/x").count, 1);
     cr_assert_float_eq(get("b/x").total_ms, 7e-6, 1e-15);
-    cr_assert_eq(pt_stats(t).section_count, 4, "a, b, a/x, b/x");
+    cr_assert_eq(run_stats(t).section_count, 4, "a, b, a/x, b/x");
 }
 
 Test(tree, title_repeated_in_a_loop_is_one_section)
 {
     for (int i = 0; i < 1000; i++)
         TEST_SPAN(t, &clk, "iter", 3);
-    cr_assert_eq(pt_stats(t).section_count, 1);
+    cr_assert_eq(run_stats(t).section_count, 1);
     pt_section_stats s = get("iter");
     cr_assert_eq(s.count, 1000);
     cr_assert_float_eq(s.total_ms, 3e-3, 1e-12);
@@ -81,7 +81,7 @@ Test(tree, a_reused_buffer_with_a_new_title_is_a_new_section)
         snprintf(buf, sizeof buf, "frame %d", i);
         TEST_SPAN(t, &clk, buf, 10 * (i + 1));
     }
-    cr_assert_eq(pt_stats(t).section_count, 3, "the same pointer held three titles");
+    cr_assert_eq(run_stats(t).section_count, 3, "the same pointer held three titles");
     cr_assert_float_eq(get("frame 2").total_ms, 30e-6, 1e-15);
     snprintf(buf, sizeof buf, "frame 0");
     TEST_SPAN(t, &clk, buf, 1);
@@ -95,7 +95,7 @@ Test(tree, a_stop_through_a_reused_buffer_holding_another_title_is_a_mismatch)
     pt_start(t, buf);
     snprintf(buf, sizeof buf, "save");
     cr_assert_eq(pt_stop(t, buf), PT_EMISMATCH);
-    cr_assert_eq(pt_stats(t).open_count, 1, "load stays open");
+    cr_assert_eq(run_stats(t).open_count, 1, "load stays open");
     snprintf(buf, sizeof buf, "load");
     cr_assert_eq(pt_stop(t, buf), 0);
     cr_assert_eq(get("load").count, 1);
@@ -164,7 +164,7 @@ Test(tree, self_time_and_percentages)
     cr_assert_float_eq(i.pct_parent, 60, 1e-9, "inner of outer %g", i.pct_parent);
     cr_assert_float_eq(i.pct_total, 30, 1e-9, "inner of the whole %g", i.pct_total);
     cr_assert_float_eq(tl.pct_parent, 50, 1e-9);
-    cr_assert_float_eq(pt_stats(t).total_ms, 1e-3, 1e-15);
+    cr_assert_float_eq(run_stats(t).total_ms, 1e-3, 1e-15);
 }
 
 Test(tree, stop_without_start_is_counted_and_described)
@@ -174,7 +174,7 @@ Test(tree, stop_without_start_is_counted_and_described)
     cr_assert_eq(pt_error_count(t), 1);
     cr_assert_eq(pt_error_count_of(t, PT_ENOSTART), 1);
     cr_assert(strstr(pt_last_error(t), "ghost"), "message: %s", pt_last_error(t));
-    cr_assert_eq(pt_stats(t).section_count, 0, "nothing is created by a bad stop");
+    cr_assert_eq(run_stats(t).section_count, 0, "nothing is created by a bad stop");
 }
 
 Test(tree, mismatched_stop_names_the_open_stack_and_closes_nothing)
@@ -184,10 +184,10 @@ Test(tree, mismatched_stop_names_the_open_stack_and_closes_nothing)
     int rc = pt_stop(t, "frame");
     cr_assert_eq(rc, PT_EMISMATCH, "got %s", pt_err_name(rc));
     cr_assert(strstr(pt_last_error(t), "frame > solve"), "message: %s", pt_last_error(t));
-    cr_assert_eq(pt_stats(t).open_count, 2, "nothing was closed");
+    cr_assert_eq(run_stats(t).open_count, 2, "nothing was closed");
     cr_assert_eq(pt_stop(t, "solve"), 0);
     cr_assert_eq(pt_stop(t, "frame"), 0);
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
     cr_assert_eq(pt_error_count(t), 1);
 }
 
@@ -198,7 +198,7 @@ Test(tree, open_sections_are_kept_and_marked)
     pt_section_stats s = get("never closed");
     cr_assert_eq(s.open, 1);
     cr_assert_eq(s.count, 0);
-    cr_assert_eq(pt_stats(t).open_count, 1);
+    cr_assert_eq(run_stats(t).open_count, 1);
 }
 
 Test(tree, null_timing_is_a_no_op_everywhere)
@@ -211,7 +211,7 @@ Test(tree, null_timing_is_a_no_op_everywhere)
     cr_assert_eq(pt_start_gpu(n, "g", 0), 0);
     cr_assert_eq(pt_stop_gpu(n, "g", 0), 0);
     cr_assert_eq(pt_sync(n), 0);
-    cr_assert_eq(pt_set_clock(n, test_clock_read, &clk), 0);
+    cr_assert_eq(pt_clock_set(n, test_clock_read, &clk), 0);
     PT_SECTION(n, "scoped") { cr_assert_eq(pt_add(n, .flops = 1), 0); }
     pt_disable(n);
     pt_enable(n);
@@ -223,7 +223,7 @@ Test(tree, null_timing_is_a_no_op_everywhere)
     cr_assert_str_eq(pt_name(n), "");
     cr_assert_null(pt_root(n));
     cr_assert_null(pt_find(n, "x"));
-    cr_assert_eq(pt_stats(n).section_count, 0);
+    cr_assert_eq(run_stats(n).section_count, 0);
     const pt_section *out[1];
     cr_assert_eq(pt_bottlenecks(n, 1, out), 0);
 }
@@ -231,17 +231,17 @@ Test(tree, null_timing_is_a_no_op_everywhere)
 Test(tree, null_title_is_invalid)
 {
     cr_assert_eq(pt_start(t, NULL), PT_EINVAL);
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
     pt_start(t, "a");
     cr_assert_eq(pt_stop(t, NULL), PT_EINVAL);
-    cr_assert_eq(pt_stats(t).open_count, 1, "a is still open");
+    cr_assert_eq(run_stats(t).open_count, 1, "a is still open");
     cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 2);
 }
 
 Test(tree, bad_metrics_are_rejected_and_said)
 {
     cr_assert_eq(pt_start(t, "m", .read = -1), PT_ERANGE);
-    cr_assert_eq(pt_stats(t).open_count, 1, "the section opens all the same");
+    cr_assert_eq(run_stats(t).open_count, 1, "the section opens all the same");
     cr_assert_eq(pt_add(t, .flops = NAN), PT_ERANGE);
     cr_assert_eq(pt_add(t, .written = INFINITY), PT_ERANGE);
     cr_assert_eq(pt_add(t, .written = 8), 0);
@@ -323,11 +323,11 @@ Test(tree, disabled_calls_do_nothing_and_pairs_stay_matched)
     TEST_SPAN(t, &clk, "off", 10);
     cr_assert_eq(pt_add(t, .flops = 1), 0);
     cr_assert_eq(pt_stop(t, "stray"), 0, "a stop while disabled is not an error");
-    cr_assert_eq(pt_stats(t).section_count, 0);
+    cr_assert_eq(run_stats(t).section_count, 0);
     cr_assert_eq(pt_error_count(t), 0);
     pt_enable(t);
     TEST_SPAN(t, &clk, "on", 10);
-    cr_assert_eq(pt_stats(t).section_count, 1);
+    cr_assert_eq(run_stats(t).section_count, 1);
 }
 
 Test(tree, toggling_inside_a_section_keeps_the_pairs)
@@ -354,8 +354,8 @@ Test(tree, reset_forgets_everything_but_keeps_name_and_clock)
     TEST_SPAN(t, &clk, "done", 10);
     pt_stop(t, "nope");
     pt_reset(t);
-    cr_assert_eq(pt_stats(t).section_count, 0);
-    cr_assert_eq(pt_stats(t).open_count, 0);
+    cr_assert_eq(run_stats(t).section_count, 0);
+    cr_assert_eq(run_stats(t).open_count, 0);
     cr_assert_eq(pt_error_count(t), 0);
     cr_assert_str_eq(pt_last_error(t), "");
     cr_assert_str_eq(pt_name(t), "tree");
@@ -366,11 +366,11 @@ Test(tree, reset_forgets_everything_but_keeps_name_and_clock)
 Test(tree, clock_cannot_change_while_sections_are_open)
 {
     pt_start(t, "x");
-    cr_assert_eq(pt_set_clock(t, NULL, NULL), PT_ESTATE);
-    cr_assert_str_eq(pt_stats(t).clock, "user");
+    cr_assert_eq(pt_clock_set(t, NULL, NULL), PT_ESTATE);
+    cr_assert_str_eq(run_stats(t).clock, "user");
     pt_stop(t, "x");
-    cr_assert_eq(pt_set_clock(t, NULL, NULL), 0);
-    cr_assert_str_neq(pt_stats(t).clock, "user");
+    cr_assert_eq(pt_clock_set(t, NULL, NULL), 0);
+    cr_assert_str_neq(run_stats(t).clock, "user");
 }
 
 Test(tree, paths_escape_slashes_and_find_them)
@@ -416,7 +416,7 @@ Test(tree, many_children_are_all_found)
             snprintf(buf, sizeof buf, "k%d", i);
             TEST_SPAN(t, &clk, buf, i);
         }
-    cr_assert_eq(pt_stats(t).section_count, 3000);
+    cr_assert_eq(run_stats(t).section_count, 3000);
     for (int i = 0; i < 3000; i += 499) {
         snprintf(buf, sizeof buf, "k%d", i);
         pt_section_stats s = get(buf);
@@ -454,11 +454,11 @@ static void on_error(void *ctx, const char *line)
 Test(tree, errors_reach_the_users_function)
 {
     int calls = 0;
-    pt_set_error_fn(t, on_error, &calls);
+    pt_error_fn_set(t, on_error, &calls);
     pt_stop(t, "nothing open");
     cr_assert_eq(calls, 1);
     cr_assert(strstr(seen_error, "PT_ENOSTART"), "%s", seen_error);
-    pt_set_error_fn(t, NULL, NULL);
+    pt_error_fn_set(t, NULL, NULL);
     pt_stop(t, "again");
     cr_assert_eq(calls, 1, "detached");
     free(seen_error);
@@ -493,7 +493,7 @@ Test(tree, recursion_nests_under_itself)
     pt_stop(t, "f");
     pt_stop(t, "f");
     cr_assert_not_null(pt_find(t, "f/f/f"));
-    cr_assert_eq(pt_stats(t).section_count, 3);
+    cr_assert_eq(run_stats(t).section_count, 3);
 }
 
 Test(tree, welford_stays_exact_over_a_million_occurrences)

@@ -2,7 +2,7 @@
  * 0x80000007 EDX bit 8), sections read it directly: a read costs about a
  * third of clock_gettime(CLOCK_MONOTONIC). It is calibrated once per
  * process against CLOCK_MONOTONIC. Elsewhere, and with PT_NO_TSC,
- * clock_gettime is the clock. A user clock (pt_set_clock) overrides both.
+ * clock_gettime is the clock. A user clock (pt_clock_set) overrides both.
  *
  * A PT_TRACE timing also keeps the run's origin, the clock's value when it
  * was made or last given a clock: the trace's times count from it. */
@@ -117,12 +117,12 @@ const char *pt__clock_name(const pt_timing *t)
     }
 }
 
-int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
+int pt_clock_set(pt_timing *t, pt_clock_fn fn, void *ctx)
 {
     if (!t)
         return 0;
     if (t->main.depth > 0)
-        return pt__fail(t, PT_ESTATE, "pt_set_clock with sections open: %zu", t->main.depth);
+        return pt__fail(t, PT_ESTATE, "pt_clock_set with sections open: %zu", t->main.depth);
     if (!fn) {
         pt__clock_init(t);
         return 0;
@@ -134,4 +134,10 @@ int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
     /* The trace's times are from the run's start on this clock. */
     mark_origin(t);
     return 0;
+}
+
+/* The previous name, kept for one release (pt.h). */
+int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
+{
+    return pt_clock_set(t, fn, ctx);
 }

@@ -91,7 +91,7 @@ const char *pt_last_error(const pt_timing *t)
     return t ? t->last_error : "";
 }
 
-void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx)
+void pt_error_fn_set(pt_timing *t, pt_line_fn fn, void *ctx)
 {
     if (!t)
         return;
@@ -104,4 +104,10 @@ void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx)
 int pt__error(pt_timing *t, int code, const char *msg)
 {
     return pt__fail(t, code, "%s", msg ? msg : pt_strerror(code));
+}
+
+/* The previous name, kept for one release (pt.h). */
+void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx)
+{
+    pt_error_fn_set(t, fn, ctx);
 }

@@ -122,7 +122,7 @@ typedef struct pt__thr {
     struct pt__thr *next;
     pt_section own_root;
     /* Every occurrence of own_root's pooled into t->root so far: this
-     * thread's part of the report (pt_section_thread). Off the hot path:
+     * thread's part of the report (pt_thread_part_get). Off the hot path:
      * only pt__threads_merge writes it. */
     pt_section part_root;
 } pt__thr;
@@ -203,7 +203,7 @@ struct pt_timing {
     unsigned hooks;
     struct pt__trace *trace;  /* PT_TRACE's event log (trace.c) */
     struct pt__nvtx *nvtx;    /* PT_NVTX's cached strings (nvtx.c) */
-    struct pt__sched *sched;  /* pt_schedule()'s state (schedule.c) */
+    struct pt__sched *sched;  /* pt_schedule_set()'s state (schedule.c) */
     int user_off;             /* pt_disable(); enabled = !user_off && the schedule's step records */
 
     pt__ext ext[PT__EXT_N];   /* what the layers above attached (timing.c) */

@@ -351,7 +351,7 @@ int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
         pt__fail(t, rc, "pt_unpack_merge: out of memory merging; the tree holds part of it");
     else if ((rc = pt__merge_aside(&t->merged_root, &root)) < 0)
         pt__fail(t, rc, "pt_unpack_merge: out of memory keeping the merged run apart; the "
-                 "creating thread's part (pt_section_thread) holds some of it");
+                 "creating thread's part (pt_thread_part_get) holds some of it");
     pt__section_free_children(&root);
     return rc;
 }

@@ -5,7 +5,7 @@
  * pt__record() and the fold would have left them: the rest's spread comes
  * back as Welford's sum of squared deviations, a phase's block mean as the
  * sum of its blocks. An open section gets a frame on the stack, which is
- * how the reports (and pt_stats()) learn that it is open. */
+ * how the reports (and pt_run_get()) learn that it is open. */
 #include "core/restore.h"
 
 #include "core/threads.h"

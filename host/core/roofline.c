@@ -9,7 +9,7 @@
  *   FLOP/s    = SMs x SM clock (cudaDevAttrClockRate, kHz) x FP32 lanes per SM
  *               x 2 (an FMA is two FLOPs)
  * FP64, tensor-core and sparse peaks differ, so a section doing FP64 or
- * tensor-core work should be read against peaks given with pt_set_peaks().
+ * tensor-core work should be read against peaks given with pt_peaks_set().
  * The lanes per SM come from NVIDIA's CUDA C Programming Guide
  * ("Arithmetic Instructions", 32-bit floating-point add, multiply,
  * multiply-add, per clock per SM):
@@ -39,7 +39,7 @@ int pt__fp32_lanes(int major, int minor)
     }
 }
 
-int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s)
+int pt_peaks_set(pt_timing *t, double bytes_per_s, double flops_per_s)
 {
     if (!t)
         return 0;
@@ -51,7 +51,7 @@ int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s)
     if (!isfinite(bytes_per_s) || !isfinite(flops_per_s) || !(bytes_per_s > 0) ||
         !(flops_per_s > 0))
         return pt__fail(t, PT_ERANGE,
-                        "pt_set_peaks: peaks must be finite and > 0 (bytes/s %g, FLOP/s %g); "
+                        "pt_peaks_set: peaks must be finite and > 0 (bytes/s %g, FLOP/s %g); "
                         "both 0 forgets them", bytes_per_s, flops_per_s);
     t->peak_bw = bytes_per_s;
     t->peak_flops = flops_per_s;
@@ -79,4 +79,10 @@ int pt_peaks_get(pt_timing *t, pt_peaks *out)
 const char *pt__bound_name(int bound)
 {
     return bound == PT_BOUND_MEMORY ? "memory" : bound == PT_BOUND_COMPUTE ? "compute" : "unknown";
+}
+
+/* The previous name, kept for one release (pt.h). */
+int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s)
+{
+    return pt_peaks_set(t, bytes_per_s, flops_per_s);
 }

@@ -1,7 +1,7 @@
 /* The step schedule: torch.profiler.schedule's wait, warmup, active and
  * repeat over the steps that pt_step() ends.
  *
- * Step n (counted from 0 at pt_schedule()) lies at position n % cycle of
+ * Step n (counted from 0 at pt_schedule_set()) lies at position n % cycle of
  * its cycle, cycle = wait + warmup + active: the first `wait` positions
  * are skipped, the next `warmup` run unrecorded, the last `active` are
  * recorded; after `repeat` cycles (unless repeat is 0) nothing more is.
@@ -44,14 +44,14 @@ static void apply(pt_timing *t)
     t->enabled = !t->user_off && pt__sched_records(t);
 }
 
-int pt_schedule(pt_timing *t, unsigned wait, unsigned warmup, unsigned active, unsigned repeat)
+int pt_schedule_set(pt_timing *t, unsigned wait, unsigned warmup, unsigned active, unsigned repeat)
 {
     if (!t)
         return 0;
     if (active == 0)
-        return pt__fail(t, PT_EINVAL, "pt_schedule: active must be at least 1");
+        return pt__fail(t, PT_EINVAL, "pt_schedule_set: active must be at least 1");
     if (!t->sched && !(t->sched = calloc(1, sizeof *t->sched)))
-        return pt__fail(t, PT_ENOMEM, "pt_schedule: out of memory");
+        return pt__fail(t, PT_ENOMEM, "pt_schedule_set: out of memory");
     *t->sched = (pt__sched){ wait, warmup, active, repeat, 0, 0, 0 };
     t->sched->recording = records_at(t->sched, 0);
     apply(t);
@@ -109,4 +109,10 @@ void pt__sched_free(pt_timing *t)
 {
     free(t->sched);
     t->sched = NULL;
+}
+
+/* The previous name, kept for one release (pt.h). */
+int pt_schedule(pt_timing *t, unsigned wait, unsigned warmup, unsigned active, unsigned repeat)
+{
+    return pt_schedule_set(t, wait, warmup, active, repeat);
 }

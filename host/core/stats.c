@@ -2,6 +2,7 @@
 #include "core/stats.h"
 
 #include "core/clock.h"
+#include "core/errors.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/trace.h"
@@ -241,25 +242,34 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
     return k;
 }
 
+int pt_run_get(pt_timing *t, pt_run_stats *r)
+{
+    if (!r)
+        return t ? pt__fail(t, PT_EINVAL, "pt_run_get: NULL out") : PT_EINVAL;
+    memset(r, 0, sizeof *r);
+    r->clock = "";
+    if (!t)
+        return 0;
+    pt__settle(t);
+    pt__peaks_resolve(t);
+    r->section_count = t->main.nsections;
+    r->total_ms = root_total_ns(&t->root) / 1e6;
+    r->error_count = t->errors;
+    r->gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
+    r->gpu_fallback = t->gpu_fallback;
+    r->open_count = pt__open_count(t);
+    r->threads = pt_threads(t);
+    r->dropped = t->dropped;
+    r->trace_dropped = pt__trace_dropped(t);
+    r->clock = pt__clock_name(t);
+    r->clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
+    return 0;
+}
+
+/* The previous name, kept for one release. */
 pt_run_stats pt_stats(pt_timing *t)
 {
     pt_run_stats r;
-    memset(&r, 0, sizeof r);
-    r.clock = "";
-    if (!t)
-        return r;
-    pt__settle(t);
-    pt__peaks_resolve(t);
-    r.section_count = t->main.nsections;
-    r.total_ms = root_total_ns(&t->root) / 1e6;
-    r.error_count = t->errors;
-    r.gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
-    r.gpu_fallback = t->gpu_fallback;
-    r.open_count = pt__open_count(t);
-    r.threads = pt_threads(t);
-    r.dropped = t->dropped;
-    r.trace_dropped = pt__trace_dropped(t);
-    r.clock = pt__clock_name(t);
-    r.clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
+    pt_run_get(t, &r);
     return r;
 }

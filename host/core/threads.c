@@ -215,7 +215,7 @@ int pt_threads(pt_timing *t)
     return n;
 }
 
-int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out)
+int pt_thread_get(pt_timing *t, int i, pt_thread_info *out)
 {
     const pt__thr *r = NULL;
 
@@ -295,17 +295,28 @@ int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *o
     return 0;
 }
 
-int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+int pt_thread_part_get(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
 {
     if (!out)
-        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: NULL out") : PT_EINVAL;
+        return t ? pt__fail(t, PT_EINVAL, "pt_thread_part_get: NULL out") : PT_EINVAL;
     memset(out, 0, sizeof *out);
     out->thread = i;
     if (!t || !s || !s->parent || i < PT_THREAD_MERGED)
-        return t ? pt__fail(t, PT_EINVAL, "pt_section_thread: %s",
+        return t ? pt__fail(t, PT_EINVAL, "pt_thread_part_get: %s",
                             !s || !s->parent ? "no section (NULL or the root)"
                                              : "thread index below PT_THREAD_MERGED")
                  : PT_EINVAL;
     pt__threads_merge(t);
     return pt__section_part(t, s, i, out);
+}
+
+/* The previous names, kept for one release (pt.h). */
+int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out)
+{
+    return pt_thread_get(t, i, out);
+}
+
+int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+{
+    return pt_thread_part_get(t, s, i, out);
 }

@@ -87,7 +87,7 @@ PT__HIDDEN void pt__threads_merge(pt_timing *t);
 /* A thread other than r's that has title as its innermost open section:
  * its index, else -1. */
 PT__HIDDEN int pt__threads_open_elsewhere(pt_timing *t, const pt__thr *r, const char *title);
-/* pt_section_thread() for a timing whose threads are pooled already (a
+/* pt_thread_part_get() for a timing whose threads are pooled already (a
  * report's, after pt__settle) and arguments known good: s a section of
  * t->root, i >= PT_THREAD_MERGED. */
 PT__HIDDEN int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *out);

@@ -10,7 +10,7 @@
  * folded block records are kept beside it. Times stay in ticks of t's
  * clock (host events) or become microseconds from the run's origin
  * (launches, whose time comes from the GPU), the origin being the clock's
- * value at pt_create() or at the latest pt_set_clock() (clock.c). */
+ * value at pt_create() or at the latest pt_clock_set() (clock.c). */
 #include "core/trace.h"
 
 #include "core/errors.h"
@@ -81,14 +81,14 @@ void pt__trace_free(pt_timing *t)
     t->hooks &= ~(unsigned)PT__HOOK_TRACE;
 }
 
-int pt_set_trace_capacity(pt_timing *t, size_t n)
+int pt_trace_capacity_set(pt_timing *t, size_t n)
 {
     if (!t)
         return 0;
     if (n == 0)
-        return pt__fail(t, PT_EINVAL, "pt_set_trace_capacity: 0 events");
+        return pt__fail(t, PT_EINVAL, "pt_trace_capacity_set: 0 events");
     if (!t->trace)
-        return pt__fail(t, PT_ESTATE, "pt_set_trace_capacity: the timing was created without PT_TRACE");
+        return pt__fail(t, PT_ESTATE, "pt_trace_capacity_set: the timing was created without PT_TRACE");
     t->trace->cap = n;
     return 0;
 }
@@ -245,4 +245,10 @@ uint64_t pt__trace_dropped(const pt_timing *t)
 {
     const pt__trace *tr = t ? t->trace : NULL;
     return tr ? tr->dropped_host + tr->dropped_gpu + tr->dropped_counter : 0;
+}
+
+/* The previous name, kept for one release (pt.h). */
+int pt_set_trace_capacity(pt_timing *t, size_t n)
+{
+    return pt_trace_capacity_set(t, n);
 }

@@ -1,7 +1,6 @@
 /* The walk API: the tree as the user reads it, from pt_root() or a path.
  * The walkers take a const timing, but the sections other threads timed
  * join its tree first, as for every report. */
-
 #include "core/threads.h"
 #include "core/tree.h"
 

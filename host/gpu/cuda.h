@@ -96,7 +96,7 @@ typedef struct pt__cuda_api {
     pt__cuerr (*LaunchKernel)(const void *func, pt__dim3 grid, pt__dim3 block, void **args,
                               size_t shared, pt_stream s);
 
-    /* Optional: device memory free and total (pt_memory_sampling()). */
+    /* Optional: device memory free and total (pt_memory_sampling_set()). */
     pt__cuerr (*MemGetInfo)(size_t *free_bytes, size_t *total_bytes);
 } pt__cuda_api;
 

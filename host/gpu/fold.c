@@ -39,7 +39,7 @@ typedef struct fold_job {
 
 static void job_release(fold_job *j)
 {
-    pt_dev_buffer *b = j->src.buf;
+    pt_dev_records *b = j->src.buf;
     if (j->stage)
         j->stage->busy = 0;
     if (b->pending > 0 && --b->pending == 0)
@@ -94,7 +94,7 @@ static const pt__waiter_ops job_ops = { .ready = job_ready, .run = job_run, .dro
 /* Summarizes a large grid on the device and copies the summary back.
  * Returns 0 when it is under way, else nonzero and the caller copies
  * every record instead (a failure of the kernel's launch is counted). */
-static int reduce_on_device(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stream s,
+static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
                             const char *title)
 {
     const pt__cuda_api *cu = b->cu;
@@ -175,7 +175,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stre
     return 0;
 }
 
-static int copy_back(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stream s,
+static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
                      const char *title)
 {
     const pt__cuda_api *cu = b->cu;
@@ -210,7 +210,7 @@ static int copy_back(pt_timing *t, pt_dev_buffer *b, fold_job *j, pt_stream s,
     return 0;
 }
 
-int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
+int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
 {
     pt_section *parent, *node;
     fold_job *j;
@@ -282,7 +282,7 @@ int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title)
     return 0;
 }
 
-int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)
+int pt_dev_clock_get(const pt_timing *t, pt_dev_clock *out)
 {
     if (!out)
         return PT_EINVAL;
@@ -293,4 +293,10 @@ int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)
     }
     *out = t->dev_clock;
     return 0;
+}
+
+/* The previous name, kept for one release (pt.h). */
+int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)
+{
+    return pt_dev_clock_get(t, out);
 }

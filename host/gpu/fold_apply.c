@@ -53,7 +53,7 @@ typedef struct conv {
 /* The header the host wrote at creation must still be there: a kernel
  * that overran another buffer, or a buffer of another shape passed in its
  * place, would otherwise fold garbage. */
-static int header_ok(pt_timing *t, const pt_dev_buffer *b, const long long *h, const char *title)
+static int header_ok(pt_timing *t, const pt_dev_records *b, const long long *h, const char *title)
 {
     if (h[PT_DEV_H_MAGIC] == PT_DEV_MAGIC && h[PT_DEV_H_LAYOUT] == PT_DEV_LAYOUT &&
         h[PT_DEV_H_NSLOTS] == b->nslots && h[PT_DEV_H_NPHASES] == b->nphases &&
@@ -71,7 +71,7 @@ static int header_ok(pt_timing *t, const pt_dev_buffer *b, const long long *h, c
 /* The calibration of the buffer's device, or when there is none, the
  * launch's own average rate (its globaltimer spans over its clock64 spans,
  * pooled over the finished slots): still measured, never nominal. */
-static int conversion(pt_timing *t, const pt_dev_buffer *b, const long long *d, const char *title,
+static int conversion(pt_timing *t, const pt_dev_records *b, const long long *d, const char *title,
                       conv *cv)
 {
     pt__calib cal;
@@ -132,7 +132,7 @@ static double summary_min(const pt__rword *w)
 static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int nsm, double L,
                   const conv *cv)
 {
-    pt_dev_buffer *b = j->buf;
+    pt_dev_records *b = j->buf;
     pt_section *node = j->node, *un, **kids;
     const char *title = node->name;
     int np = b->nphases, rc = 0, sm_top = 0;
@@ -246,7 +246,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
  * report's heatmap), at the same rates pt__red_slot() converts with. A
  * failed allocation only loses that picture: the fold's figures are
  * whole without it, so it is not counted as an error. */
-static void keep_heat(pt_section *node, const pt_dev_buffer *b, const long long *d,
+static void keep_heat(pt_section *node, const pt_dev_records *b, const long long *d,
                       double tick_ns, double ns_per_cycle)
 {
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
@@ -290,7 +290,7 @@ static void keep_heat(pt_section *node, const pt_dev_buffer *b, const long long 
 /* Summarizes every slot record in d on the host. */
 static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d, double L)
 {
-    pt_dev_buffer *b = j->buf;
+    pt_dev_records *b = j->buf;
     const char *title = j->node->name;
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
     int nsm = 0, rc;

@@ -4,11 +4,11 @@
 #ifndef PT_GPU_FOLD_APPLY_H
 #define PT_GPU_FOLD_APPLY_H
 
-#include "gpu/devbuf.h"
+#include "gpu/records.h"
 
 /* What one fold reads, and where it goes. */
 typedef struct pt__fold_src {
-    pt_dev_buffer *buf;
+    pt_dev_records *buf;
     pt_section *node;         /* the launch section */
     const long long *data;    /* the records (or the reduction's result) to read */
     int reduced;              /* data is a reduction result (device/pt_fold_math.h) */

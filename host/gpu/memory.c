@@ -6,7 +6,7 @@
  * high-water mark of a section is the largest tracked total while it was
  * open: a change of the total raises it on every open section, and the
  * boundary hook (attached to the timing with the tracked state, and
- * called from the first pt_track() or pt_memory_sampling() on) gives a
+ * called from the first pt_track() or pt_memory_sampling_set() on) gives a
  * section opened since the last change the total it opened with. Each
  * change of the total and each device sample is also a counter sample for
  * the trace. */
@@ -202,27 +202,27 @@ static int sample(pt_timing *t)
     return 0;
 }
 
-int pt_memory_sampling(pt_timing *t, int on)
+int pt_memory_sampling_set(pt_timing *t, int on)
 {
     struct pt__memory *m;
     int rc;
 
     if (!t)
         return 0;
-    if (pt__owner_only(t, "pt_memory_sampling") < 0)
+    if (pt__owner_only(t, "pt_memory_sampling_set") < 0)
         return PT_ETHREAD;
     m = mem_get(t);
     if (!m)
-        return pt__fail(t, PT_ENOMEM, "pt_memory_sampling: out of memory");
+        return pt__fail(t, PT_ENOMEM, "pt_memory_sampling_set: out of memory");
     if (!on) {
         m->sampling = 0;
         return 0;
     }
     if (!pt__gpu_device(t))
-        return pt__fail(t, PT_ENODEV, "pt_memory_sampling: no CUDA device to sample");
+        return pt__fail(t, PT_ENODEV, "pt_memory_sampling_set: no CUDA device to sample");
     rc = sample(t);
     if (rc == PT_ENODEV)
-        return pt__fail(t, PT_ENODEV, "pt_memory_sampling: the CUDA runtime has no cudaMemGetInfo");
+        return pt__fail(t, PT_ENODEV, "pt_memory_sampling_set: the CUDA runtime has no cudaMemGetInfo");
     if (rc)
         return rc;
     m->sampling = 1;
@@ -347,3 +347,9 @@ int pt__restore_memory(pt_timing *t, const pt__restored_memory *r)
 }
 
 static const pt__ext_ops ops = { .boundary = boundary, .destroy = destroy };
+
+/* The previous name, kept for one release (pt.h). */
+int pt_memory_sampling(pt_timing *t, int on)
+{
+    return pt_memory_sampling_set(t, on);
+}

@@ -4,7 +4,7 @@
  * (events.c); nothing waits for the GPU there (unless PT_SYNC). The queue
  * is resolved oldest first, so a section's occurrences reach its
  * statistics in the order they happened and "first" stays the first
- * launch: when a report, an export, pt_stats(), pt_section_get() or
+ * launch: when a report, an export, pt_run_get(), pt_section_get() or
  * pt_sync() needs figures, when more than PT__PENDING_MAX pairs wait (the
  * oldest half is resolved, which bounds the events alive), and, without
  * waiting, whatever has already completed when pt_dev_fold() is called.

@@ -44,7 +44,7 @@ int pt__export_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const 
                       int open_written)
 {
     char why[600], stack[256], *dest;
-    size_t open;
+    pt_run_stats rs;
 
     if (rc < 0) {
         pt__afile_abort(a);
@@ -58,10 +58,11 @@ int pt__export_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const 
     free(dest);
     if (rc)
         return rc;
-    open = pt_stats(t).open_count;
-    if (!open)
+    pt_run_get(t, &rs);
+    if (!rs.open_count)
         return 0;
     pt__stack_str(&t->main, stack, sizeof stack);
     return pt__fail(t, PT_EOPEN, "%s(\"%s\"): written %s %zu open section%s (open: %s)", fn, path,
-                    open_written ? "with its" : "without its", open, open == 1 ? "" : "s", stack);
+                    open_written ? "with its" : "without its", rs.open_count,
+                    rs.open_count == 1 ? "" : "s", stack);
 }

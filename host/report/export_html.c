@@ -143,13 +143,14 @@ static void saved(pt__json *w, const pt__saved *from)
 
 static int data(pt_timing *t, pt__json *w, const pt__saved *from)
 {
-    pt_run_stats rs = pt_stats(t);
+    pt_run_stats rs;
     pt_memory_stats ms;
     const pt_section *top[BOTTLENECKS];
     char created[32];
     size_t nb;
     int rc = 0, next_id = 0;
 
+    pt_run_get(t, &rs);
     pt__fmt_utc_now(created, sizeof created);
     pt__json_open(w, '{');
     pt__json_k_str(w, "tool", "ptkit");
@@ -183,7 +184,7 @@ static int data(pt_timing *t, pt__json *w, const pt__saved *from)
     }
     pt__json_close(w, ']');
     /* The machine's peaks, or null when they are not known (a CPU run
-     * without pt_set_peaks()): the page then draws no roofs. */
+     * without pt_peaks_set()): the page then draws no roofs. */
     pt__json_key(w, "roofline");
     pt__json_peaks(w, t);
     /* What pt_track() tracked, or null when nothing was. */

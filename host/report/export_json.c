@@ -14,7 +14,7 @@
  *                                     parts: the sections it ran, in tree
  *                                     order, empty when it is the only one
  *     "schedule": null | { "wait", "warmup", "active", "repeat", "steps",
- *                "recorded" },                        pt_schedule()'s figures
+ *                "recorded" },                        pt_schedule_set()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
  *                "blocks_own", "blocks_cal", "device", "device_name",
  *                "folds", "slots_skipped" },
@@ -114,10 +114,11 @@ static int parts(pt_timing *t, pt__json *w, const pt_section *s, int thread)
 
 static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
 {
-    pt_run_stats rs = pt_stats(t);
+    pt_run_stats rs;
     char created[32];
     int rc = 0;
 
+    pt_run_get(t, &rs);
     pt__fmt_utc_now(created, sizeof created);
 
     pt__json_open(w, '{');
@@ -146,7 +147,7 @@ static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
     pt__json_open(w, '[');
     for (int i = 0; i < rs.threads && !(more && more->saved); i++) {
         pt_thread_info ti;
-        if (pt_thread_stats(t, i, &ti) < 0)
+        if (pt_thread_get(t, i, &ti) < 0)
             continue;
         pt__json_item(w);
         pt__json_open(w, '{');

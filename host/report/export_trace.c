@@ -211,10 +211,10 @@ static void metadata(pt_timing *t, pt__ctrace *w)
     if (dropped || t->dropped)
         pt__json_k_str(j, "note_dropped",
                        "events were dropped past the capacity: raise it with "
-                       "pt_set_trace_capacity(), or record fewer steps with pt_schedule()");
+                       "pt_trace_capacity_set(), or record fewer steps with pt_schedule_set()");
     if (w->events > PT__TRACE_LARGE)
         pt__json_k_str(j, "note_size", "more than a million events: viewers may be slow; "
-                                       "pt_set_trace_capacity() caps them");
+                                       "pt_trace_capacity_set() caps them");
     pt__ctrace_end(w);
 }
 

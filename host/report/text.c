@@ -32,7 +32,7 @@ static void thread_lines(pt_timing *t, pt__lines *k, int n, int per_thread)
 
     for (int i = 0; i < n; i++) {
         pt_thread_info ti;
-        if (pt_thread_stats(t, i, &ti) < 0 || !ti.occurrences)
+        if (pt_thread_get(t, i, &ti) < 0 || !ti.occurrences)
             continue;
         lo = busy && lo < ti.busy_ms ? lo : ti.busy_ms;
         hi = busy && hi > ti.busy_ms ? hi : ti.busy_ms;
@@ -48,7 +48,7 @@ static void thread_lines(pt_timing *t, pt__lines *k, int n, int per_thread)
     pt__line_emit(k);
     for (int i = 0; per_thread && i < n; i++) {
         pt_thread_info ti;
-        if (pt_thread_stats(t, i, &ti) < 0)
+        if (pt_thread_get(t, i, &ti) < 0)
             continue;
         pt__fmt_ms(a, ti.busy_ms);
         pt__line_str(k, "    ");
@@ -114,7 +114,7 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
         pt__line_emit(k);
     }
     if (rs->trace_dropped > 0) {
-        pt__line_printf(k, "  note: %" PRIu64 " event%s left out of the trace (past pt_set_trace_capacity())",
+        pt__line_printf(k, "  note: %" PRIu64 " event%s left out of the trace (past pt_trace_capacity_set())",
             rs->trace_dropped, rs->trace_dropped == 1 ? "" : "s");
         pt__line_emit(k);
     }
@@ -167,7 +167,7 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
     int rc = 0;
 
     pt__settle(t);
-    rs = pt_stats(t);
+    pt_run_get(t, &rs);
     pt__stack_str(&t->main, stack, sizeof stack);
 
     header(t, &k, &rs, o->threads);

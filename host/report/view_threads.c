@@ -67,7 +67,7 @@ int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads
             pt__line_str(k, "merged from other runs (pt_unpack_merge)");
         } else {
             pt_thread_info ti;
-            if (pt_thread_stats(t, g - 1, &ti) == 0)
+            if (pt_thread_get(t, g - 1, &ti) == 0)
                 pt__thread_label(k, &ti);
             else
                 pt__line_printf(k, "thread %d", g - 1);

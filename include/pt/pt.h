@@ -17,7 +17,7 @@
  *  Calls that can fail return 0 or a negative PT_E... code; the failure is
  *  also counted and described on the `pt_timing` (pt_error_count(),
  *  pt_last_error()). Nothing aborts and nothing is printed unless asked
- *  (PT_VERBOSE, pt_set_error_fn()). */
+ *  (PT_VERBOSE, pt_error_fn_set()). */
 #ifndef PT_PT_H
 #define PT_PT_H
 
@@ -76,8 +76,10 @@ PT_EXTERN const char *pt_err_name(int code);
 typedef struct pt_timing pt_timing;
 /** One node of the tree: a title under a parent, aggregated over its occurrences. */
 typedef struct pt_section pt_section;
-/** A device record buffer on the host side (see pt_dev_buffer_create()). */
-typedef struct pt_dev_buffer pt_dev_buffer;
+/** The records of a kernel's phases, on the host side: the buffer behind
+ *  the kernel argument `pt_dev_buf` (see pt_dev_records_create(),
+ *  pt_dev_arg()). */
+typedef struct pt_dev_records pt_dev_records;
 /** A CUDA stream; the same type as `cudaStream_t`, without CUDA's headers. */
 typedef struct CUstream_st *pt_stream;
 
@@ -111,9 +113,9 @@ typedef struct pt_metrics {
     double flops PT__DEF(0);    /**< floating-point operations */
 } pt_metrics;
 
-/** A clock for pt_set_clock(): nanoseconds from any fixed origin, never decreasing. */
+/** A clock for pt_clock_set(): nanoseconds from any fixed origin, never decreasing. */
 typedef int64_t (*pt_clock_fn)(void *ctx);
-/** A line sink for pt_log_fn() and pt_set_error_fn(); `line` has no newline. */
+/** A line sink for pt_log_fn() and pt_error_fn_set(); `line` has no newline. */
 typedef void (*pt_line_fn)(void *ctx, const char *line);
 
 /* ------------------------------------------------------------------ */
@@ -144,7 +146,7 @@ PT_EXTERN void pt_reset(pt_timing *t);
 /** \brief Replace the clock (tests, simulations). Only while no section is open.
  *  \param fn nanoseconds; NULL restores the built-in clock
  *  \return 0, or PT_ESTATE if a section is open. */
-PT_EXTERN int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx);
+PT_EXTERN int pt_clock_set(pt_timing *t, pt_clock_fn fn, void *ctx);
 /** \brief The name given to pt_create(), or "" for NULL. */
 PT_EXTERN const char *pt_name(const pt_timing *t);
 
@@ -204,7 +206,7 @@ PT_EXTERN int pt_transfer(pt_timing *t, double bytes, unsigned dir);
  *  \return 0, or the first error met (each is also counted). */
 PT_EXTERN int pt_sync(pt_timing *t);
 
-/** Flags for pt_dev_buffer_create(). */
+/** Flags for pt_dev_records_create(). */
 enum pt_dev_flags {
     PT_DEV_AGGREGATE = 0,       /**< per slot, per phase: cycles and hits (default) */
     PT_DEV_TRACE     = 1u << 0, /**< also a bounded list of (phase, clock64) events per slot */
@@ -219,23 +221,23 @@ enum pt_dev_flags {
  *  \param trace_cap events per slot in trace mode (ignored otherwise)
  *  \return the buffer, or NULL on failure (counted on t as PT_ENOMEM,
  *  PT_ECUDA or PT_ENODEV). Without a device, it is made in host memory. */
-PT_EXTERN pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
+PT_EXTERN pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
                                               const char *const *names, unsigned flags,
                                               int trace_cap);
 /** \brief The kernel argument: `k<<<g, b>>>(x, pt_dev_arg(buf))`. A NULL
  *  buffer gives a buffer with no slots, which the macros skip. */
-PT_EXTERN pt_dev_buf pt_dev_arg(const pt_dev_buffer *b);
+PT_EXTERN pt_dev_buf pt_dev_arg(const pt_dev_records *b);
 /** \brief Zero the records on `stream` (asynchronously) for the next launch.
  *  \return 0, PT_ECUDA. */
-PT_EXTERN int pt_dev_reset(pt_dev_buffer *b, pt_stream stream);
+PT_EXTERN int pt_dev_reset(pt_dev_records *b, pt_stream stream);
 /** \brief Free a buffer (after pending folds that use it are resolved). NULL is a no-op. */
-PT_EXTERN void pt_dev_buffer_free(pt_dev_buffer *b);
+PT_EXTERN void pt_dev_records_free(pt_dev_records *b);
 /** \brief Fold the buffer's records into the section `title` under the
  *  open section: one child per phase and an "(unattributed)" child, so
  *  the children add up to the launch's time. Copies asynchronously on the
  *  stream of the launch's pt_stop_gpu() and resolves lazily.
  *  \return 0, PT_ENOTFOUND when no such section was stopped, PT_ECUDA, PT_EINVAL. */
-PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_buffer *b, const char *title);
+PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
 
 /** How the device's cycles became time, as the report states it. */
 typedef struct pt_dev_clock {
@@ -251,7 +253,7 @@ typedef struct pt_dev_clock {
 } pt_dev_clock;
 /** \brief The clock conversion used so far by pt_dev_fold() on t.
  *  \return 0, or PT_EINVAL for a NULL out. */
-PT_EXTERN int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out);
+PT_EXTERN int pt_dev_clock_get(const pt_timing *t, pt_dev_clock *out);
 
 /* ------------------------------------------------------------------ */
 /* Figures                                                            */
@@ -282,7 +284,7 @@ typedef struct pt_section_stats {
     double hits;             /**< marks counted */
     double block_mean_ms, block_min_ms, block_max_ms;
     double imbalance;        /**< block_max / block_mean; 0 if no blocks */
-    /* Roofline (see pt_set_peaks()); 0 where bytes, FLOPS, time or peaks are missing. */
+    /* Roofline (see pt_peaks_set()); 0 where bytes, FLOPS, time or peaks are missing. */
     double ai;               /**< arithmetic intensity: flops / (read + written bytes) */
     double pct_peak_bw;      /**< (read + written) bytes per second as % of the peak bandwidth */
     double pct_peak_flops;   /**< FLOP/s as % of the peak FLOP/s */
@@ -337,11 +339,13 @@ typedef struct pt_run_stats {
     uint64_t dropped;        /**< device trace events dropped, summed over folds */
     const char *clock;       /**< "tsc", "clock_gettime" or "user" */
     double clock_ghz;        /**< the TSC rate when "tsc" */
-    uint64_t trace_dropped;  /**< PT_TRACE: events past pt_set_trace_capacity(), not in the trace */
+    uint64_t trace_dropped;  /**< PT_TRACE: events past pt_trace_capacity_set(), not in the trace */
     int threads;             /**< threads that timed sections into it, the creating one included */
 } pt_run_stats;
-/** \brief The timing's summary (resolves pending GPU work). Zeros for NULL. */
-PT_EXTERN pt_run_stats pt_stats(pt_timing *t);
+/** \brief The timing's summary, resolving pending GPU work first; zeros
+ *  (clock "") for a NULL t.
+ *  \return 0, or PT_EINVAL for a NULL out. */
+PT_EXTERN int pt_run_get(pt_timing *t, pt_run_stats *out);
 /** \brief The n sections with the most self time, largest first.
  *  \return how many were written to out (<= n). */
 PT_EXTERN size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out);
@@ -369,7 +373,7 @@ typedef struct pt_thread_info {
 PT_EXTERN int pt_threads(pt_timing *t);
 /** \brief Thread i's share (0 <= i < pt_threads(t)).
  *  \return 0, PT_EINVAL, or PT_ENOTFOUND past the last. */
-PT_EXTERN int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out);
+PT_EXTERN int pt_thread_get(pt_timing *t, int i, pt_thread_info *out);
 
 /** One thread's part of a pooled section. Counts and times are a
  *  thread's own; the spread (stddev, min, max) exists only pooled. */
@@ -387,7 +391,7 @@ typedef struct pt_thread_part {
  *  every other thread's and the merged runs'.
  *  \return 0 (a count of 0 where the thread never ran s), PT_EINVAL, or
  *  PT_ENOTFOUND past the last thread. */
-PT_EXTERN int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out);
+PT_EXTERN int pt_thread_part_get(pt_timing *t, const pt_section *s, int i, pt_thread_part *out);
 
 /* ------------------------------------------------------------------ */
 /* FLOPS helpers                                                      */
@@ -463,7 +467,7 @@ PT_EXTERN int pt_flops_einsum(double *out, const char *subscripts, int nops,
  *  \param bytes_per_s peak memory bandwidth; 0 with flops_per_s 0 forgets both
  *  \param flops_per_s peak FLOP/s
  *  \return 0, or PT_ERANGE for a negative or non-finite value, or one of them 0. */
-PT_EXTERN int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s);
+PT_EXTERN int pt_peaks_set(pt_timing *t, double bytes_per_s, double flops_per_s);
 
 /** The peaks in use. */
 typedef struct pt_peaks {
@@ -502,7 +506,7 @@ PT_EXTERN int pt_untrack(pt_timing *t, const char *name);
  *  each pt_start() and pt_stop() when on is 1 (off by default: a driver
  *  call per boundary). Turning it on takes one sample at once.
  *  \return 0, PT_ENODEV when no device can be sampled (sampling stays off). */
-PT_EXTERN int pt_memory_sampling(pt_timing *t, int on);
+PT_EXTERN int pt_memory_sampling_set(pt_timing *t, int on);
 
 /** What is tracked. */
 typedef struct pt_memory_stats {
@@ -527,7 +531,7 @@ PT_EXTERN uint64_t pt_error_count_of(const pt_timing *t, int code);
 /** The description of the last error on t ("" if none), valid until the next error or pt_reset(). */
 PT_EXTERN const char *pt_last_error(const pt_timing *t);
 /** \brief Hand each error's description to fn as it happens (NULL: stop). */
-PT_EXTERN void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx);
+PT_EXTERN void pt_error_fn_set(pt_timing *t, pt_line_fn fn, void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                            */
@@ -597,8 +601,8 @@ PT_EXTERN int pt_export_html(pt_timing *t, const char *path);
  *  microseconds); folded launches' blocks on one track per SM, each
  *  launch's earliest block aligned with the launch's start; and
  *  "metadata" with the schedule and the events dropped past
- *  pt_set_trace_capacity(). Times are microseconds from pt_create() (or
- *  the latest pt_set_clock()). Written through a temporary file and
+ *  pt_trace_capacity_set(). Times are microseconds from pt_create() (or
+ *  the latest pt_clock_set()). Written through a temporary file and
  *  renamed, as pt_export_csv().
  *  \return 0; PT_ESTATE without PT_TRACE (nothing written); PT_EOPEN when
  *  sections are open (written without them); PT_EINVAL for a NULL or
@@ -609,7 +613,7 @@ PT_EXTERN int pt_export_trace(pt_timing *t, const char *path);
  *  dropped, and the trace and the report say how many. Block records of
  *  folds are kept for at most 64 launches of at most 4096 blocks each.
  *  \return 0, PT_EINVAL for n == 0, PT_ESTATE without PT_TRACE. */
-PT_EXTERN int pt_set_trace_capacity(pt_timing *t, size_t n);
+PT_EXTERN int pt_trace_capacity_set(pt_timing *t, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Step schedule                                                      */
@@ -624,17 +628,17 @@ PT_EXTERN int pt_set_trace_capacity(pt_timing *t, size_t n);
  *  and closed after it is recorded whole, and one opened outside is not.
  *  The step counter restarts at 0 with this call.
  *  \return 0, PT_EINVAL when active is 0. */
-PT_EXTERN int pt_schedule(pt_timing *t, unsigned wait, unsigned warmup, unsigned active,
+PT_EXTERN int pt_schedule_set(pt_timing *t, unsigned wait, unsigned warmup, unsigned active,
                           unsigned repeat);
 /** \brief End the current step and enter the next one of the schedule
  *  (without a schedule it only counts steps).
  *  \return 0. */
 PT_EXTERN int pt_step(pt_timing *t);
-/** What pt_schedule() has done so far. */
+/** What pt_schedule_set() has done so far. */
 typedef struct pt_schedule_info {
     int on;                   /**< 1 when a schedule is set */
     unsigned wait, warmup, active, repeat;
-    uint64_t steps;           /**< pt_step() calls since pt_schedule() */
+    uint64_t steps;           /**< pt_step() calls since pt_schedule_set() */
     uint64_t recorded;        /**< steps recorded (active steps ended by pt_step()) */
     int recording;            /**< 1 when the current step records */
 } pt_schedule_info;
@@ -670,6 +674,38 @@ PT_EXTERN int pt_pack(pt_timing *t, void **buf, size_t *len);
  *  (while merging, the tree may hold part of it). */
 PT_EXTERN int pt_unpack_merge(pt_timing *t, const void *buf, size_t len);
 
+/* ------------------------------------------------------------------ */
+/* Names of the previous release, kept for this one                   */
+/* ------------------------------------------------------------------ */
+
+/* Getters and setters are now named pt_noun_get and pt_noun_set, and the
+ * host side of the records is pt_dev_records, apart from the kernel
+ * argument pt_dev_buf. The old names still work and warn, naming the new
+ * one; they go in the next release. */
+typedef pt_dev_records pt_dev_buffer PT__DEPRECATED("use pt_dev_records");
+PT_EXTERN pt_dev_records *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
+                                               const char *const *names, unsigned flags,
+                                               int trace_cap)
+    PT__DEPRECATED("use pt_dev_records_create");
+PT_EXTERN void pt_dev_buffer_free(pt_dev_records *b) PT__DEPRECATED("use pt_dev_records_free");
+PT_EXTERN pt_run_stats pt_stats(pt_timing *t) PT__DEPRECATED("use pt_run_get");
+PT_EXTERN int pt_set_peaks(pt_timing *t, double bytes_per_s, double flops_per_s)
+    PT__DEPRECATED("use pt_peaks_set");
+PT_EXTERN int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
+    PT__DEPRECATED("use pt_clock_set");
+PT_EXTERN void pt_set_error_fn(pt_timing *t, pt_line_fn fn, void *ctx)
+    PT__DEPRECATED("use pt_error_fn_set");
+PT_EXTERN int pt_set_trace_capacity(pt_timing *t, size_t n)
+    PT__DEPRECATED("use pt_trace_capacity_set");
+PT_EXTERN int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)
+    PT__DEPRECATED("use pt_dev_clock_get");
+PT_EXTERN int pt_thread_stats(pt_timing *t, int i, pt_thread_info *out)
+    PT__DEPRECATED("use pt_thread_get");
+PT_EXTERN int pt_section_thread(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+    PT__DEPRECATED("use pt_thread_part_get");
+PT_EXTERN int pt_memory_sampling(pt_timing *t, int on) PT__DEPRECATED("use pt_memory_sampling_set");
+PT_EXTERN int pt_schedule(pt_timing *t, unsigned wait, unsigned warmup, unsigned active,
+                          unsigned repeat) PT__DEPRECATED("use pt_schedule_set");
 
 PT__END_DECLS
 

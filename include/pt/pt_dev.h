@@ -72,7 +72,7 @@
  *    (elsewhere nanoseconds), "%globaltimer" is pt_dev_host_ns(), "%smid" is
  *    pt_dev_host_cpu(); these come from libptkit. There is no block, so the
  *    caller names the slot with PT_DEV_BEGIN_AT (PT_DEV_BEGIN is slot 0), and
- *    the buffer lives in host memory (pt_dev_buffer_create with PT_DEV_HOST).
+ *    the buffer lives in host memory (pt_dev_records_create with PT_DEV_HOST).
  *
  *  Options, defined before including this header:
  *  - PT_DEV_DISABLE: every macro is ((void)0); the kernel compiles exactly

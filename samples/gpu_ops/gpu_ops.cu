@@ -5,7 +5,7 @@
  *
  * On a GPU the calls are timed by CUDA events and the peaks come from the
  * device. On the CPU the same loops run tiled on the host, timed by the
- * CPU clock, against nominal peaks set with pt_set_peaks (not measured:
+ * CPU clock, against nominal peaks set with pt_peaks_set (not measured:
  * they only place the points on the roofline).
  *
  * usage: gpu_ops [repeats] [output-directory] ("-" keeps the default) */
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
     }
 #endif
     if (!on_gpu) {
-        pt_set_peaks(t, CPU_PEAK_BYTES_PER_S, CPU_PEAK_FLOPS_PER_S);
+        pt_peaks_set(t, CPU_PEAK_BYTES_PER_S, CPU_PEAK_FLOPS_PER_S);
         printf("CPU: %d x %d matmul and a %d-element GELU, %d times each; nominal peaks "
                "%.0f GB/s, %.0f GFLOP/s\n", dim, dim, ne, reps, CPU_PEAK_BYTES_PER_S / 1e9,
                CPU_PEAK_FLOPS_PER_S / 1e9);

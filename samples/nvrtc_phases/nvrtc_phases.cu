@@ -130,7 +130,7 @@ static int run_gpu(pt_timing *t, const char *ptx, int launches, const float *in_
         cudaLibraryGetKernel(&k, lib, "phases") != cudaSuccess ||
         cudaMalloc(&in, ib) != cudaSuccess || cudaMalloc(&out, ob) != cudaSuccess)
         return -1;
-    pt_dev_buffer *buf = pt_dev_buffer_create(t, BLOCKS, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *buf = pt_dev_records_create(t, BLOCKS, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
     cudaMemcpy(in, in_h, ib, cudaMemcpyHostToDevice);
     for (int l = 0; l < launches; l++) {
         pt_dev_buf arg = pt_dev_arg(buf);
@@ -144,7 +144,7 @@ static int run_gpu(pt_timing *t, const char *ptx, int launches, const float *in_
     cudaMemcpy(out_h, out, ob, cudaMemcpyDeviceToHost);
     int rc = cudaGetLastError() == cudaSuccess ? 0 : -1;
     pt_sync(t);
-    pt_dev_buffer_free(buf);
+    pt_dev_records_free(buf);
     cudaFree(in);
     cudaFree(out);
     cudaLibraryUnload(lib);
@@ -153,7 +153,7 @@ static int run_gpu(pt_timing *t, const char *ptx, int launches, const float *in_
 
 static void run_cpu(pt_timing *t, int launches, const float *in, float *out)
 {
-    pt_dev_buffer *buf = pt_dev_buffer_create(t, BLOCKS, PH_COUNT, phase_names, PT_DEV_HOST, 0);
+    pt_dev_records *buf = pt_dev_records_create(t, BLOCKS, PH_COUNT, phase_names, PT_DEV_HOST, 0);
     static float s[TILE];
 
     for (int l = 0; l < launches; l++) {
@@ -164,7 +164,7 @@ static void run_cpu(pt_timing *t, int launches, const float *in, float *out)
         pt_stop(t, "phases");
         pt_dev_fold(t, buf, "phases");
     }
-    pt_dev_buffer_free(buf);
+    pt_dev_records_free(buf);
 }
 
 int main(int argc, char **argv)

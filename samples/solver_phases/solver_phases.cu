@@ -209,7 +209,7 @@ static int recording(const pt_timing *t)
 
 static void run_cpu(pt_timing *t, int steps, const float *H, float *b, float *x, float *res)
 {
-    pt_dev_buffer *buf = pt_dev_buffer_create(t, NPROB, PH_COUNT, solver_phase_names, PT_DEV_HOST, 0);
+    pt_dev_records *buf = pt_dev_records_create(t, NPROB, PH_COUNT, solver_phase_names, PT_DEV_HOST, 0);
     static struct work w;
     struct lane l = { 0, 1 };
 
@@ -224,7 +224,7 @@ static void run_cpu(pt_timing *t, int steps, const float *H, float *b, float *x,
             pt_dev_fold(t, buf, "solve");
         pt_step(t);
     }
-    pt_dev_buffer_free(buf);
+    pt_dev_records_free(buf);
 }
 
 #if defined(__CUDACC__)
@@ -238,7 +238,7 @@ static int run_gpu(pt_timing *t, int steps, const float *H_h, float *b_h, float 
         cudaMalloc(&b, vb) != cudaSuccess || cudaMalloc(&x, vb) != cudaSuccess ||
         cudaMalloc(&res, sizeof(float) * NPROB) != cudaSuccess)
         return -1;
-    pt_dev_buffer *buf = pt_dev_buffer_create(t, NPROB, PH_COUNT, solver_phase_names,
+    pt_dev_records *buf = pt_dev_records_create(t, NPROB, PH_COUNT, solver_phase_names,
                                               PT_DEV_AGGREGATE, 0);
     cudaMemcpyAsync(H, H_h, hb, cudaMemcpyHostToDevice, st);
     cudaMemcpyAsync(x, x_h, vb, cudaMemcpyHostToDevice, st);
@@ -263,7 +263,7 @@ static int run_gpu(pt_timing *t, int steps, const float *H_h, float *b_h, float 
     cudaStreamSynchronize(st);
     pt_sync(t);
     int ok = cudaGetLastError() == cudaSuccess;
-    pt_dev_buffer_free(buf);
+    pt_dev_records_free(buf);
     cudaFree(H); cudaFree(b); cudaFree(x); cudaFree(res);
     cudaStreamDestroy(st);
     return ok ? 0 : -1;
@@ -288,7 +288,7 @@ int main(int argc, char **argv)
     make_problems(H, b);
 
     pt_timing *t = pt_create("solver_phases (batched box-constrained QP)", PT_GPU_EVENTS | PT_TRACE);
-    pt_schedule(t, WAIT, WARMUP, ACTIVE, 1);
+    pt_schedule_set(t, WAIT, WARMUP, ACTIVE, 1);
 #if defined(__CUDACC__)
     int ndev = 0;
     cudaError_t err = cudaGetDeviceCount(&ndev);
@@ -301,7 +301,7 @@ int main(int argc, char **argv)
         if (!on_gpu) { /* start over: nothing of the failed run in the figures */
             printf("the GPU run failed; running on the CPU instead\n");
             pt_reset(t);
-            pt_schedule(t, WAIT, WARMUP, ACTIVE, 1);
+            pt_schedule_set(t, WAIT, WARMUP, ACTIVE, 1);
             memset(x, 0, sizeof(float) * NPROB * N);
         }
     } else {

@@ -162,7 +162,7 @@ static double total_dose(const float *dose)
 
 static void run_cpu(pt_timing *t, int steps, float *psi, float *next, float *dose)
 {
-    pt_dev_buffer *buf = pt_dev_buffer_create(t, NCELL, PH_COUNT, phase_names, PT_DEV_HOST, 0);
+    pt_dev_records *buf = pt_dev_records_create(t, NCELL, PH_COUNT, phase_names, PT_DEV_HOST, 0);
     static float s0[SLAB], s1[SLAB];
     struct lane l = { 0, 1 };
 
@@ -179,7 +179,7 @@ static void run_cpu(pt_timing *t, int steps, float *psi, float *next, float *dos
         psi = next;
         next = tmp;
     }
-    pt_dev_buffer_free(buf);
+    pt_dev_records_free(buf);
 }
 
 #if defined(__CUDACC__)
@@ -193,7 +193,7 @@ static int run_gpu(pt_timing *t, int steps, float *psi_h, float *dose_h)
         cudaMalloc(&next, bytes) != cudaSuccess ||
         cudaMalloc(&dose, sizeof(float) * NCELL) != cudaSuccess)
         return -1;
-    pt_dev_buffer *buf = pt_dev_buffer_create(t, NCELL, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *buf = pt_dev_records_create(t, NCELL, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
 
     PT_SECTION(t, "upload") {
         pt_start_gpu(t, "copy", st);
@@ -222,7 +222,7 @@ static int run_gpu(pt_timing *t, int steps, float *psi_h, float *dose_h)
         cudaStreamSynchronize(st);
     }
     pt_sync(t);
-    pt_dev_buffer_free(buf);
+    pt_dev_records_free(buf);
     cudaFree(psi);
     cudaFree(next);
     cudaFree(dose);

@@ -194,7 +194,7 @@ int main(void)
     CHECK(cudaMalloc(&d_cycles, sizeof(long long)));
     CHECK(cudaMalloc(&d_sink, sizeof(float)));
     CHECK(cudaMalloc(&d_times, 2 * sizeof(long long) * iters));
-    pt_dev_buffer *lb = pt_dev_buffer_create(t, 1, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *lb = pt_dev_records_create(t, 1, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
     std::vector<double> bare, marks, cc;
     for (int r = 0; r < reps; r++) {
         loop_bare<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink);
@@ -225,8 +225,8 @@ int main(void)
     long long *mm_times;
     CHECK(cudaMalloc(&mm_times, sizeof(long long) * PH_COUNT * (n / TILE)));
     dim3 grid(n / TILE, n / TILE), block(TILE, TILE);
-    pt_dev_buffer *mb =
-        pt_dev_buffer_create(t, (n / TILE) * (n / TILE), PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *mb =
+        pt_dev_records_create(t, (n / TILE) * (n / TILE), PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
     pt_dev_buf none = pt_dev_arg(NULL);
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
@@ -301,7 +301,7 @@ int main(void)
         }
     }
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
 
     printf("ptkit bench-gpu: %s (sm_%d%d), SM clock %.3f GHz%s, globaltimer tick %.0f ns\n",
            prop.name, prop.major, prop.minor, dc.cycles_per_ns,
@@ -317,8 +317,8 @@ int main(void)
            launches, best[1] / best[0], best[2] / best[0], best[0]);
     pt_log(t, stdout);
 
-    pt_dev_buffer_free(lb);
-    pt_dev_buffer_free(mb);
+    pt_dev_records_free(lb);
+    pt_dev_records_free(mb);
     pt_destroy(lt);
     pt_destroy(t);
     for (auto &ev : evs)

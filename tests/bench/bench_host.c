@@ -147,7 +147,9 @@ int main(void)
         scale[r] = two[r] / one[r];
     }
 
-    pt_run_stats st = pt_stats(t);
+    pt_run_stats st;
+
+    pt_run_get(t, &st);
     const pt_section *s = pt_find(t, "outer/step");
     pt_section_stats ss;
     pt_section_get(t, s, &ss);

@@ -61,9 +61,9 @@ static pt_timing *holder(void)
     char title[16];
 
     check(t != NULL, "pt_create");
-    pt_set_error_fn(t, quiet, NULL);
+    pt_error_fn_set(t, quiet, NULL);
     now_ns = 0;
-    pt_set_clock(t, clock_read, NULL);
+    pt_clock_set(t, clock_read, NULL);
     pt_start(t, "solve");
     for (int i = 1; i <= 3; i++) {
         pt_start(t, "step");
@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     copy = pt_create("copy", PT_CPU);
     check(copy != NULL, "pt_create");
-    pt_set_error_fn(copy, quiet, NULL);
+    pt_error_fn_set(copy, quiet, NULL);
     rc = pt_unpack_merge(copy, after, nafter);
     if (rc != 0)
         fprintf(stderr, "fuzz_pack: %s\n", pt_last_error(copy));

@@ -35,7 +35,7 @@ static pt_timing *timing(const char *name)
         exit(1);
     }
     now_ns = 0;
-    pt_set_clock(t, clock_read, NULL);
+    pt_clock_set(t, clock_read, NULL);
     return t;
 }
 

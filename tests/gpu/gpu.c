@@ -13,8 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common.h"
 #include "gpu/calibrate.h"
-#include "gpu/devbuf.h"
+#include "gpu/records.h"
 #include "gpu/event_pool.h"
 #include "gpu/fold.h"
 #include "gpu/queue.h"
@@ -54,7 +55,7 @@ static pt_section_stats get(const char *path)
 }
 
 /* Launches, times and folds `runs` spins of the case into "spin". */
-static void spin_runs(pt_dev_buffer *b, int nphases, int blocks, long long ns, int runs)
+static void spin_runs(pt_dev_records *b, int nphases, int blocks, long long ns, int runs)
 {
     int e = gpu_spin_phases(pt_dev_arg(b), nphases, blocks, ns, s);
     cr_assert_eq(e, 0, "warm-up launch: %s", gpu_error(e));
@@ -94,13 +95,13 @@ ParameterizedTestParameters(gpu, folded_phases_match_the_spin)
 ParameterizedTest(spin_case *c, gpu, folded_phases_match_the_spin)
 {
     const int runs = 3;
-    pt_dev_buffer *b = pt_dev_buffer_create(t, c->blocks, c->nphases, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, c->blocks, c->nphases, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_eq(b->host, 0, "a device buffer");
     spin_runs(b, c->nphases, c->blocks, c->ns, runs);
 
     pt_dev_clock dc;
-    pt_dev_clock_info(t, &dc);
+    pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.calibrated, 1, "calibrated: %s", pt_last_error(t));
     double truth = (double)c->ns / 1e6, tick = dc.tick_ns / 1e6;
     double tol = fmax(0.01 * truth, tick);
@@ -127,7 +128,7 @@ ParameterizedTest(spin_case *c, gpu, folded_phases_match_the_spin)
                 "%lld blocks own rate, %lld calibrated, tick %.0f ns, %.3f GHz",
                 c->nphases, c->ns, c->blocks, launch.total_ms / runs, un.total_ms / runs,
                 dc.blocks_own, dc.blocks_cal, dc.tick_ns, dc.cycles_per_ns);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(gpu, event_time_of_a_known_kernel)
@@ -149,13 +150,13 @@ Test(gpu, event_time_of_a_known_kernel)
                   "events %.6f ms, the kernel's own globaltimer span %.6f ms", st.total_ms, truth);
         cr_assert_eq(st.gpu, 1);
     }
-    cr_assert_eq(pt_stats(t).gpu_timing, 1);
+    cr_assert_eq(run_stats(t).gpu_timing, 1);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 }
 
 Test(gpu, one_block_phases_nearly_fill_the_launch)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 4, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 4, NULL, PT_DEV_AGGREGATE, 0);
     spin_runs(b, 4, 1, 1000000, 3);
     pt_section_stats launch = get("spin"), un = get("spin/(unattributed)");
     double phases = launch.total_ms - un.total_ms;
@@ -163,7 +164,7 @@ Test(gpu, one_block_phases_nearly_fill_the_launch)
     cr_assert(un.total_ms <= 0.05 * launch.total_ms,
               "a single block fills its launch but for the launch overhead: %.6f of %.6f ms",
               un.total_ms, launch.total_ms);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 /* A grid past the threshold is reduced on the device; folding the same
@@ -172,7 +173,7 @@ Test(gpu, one_block_phases_nearly_fill_the_launch)
 Test(gpu, the_device_reduction_agrees_with_the_host_fold)
 {
     const int blocks = 70000;
-    pt_dev_buffer *b = pt_dev_buffer_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_geq(blocks, pt__reduce_min_slots);
     spin_runs(b, 4, blocks, 10000, 1);
@@ -192,7 +193,7 @@ Test(gpu, the_device_reduction_agrees_with_the_host_fold)
         cr_assert_float_eq(sec->phase->hits, 2.0 * blocks, 0);
     }
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 Test(gpu, thousands_of_launches_stay_lazy_and_bounded)

@@ -51,7 +51,7 @@ static void pooled(unsigned flags)
     pthread_t th[NTHREADS];
     long n = flags & PT_TRACE ? NSECTIONS / 10 : NSECTIONS;
 
-    pt_set_clock(t, stepping_clock, NULL);
+    pt_clock_set(t, stepping_clock, NULL);
     if (flags & PT_TRACE)
         pt_track(t, "weights", NULL, 4096, NULL, 0, "f32");
     for (int i = 0; i < NTHREADS; i++) {
@@ -76,11 +76,13 @@ static void pooled(unsigned flags)
     /* Each thread's part is exactly its own n occurrences. */
     for (int i = 0; i <= NTHREADS; i++) {
         pt_thread_part p;
-        int rc = pt_section_thread(t, pt_find(t, "outer"), i, &p);
+        int rc = pt_thread_part_get(t, pt_find(t, "outer"), i, &p);
         CHECK(rc == 0 && p.count == (uint64_t)n, "thread %d's part of outer: %s, %llu", i,
               pt_strerror(rc), (unsigned long long)p.count);
     }
-    pt_run_stats rs = pt_stats(t);
+    pt_run_stats rs;
+
+    pt_run_get(t, &rs);
     CHECK(rs.threads == NTHREADS + 1, "threads %d", rs.threads);
     CHECK(rs.error_count == 0, "errors: %s", pt_last_error(t));
     if (flags & PT_TRACE) {

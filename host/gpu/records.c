@@ -1,5 +1,6 @@
-/* Device record buffers: the memory pt_dev.h's macros write, laid out as
- * include/pt/pt_dev_buf.h fixes it.
+/* The records of a kernel's phases, on the host side (pt_dev_records):
+ * the memory pt_dev.h's macros write, laid out as include/pt/pt_dev_buf.h
+ * fixes it. pt_dev_arg() hands the kernel its view of them, pt_dev_buf.
  *
  * A buffer lives in device memory, or in host memory for host mode
  * (PT_DEV_HOST) and wherever there is no device to put it on; that
@@ -13,7 +14,7 @@
  * PT__STAGE_MAX, pinned where the runtime allows, so the copy stays
  * asynchronous), one per fold in flight, so a loop that launches and folds
  * never waits for the previous launch. */
-#include "gpu/devbuf.h"
+#include "gpu/records.h"
 
 #include "core/errors.h"
 #include "gpu/calibrate.h"
@@ -36,21 +37,21 @@ static int check_names(pt_timing *t, int nphases, const char *const *names)
         return 0;
     for (int p = 0; p < nphases; p++) {
         if (!names[p])
-            return pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: phase %d has a NULL name", p);
+            return pt__fail(t, PT_EINVAL, "pt_dev_records_create: phase %d has a NULL name", p);
         if (strcmp(names[p], unattributed) == 0)
             return pt__fail(t, PT_EINVAL,
-                            "pt_dev_buffer_create: phase %d is named \"%s\", the name of the rest of a launch",
+                            "pt_dev_records_create: phase %d is named \"%s\", the name of the rest of a launch",
                             p, unattributed);
         for (int q = 0; q < p; q++)
             if (strcmp(names[p], names[q]) == 0)
                 return pt__fail(t, PT_EINVAL,
-                                "pt_dev_buffer_create: phases %d and %d are both named \"%s\"", q, p,
+                                "pt_dev_records_create: phases %d and %d are both named \"%s\"", q, p,
                                 names[p]);
     }
     return 0;
 }
 
-static int copy_names(pt_dev_buffer *b, const char *const *names)
+static int copy_names(pt_dev_records *b, const char *const *names)
 {
     b->names = calloc((size_t)b->nphases, sizeof *b->names);
     if (!b->names)
@@ -68,7 +69,7 @@ static int copy_names(pt_dev_buffer *b, const char *const *names)
     return 0;
 }
 
-static void free_buffer(pt_dev_buffer *b)
+static void free_buffer(pt_dev_records *b)
 {
     const pt__cuda_api *cu = b->cu;
     for (int i = 0; i < PT__STAGE_MAX; i++) {
@@ -103,36 +104,36 @@ static void free_buffer(pt_dev_buffer *b)
  * reporting errors to it. */
 static void detach(pt__gpu_dep *d, pt_timing *t)
 {
-    pt_dev_buffer *b = (pt_dev_buffer *)(void *)d;
+    pt_dev_records *b = (pt_dev_records *)(void *)d;
 
     b->t = NULL;
     if (b->fold_t == t)
         b->fold_t = NULL;
 }
 
-pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
+pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
                                     const char *const *names, unsigned flags, int trace_cap)
 {
     long long hdr[PT_DEV_HDR] = { 0 }, slot_words;
-    pt_dev_buffer *b;
+    pt_dev_records *b;
     pt__calib cal;
     size_t bytes;
 
     if (!t)
         return NULL;
     if (flags & ~(unsigned)(PT_DEV_TRACE | PT_DEV_HOST)) {
-        pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: unknown flags %#x", flags);
+        pt__fail(t, PT_EINVAL, "pt_dev_records_create: unknown flags %#x", flags);
         return NULL;
     }
     if (nslots <= 0 || nphases <= 0) {
-        pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: %d slots and %d phases; both must be > 0",
+        pt__fail(t, PT_EINVAL, "pt_dev_records_create: %d slots and %d phases; both must be > 0",
                  nslots, nphases);
         return NULL;
     }
     if (!(flags & PT_DEV_TRACE)) {
         trace_cap = 0;
     } else if (trace_cap <= 0) {
-        pt__fail(t, PT_EINVAL, "pt_dev_buffer_create: PT_DEV_TRACE with %d events per slot",
+        pt__fail(t, PT_EINVAL, "pt_dev_records_create: PT_DEV_TRACE with %d events per slot",
                  trace_cap);
         return NULL;
     }
@@ -141,20 +142,20 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
     slot_words = PT_DEV_SLOT_WORDS(nphases, trace_cap);
     if (slot_words > (LLONG_MAX / 8 - PT_DEV_HDR) / nslots ||
         (unsigned long long)PT_DEV_BUF_WORDS(nslots, nphases, trace_cap) > SIZE_MAX / 8) {
-        pt__fail(t, PT_ERANGE, "pt_dev_buffer_create: %d slots of %lld words is too large",
+        pt__fail(t, PT_ERANGE, "pt_dev_records_create: %d slots of %lld words is too large",
                  nslots, slot_words);
         return NULL;
     }
 
     b = calloc(1, sizeof *b);
     if (!b) {
-        pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: out of memory");
+        pt__fail(t, PT_ENOMEM, "pt_dev_records_create: out of memory");
         return NULL;
     }
     b->nphases = nphases;
     if (copy_names(b, names) < 0) {
         free_buffer(b);
-        pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: out of memory");
+        pt__fail(t, PT_ENOMEM, "pt_dev_records_create: out of memory");
         return NULL;
     }
     b->t = t;
@@ -187,7 +188,7 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
         b->data = calloc((size_t)b->words, sizeof(long long));
         if (!b->data) {
             free_buffer(b);
-            pt__fail(t, PT_ENOMEM, "pt_dev_buffer_create: %zu bytes of host memory", bytes);
+            pt__fail(t, PT_ENOMEM, "pt_dev_records_create: %zu bytes of host memory", bytes);
             return NULL;
         }
         memcpy(b->data, hdr, sizeof hdr);
@@ -218,7 +219,7 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
             e = cu->StreamSynchronize(NULL);
         }
         if (e) {
-            pt__fail(t, PT_ECUDA, "pt_dev_buffer_create(%d slots, %zu bytes): %s: %s", nslots,
+            pt__fail(t, PT_ECUDA, "pt_dev_records_create(%d slots, %zu bytes): %s: %s", nslots,
                      bytes, what, pt__cuda_errstr(cu, e));
             free_buffer(b);
             return NULL;
@@ -233,7 +234,7 @@ pt_dev_buffer *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
     return b;
 }
 
-pt_dev_buf pt_dev_arg(const pt_dev_buffer *b)
+pt_dev_buf pt_dev_arg(const pt_dev_records *b)
 {
     pt_dev_buf a;
     memset(&a, 0, sizeof a);
@@ -247,7 +248,7 @@ pt_dev_buf pt_dev_arg(const pt_dev_buffer *b)
     return a;
 }
 
-int pt_dev_reset(pt_dev_buffer *b, pt_stream stream)
+int pt_dev_reset(pt_dev_records *b, pt_stream stream)
 {
     size_t slot_bytes;
     pt__cuerr e;
@@ -272,7 +273,7 @@ int pt_dev_reset(pt_dev_buffer *b, pt_stream stream)
     return 0;
 }
 
-void pt_dev_buffer_free(pt_dev_buffer *b)
+void pt_dev_records_free(pt_dev_records *b)
 {
     if (!b)
         return;
@@ -284,7 +285,7 @@ void pt_dev_buffer_free(pt_dev_buffer *b)
 
 /* ---- host copies for folds --------------------------------------- */
 
-static int stage_alloc(pt_dev_buffer *b, pt__stage *s, size_t bytes)
+static int stage_alloc(pt_dev_records *b, pt__stage *s, size_t bytes)
 {
     void *p = NULL;
 
@@ -311,7 +312,7 @@ static int stage_alloc(pt_dev_buffer *b, pt__stage *s, size_t bytes)
     return 0;
 }
 
-int pt__stage_get(pt_timing *t, pt_dev_buffer *b, size_t bytes, pt__stage **out)
+int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out)
 {
     pt__stage *s = NULL;
 
@@ -342,4 +343,16 @@ int pt__stage_get(pt_timing *t, pt_dev_buffer *b, size_t bytes, pt__stage **out)
     s->busy = 1;
     *out = s;
     return 0;
+}
+
+/* The previous names, kept for one release (pt.h). */
+pt_dev_records *pt_dev_buffer_create(pt_timing *t, int nslots, int nphases,
+                                     const char *const *names, unsigned flags, int trace_cap)
+{
+    return pt_dev_records_create(t, nslots, nphases, names, flags, trace_cap);
+}
+
+void pt_dev_buffer_free(pt_dev_records *b)
+{
+    pt_dev_records_free(b);
 }

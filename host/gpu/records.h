@@ -1,7 +1,7 @@
-/* Device record buffers (devbuf.c): the memory pt_dev.h's macros write,
- * and the host copies a fold reads. Not installed. */
-#ifndef PT_GPU_DEVBUF_H
-#define PT_GPU_DEVBUF_H
+/* The records of a kernel's phases (records.c): the memory pt_dev.h's
+ * macros write, and the host copies a fold reads. Not installed. */
+#ifndef PT_GPU_RECORDS_H
+#define PT_GPU_RECORDS_H
 
 #include "gpu/state.h"
 
@@ -23,7 +23,7 @@ typedef struct pt__stage {
     pt__cuevent ev;           /* NULL until a device copy used it */
 } pt__stage;
 
-struct pt_dev_buffer {
+struct pt_dev_records {
     pt__gpu_dep dep;          /* on t's GPU side, which forgets it at pt_destroy() */
     pt_timing *t;             /* the creating timing; NULL once it is destroyed */
     const pt__cuda_api *cu;   /* the runtime the memory came from */
@@ -45,6 +45,6 @@ struct pt_dev_buffer {
 /* A free host copy of at least `bytes` for a fold of b, marked busy, in
  * *out; resolves b's oldest fold when all are in use. Returns 0 or the
  * error counted. */
-PT__HIDDEN int pt__stage_get(pt_timing *t, pt_dev_buffer *b, size_t bytes, pt__stage **out);
+PT__HIDDEN int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out);
 
 #endif

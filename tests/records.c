@@ -13,7 +13,7 @@ static pt_timing *t;
 static void setup(void)
 {
     fake_install();
-    t = test_timing(&clk, "devbuf", PT_GPU_EVENTS);
+    t = test_timing(&clk, "records", PT_GPU_EVENTS);
     cr_assert_not_null(t);
 }
 
@@ -23,7 +23,7 @@ static void teardown(void)
     fake_uninstall();
 }
 
-TestSuite(devbuf, .init = setup, .fini = teardown);
+TestSuite(records, .init = setup, .fini = teardown);
 
 static void assert_header(const long long *d, int nslots, int nphases, int cap, int mode)
 {
@@ -36,10 +36,10 @@ static void assert_header(const long long *d, int nslots, int nphases, int cap, 
     cr_assert_eq(d[PT_DEV_H_BAD_SLOT], 0);
 }
 
-Test(devbuf, host_buffer_has_the_header_and_zeroed_records)
+Test(records, host_buffer_has_the_header_and_zeroed_records)
 {
     const char *names[] = { "a", "b", "c" };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 5, 3, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 5, 3, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     pt_dev_buf a = pt_dev_arg(b);
     cr_assert_eq(a.nslots, 5);
@@ -51,78 +51,78 @@ Test(devbuf, host_buffer_has_the_header_and_zeroed_records)
         cr_assert_eq(a.data[i], 0, "word %lld", i);
     cr_assert_eq(fake.mallocs, 0, "host mode uses no device memory");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
-Test(devbuf, trace_buffers_have_room_for_events)
+Test(records, trace_buffers_have_room_for_events)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 4, NULL, PT_DEV_TRACE | PT_DEV_HOST, 16);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 4, NULL, PT_DEV_TRACE | PT_DEV_HOST, 16);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     pt_dev_buf a = pt_dev_arg(b);
     cr_assert_eq(a.trace_cap, 16);
     cr_assert_eq(a.mode, PT_DEV_MODE_TRACE);
     assert_header(a.data, 2, 4, 16, PT_DEV_MODE_TRACE);
     cr_assert_eq(PT_DEV_SLOT_WORDS(4, 16), 10 + 8 + 32);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
     /* The capacity is ignored without PT_DEV_TRACE. */
-    b = pt_dev_buffer_create(t, 2, 4, NULL, PT_DEV_HOST, 16);
+    b = pt_dev_records_create(t, 2, 4, NULL, PT_DEV_HOST, 16);
     cr_assert_eq(pt_dev_arg(b).trace_cap, 0);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
-Test(devbuf, names_are_copied_and_default_to_phase_n)
+Test(records, names_are_copied_and_default_to_phase_n)
 {
     char n0[] = "angular", n1[] = "energy";
     const char *names[] = { n0, n1 };
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 2, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b);
     n0[0] = 'X';
     cr_assert_str_eq(b->names[0], "angular", "the caller's string may change");
     cr_assert_str_eq(b->names[1], "energy");
-    pt_dev_buffer *d = pt_dev_buffer_create(t, 1, 3, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *d = pt_dev_records_create(t, 1, 3, NULL, PT_DEV_HOST, 0);
     cr_assert_str_eq(d->names[0], "phase 0");
     cr_assert_str_eq(d->names[2], "phase 2");
-    pt_dev_buffer_free(b);
-    pt_dev_buffer_free(d);
+    pt_dev_records_free(b);
+    pt_dev_records_free(d);
 }
 
-Test(devbuf, bad_arguments_are_refused_and_counted)
+Test(records, bad_arguments_are_refused_and_counted)
 {
     const char *dup[] = { "x", "y", "x" };
     const char *null_name[] = { "x", NULL };
     const char *reserved[] = { "(unattributed)" };
-    cr_assert_null(pt_dev_buffer_create(t, 0, 2, NULL, PT_DEV_HOST, 0));
-    cr_assert_null(pt_dev_buffer_create(t, 4, 0, NULL, PT_DEV_HOST, 0));
-    cr_assert_null(pt_dev_buffer_create(t, -1, 2, NULL, PT_DEV_HOST, 0));
-    cr_assert_null(pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 0));
-    cr_assert_null(pt_dev_buffer_create(t, 4, 2, NULL, 1u << 7, 0));
-    cr_assert_null(pt_dev_buffer_create(t, 4, 3, dup, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, 0, 2, NULL, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 0, NULL, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, -1, 2, NULL, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 2, NULL, 1u << 7, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 3, dup, PT_DEV_HOST, 0));
     cr_assert(strstr(pt_last_error(t), "\"x\""), "names the duplicate: %s", pt_last_error(t));
-    cr_assert_null(pt_dev_buffer_create(t, 4, 2, null_name, PT_DEV_HOST, 0));
-    cr_assert_null(pt_dev_buffer_create(t, 4, 1, reserved, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 2, null_name, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 1, reserved, PT_DEV_HOST, 0));
     cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 8, "each refusal counted: %llu",
                  (unsigned long long)pt_error_count_of(t, PT_EINVAL));
-    cr_assert_null(pt_dev_buffer_create(t, 1 << 30, 1 << 30, NULL, PT_DEV_HOST | PT_DEV_TRACE,
+    cr_assert_null(pt_dev_records_create(t, 1 << 30, 1 << 30, NULL, PT_DEV_HOST | PT_DEV_TRACE,
                                         1 << 30));
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1, "a size past 64 bits: %s", pt_last_error(t));
     cr_assert_eq(fake.mallocs, 0);
 }
 
-Test(devbuf, null_arguments_do_nothing)
+Test(records, null_arguments_do_nothing)
 {
-    cr_assert_null(pt_dev_buffer_create(NULL, 4, 2, NULL, PT_DEV_HOST, 0),
+    cr_assert_null(pt_dev_records_create(NULL, 4, 2, NULL, PT_DEV_HOST, 0),
                    "no timing, no buffer: the kernel gets one it skips");
     pt_dev_buf a = pt_dev_arg(NULL);
     cr_assert_null(a.data);
     cr_assert_eq(a.nslots, 0);
     cr_assert_eq(pt_dev_reset(NULL, 0), 0);
-    pt_dev_buffer_free(NULL);
+    pt_dev_records_free(NULL);
 }
 
-Test(devbuf, device_buffer_is_made_on_the_device)
+Test(records, device_buffer_is_made_on_the_device)
 {
     pt__calib_set(0, 2.0, 1000.0); /* no calibration kernel, so one cudaMalloc */
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 3, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 3, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_eq(b->host, 0);
     cr_assert_eq(b->device, 0);
@@ -140,14 +140,14 @@ Test(devbuf, device_buffer_is_made_on_the_device)
     for (long long i = PT_DEV_HDR; i < b->words; i++)
         cr_assert_eq(a.data[i], 0, "word %lld", i);
     cr_assert_eq(b->stream, (pt_stream)(uintptr_t)0x77, "the stream is kept for the fold");
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
     cr_assert_eq(fake.frees, fake.mallocs, "device memory freed");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 }
 
-Test(devbuf, host_reset_clears_records_and_keeps_the_header)
+Test(records, host_reset_clears_records_and_keeps_the_header)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_HOST, 0);
     pt_dev_buf a = pt_dev_arg(b);
     for (long long i = PT_DEV_HDR; i < b->words; i++)
         a.data[i] = -1;
@@ -156,14 +156,14 @@ Test(devbuf, host_reset_clears_records_and_keeps_the_header)
     assert_header(a.data, 2, 2, 0, PT_DEV_MODE_AGGREGATE);
     for (long long i = PT_DEV_HDR; i < b->words; i++)
         cr_assert_eq(a.data[i], 0);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
-Test(devbuf, no_device_gives_host_memory_said_once)
+Test(records, no_device_gives_host_memory_said_once)
 {
     fake.count_err = PT__CU_NO_DEVICE;
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_buffer *c = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *c = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "falls back: %s", pt_last_error(t));
     cr_assert_not_null(c);
     cr_assert_eq(b->host, 1);
@@ -171,14 +171,14 @@ Test(devbuf, no_device_gives_host_memory_said_once)
     cr_assert_eq(pt_error_count_of(t, PT_ENODEV), 1, "said once");
     cr_assert(strstr(pt_last_error(t), "host memory"), "%s", pt_last_error(t));
     cr_assert_eq(fake.mallocs, 0);
-    pt_dev_buffer_free(b);
-    pt_dev_buffer_free(c);
+    pt_dev_records_free(b);
+    pt_dev_records_free(c);
 }
 
-Test(devbuf, device_malloc_failure_gives_null_counted)
+Test(records, device_malloc_failure_gives_null_counted)
 {
     fake.malloc_err = PT__CU_MEMORY_ALLOCATION;
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_null(b, "a kernel must never get host memory on a real device");
     cr_assert_eq(pt_error_count_of(t, PT_ECUDA), 1);
     cr_assert(strstr(pt_last_error(t), "cudaMalloc"), "%s", pt_last_error(t));
@@ -186,39 +186,39 @@ Test(devbuf, device_malloc_failure_gives_null_counted)
     cr_assert_eq(pt_dev_arg(b).nslots, 0);
 }
 
-Test(devbuf, device_memset_failure_frees_and_counts)
+Test(records, device_memset_failure_frees_and_counts)
 {
     fake.memset_err = 700;
-    cr_assert_null(pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0));
+    cr_assert_null(pt_dev_records_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0));
     cr_assert_eq(fake.frees, fake.mallocs, "nothing leaked on the device");
     cr_assert(strstr(pt_last_error(t), "cudaMemsetAsync"), "%s", pt_last_error(t));
     fake.memset_err = 0;
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b);
     fake.memset_err = 700;
     int rc = pt_dev_reset(b, 0);
     cr_assert_eq(rc, PT_ECUDA, "%s", pt_strerror(rc));
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
-Test(devbuf, a_buffer_outlives_its_timing)
+Test(records, a_buffer_outlives_its_timing)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b);
     pt_destroy(t);
     t = NULL;
     cr_assert_null(b->t);
     fake.memset_err = 700;
     cr_assert_eq(pt_dev_reset(b, 0), PT_ECUDA, "still returned, counted nowhere");
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
 /* The calibration kernel runs once per device per process, when the first
  * buffer is made there; with CUDA=0 there is no kernel and it says so. */
-Test(devbuf, creation_calibrates_the_device_once)
+Test(records, creation_calibrates_the_device_once)
 {
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_buffer *c = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *c = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
     pt__calib cal;
     pt__calib_get(pt__cuda(), 0, &cal);
     cr_assert_str_eq(cal.name, "Fake GPU 0");
@@ -232,24 +232,24 @@ Test(devbuf, creation_calibrates_the_device_once)
         cr_assert_eq(cal.ok, 0);
         cr_assert(strstr(cal.why, "CUDA=0"), "%s", cal.why);
     }
-    pt_dev_buffer_free(b);
-    pt_dev_buffer_free(c);
+    pt_dev_records_free(b);
+    pt_dev_records_free(c);
 }
 
-Test(devbuf, a_failed_calibration_says_why)
+Test(records, a_failed_calibration_says_why)
 {
     fake.library_err = 218; /* cudaErrorInvalidPtx */
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "a buffer without calibration is still a buffer");
     pt__calib cal;
     pt__calib_get(pt__cuda(), 0, &cal);
     cr_assert_eq(cal.ok, 0);
     cr_assert(pt__fatbin_calibrate_size == 0 || strstr(cal.why, "cudaLibraryLoadData"), "%s",
               cal.why);
-    pt_dev_buffer_free(b);
+    pt_dev_records_free(b);
 }
 
-Test(devbuf, a_nonsense_calibration_is_refused)
+Test(records, a_nonsense_calibration_is_refused)
 {
     fake.cal_tick = 0; /* a globaltimer that never moved */
     pt__calib cal;
@@ -257,7 +257,7 @@ Test(devbuf, a_nonsense_calibration_is_refused)
     cr_assert_eq(cal.ok, 0, "never a made-up rate");
 }
 
-Test(devbuf, host_calibration_is_measured)
+Test(records, host_calibration_is_measured)
 {
     pt__calib cal;
     pt__calib_get(NULL, -1, &cal);
