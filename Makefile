@@ -11,6 +11,10 @@
 # CUDA is looked for at CUDA_HOME (/usr/local/cuda); CUDA=0 builds without
 # it: the library never links CUDA (it loads libcudart at run time), only
 # the device-side tests, samples and the calibration kernel need nvcc.
+#
+# The library's sources are host/<layer>/*.c (core, gpu, report); each
+# part of the build beside it has a makefile of its own, all included
+# below, in one list.
 
 prefix      ?= /usr/local
 exec_prefix ?= $(prefix)
@@ -25,6 +29,10 @@ NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA        ?= $(if $(wildcard $(NVCC)),1,0)
 # Architectures the device code is built for; sm_80 (A100) and sm_90 (H100/H200).
 CUDA_ARCHS  ?= 80 90
+# nvcc's targets for them: SASS for each, and PTX of the newest, which
+# later GPUs compile when they load it.
+PT_GENCODE  := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+               -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 
 VERSION := $(shell sed -n 's/^\#define PT_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' include/pt/pt_version.h | paste -sd. -)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
@@ -40,8 +48,15 @@ DEPFLAGS     = -MMD -MP
 
 LIB_SRCS := $(wildcard host/*/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-# Generated sources compiled into the library (embedded headers, kernels).
+
+# What the included makefiles add to: generated sources compiled into the
+# library (embedded headers, kernels), programs installed with it, what
+# `make test` builds first, and what the suite links beside its objects.
 LIB_GEN_OBJS :=
+INSTALL_BINS :=
+TEST_PREREQS :=
+TEST_LDLIBS  := -lcriterion -ljansson $(PT_LDLIBS)
+TEST_EXTRA_OBJS ?=
 
 LIB_A  := $(BUILD)/lib/libptkit.a
 LIB_SO := $(BUILD)/lib/libptkit.so
@@ -50,18 +65,22 @@ LIB_SO_V := $(LIB_SO).$(VERSION)
 PKGCONFIG_IN := ptkit.pc.in
 
 .PHONY: all lib clean test test-gpu bench-host bench-gpu demo samples list-samples \
-        install uninstall test-deps check-cuda
+        install uninstall test-deps
 
 all: lib
 
-# Sub-makefiles add generated sources, tools and their rules.
--include gen/gen.mk
--include tools/ptreport/ptreport.mk
--include tests/fuzz/fuzz.mk
--include device/device.mk
--include tests/tests.mk
--include tests/mpi/mpi.mk
--include samples/samples.mk
+# Every other makefile, in the order their variables build up: the tools
+# and generated sources first, then what is built on them. A missing one
+# stops the build.
+include gen/gen.mk
+include tools/ptreport/ptreport.mk
+include tests/fuzz/fuzz.mk
+include device/device.mk
+include tests/gpu/gpu.mk
+include tests/kernels/kernels.mk
+include tests/tests.mk
+include tests/mpi/mpi.mk
+include samples/samples.mk
 
 lib: $(LIB_A) $(LIB_SO)
 
@@ -117,4 +136,10 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# The dependency files the compiler writes beside each object (-MMD -MP):
+# those of this build's objects alone, whichever other builds share the
+# folder. Silent, since there are none before the first build.
+DEP_OBJS := $(LIB_OBJS) $(filter $(BUILD)/obj/generated/%,$(LIB_GEN_OBJS)) $(GEN_TOOL_OBJS) \
+            $(PTREPORT_OBJS) $(TEST_OBJS) $(TEST_EXTRA_OBJS) $(BENCH_HOST_OBJS) \
+            $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o)
+-include $(DEP_OBJS:.o=.d)

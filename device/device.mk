@@ -7,8 +7,6 @@
 # they are unavailable.
 
 BIN2C ?= $(CUDA_HOME)/bin/bin2c
-PT_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
-              -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 NVCCFLAGS ?=
 PT_NVCCFLAGS := -O3 -std=c++17 -Iinclude -Idevice
 
@@ -49,5 +47,3 @@ $(BUILD)/obj/device/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) -c $< -o $@
 
-# The GPU suite and the GPU benchmark.
--include tests/gpu/gpu.mk

@@ -7,6 +7,7 @@
 
 PTGEN   := $(BUILD)/bin/ptgen
 PTEMBED := $(BUILD)/bin/ptembed
+GEN_TOOL_OBJS := $(BUILD)/obj/gen/ptgen.o $(BUILD)/obj/gen/ptembed.o
 
 .PHONY: ptgen
 ptgen: $(PTGEN)

@@ -9,9 +9,7 @@ endif
 SAMPLE_BINS  := $(SAMPLE_NAMES:%=$(BUILD)/samples/%)
 SAMPLE_OUT   := $(BUILD)/samples/out
 
-NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
-                -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
-SAMPLE_NVCCFLAGS ?= -O2 -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra
+SAMPLE_NVCCFLAGS ?= -O2 -std=c++17 $(PT_GENCODE) -Xcompiler -Wall,-Wextra
 SAMPLE_CXXFLAGS  ?= -O2 -std=c++17 -Wall -Wextra
 
 # Plain C samples: the host API only.

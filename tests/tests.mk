@@ -1,14 +1,12 @@
 # The Criterion suites. tests/*.c make the CPU suite (no GPU needed);
 # tests/gpu/*.c (and their .cu kernels) make the GPU suite.
+# Included by the top Makefile after tests/kernels/kernels.mk, which adds
+# to TEST_EXTRA_OBJS, TEST_LDLIBS and TEST_PREREQS (defined there).
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(BUILD)/tests/ptkit_tests
-TEST_LDLIBS := -lcriterion -ljansson $(PT_LDLIBS)
-# Extra objects some tests link (kernels built by nvcc, embedded files).
-TEST_EXTRA_OBJS ?=
 # Criterion's runner flags; e.g. make test TEST_ARGS='--filter tree/*'
 TEST_ARGS ?=
--include tests/kernels/kernels.mk
 
 # BROWSER=1 also installs Chromium (about 100 MB), which the HTML suite's
 # rendering tests and `make screenshots` need; without it those tests skip.
@@ -25,7 +23,8 @@ test: test-deps $(TEST_BIN) $(TEST_PREREQS)
 	cd $(CURDIR) && PT_BUILD=$(BUILD) $(TEST_BIN) $(TEST_ARGS)
 
 BENCH_HOST := $(BUILD)/bench/bench_host
-$(BENCH_HOST): $(BUILD)/obj/tests/bench/bench_host.o $(LIB_A)
+BENCH_HOST_OBJS := $(BUILD)/obj/tests/bench/bench_host.o
+$(BENCH_HOST): $(BENCH_HOST_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PT_LDLIBS)
 

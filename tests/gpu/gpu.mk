@@ -1,5 +1,5 @@
 # The GPU suite (make test-gpu) and the GPU benchmark (make bench-gpu).
-# Included from device/device.mk. Both are built by nvcc and link the real
+# Included by the top Makefile, after device/device.mk. Both are built by nvcc and link the real
 # CUDA runtime (nvcc's default, static) beside libptkit, which loads the
 # shared runtime itself at run time. Both build without a device; then the
 # suite skips every test with the reason and the benchmark says so.
