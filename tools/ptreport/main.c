@@ -9,7 +9,6 @@
  * error or an input that cannot be read (the message says where). */
 #include "ptreport.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 static const char usage[] =
@@ -36,36 +35,5 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "convert") == 0)
         return pr_convert(argc - 2, argv + 2);
     fprintf(stderr, "ptreport: unknown command '%s'\n\n%s", argv[1], usage);
-    return 2;
-}
-
-/* ---- output ---------------------------------------------------------- */
-
-int pr_out_open(pt__afile *a, const char *path)
-{
-    char why[320];
-
-    if (pt__afile_open(a, path, why, sizeof why) != 0)
-        return pr_fail("%s: %s", path, why);
-    return 0;
-}
-
-int pr_out_commit(pt__afile *a, const char *path)
-{
-    char why[600];
-
-    if (pt__afile_commit(a, why, sizeof why) != 0)
-        return pr_fail("%s: %s", path, why);
-    return 0;
-}
-
-int pr_fail(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("ptreport: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
     return 2;
 }
