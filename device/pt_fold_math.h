@@ -53,6 +53,7 @@ enum {
     PT__R_CAL,               /* done slots converted at the calibrated rate */
     PT__R_BAD_PHASE,         /* marks with a phase out of range, all slots */
     PT__R_DROPPED,           /* trace events dropped, all slots */
+    PT__R_UNTRACED,          /* marks of done slots that stored and dropped no event */
     PT__R_SM_OVER,           /* done slots whose %smid had no per-SM column */
     PT__R_GT0_INV,           /* ~min GT0 */
     PT__R_GT1_MAX,           /* max GT1 */
@@ -150,6 +151,17 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
     smid = rec[PT_DEV_S_SMID];
     if (smid >= nsm)
         PT__R_ADDI(r[PT__R_SM_OVER], 1);
+    /* A kernel built without trace stores (pt_dev.h without
+     * PT_DEV_TRACING) leaves NEVENTS and DROPPED at 0, where a tracing one
+     * stores or drops every mark; on a trace buffer the host counts such
+     * marks as dropped. */
+    if (rec[PT_DEV_S_NEVENTS] == 0 && rec[PT_DEV_S_DROPPED] == 0) {
+        long long marks = rec[PT_DEV_S_BAD_PHASE] > 0 ? rec[PT_DEV_S_BAD_PHASE] : 0;
+        for (int p = 0; p < nphases; p++)
+            marks += ph[2 * p + 1] > 0 ? ph[2 * p + 1] : 0;
+        if (marks > 0)
+            PT__R_ADDI(r[PT__R_UNTRACED], marks);
+    }
     for (int p = 0; p < nphases; p++) {
         long long cyc = ph[2 * p], hits = ph[2 * p + 1];
         double ns = cyc > 0 ? (double)cyc * rate : 0.0;

@@ -54,8 +54,10 @@ static const char usage_text[] =
     "                                             for each phase\n"
     "  NAME_phase_names[], NAME_phase_descs[]     static const char *const arrays,\n"
     "                                             left out under NVRTC\n"
-    "and, for more than 16 phases, PT_DEV_MAX_PHASES to n when it is not yet\n"
-    "defined; when it is defined smaller, the header stops the build (#error).\n"
+    "and PT_DEV_PHASES, the phases pt_dev.h's marks, BEGIN and END use, to n\n"
+    "(or the larger count of another list); for more than 16 phases also\n"
+    "PT_DEV_MAX_PHASES to n when it is not yet defined; when it is defined\n"
+    "smaller, the header stops the build (#error).\n"
     "\n"
     "Errors are reported as FILE:LINE: message; the exit status is then 1 and\n"
     "no output file is written (2 for a usage error).\n";
@@ -349,7 +351,15 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
     else
         gen_printf(b, "#if defined(PT_DEV_MAX_PHASES) && PT_DEV_MAX_PHASES < %d\n", n);
     gen_printf(b, "#  error \"%s has %d phases: define PT_DEV_MAX_PHASES to at least %d before "
-                  "including <pt/pt_dev.h> and this header\"\n#endif\n\n", name, n, n);
+                  "including <pt/pt_dev.h> and this header\"\n#endif\n", name, n, n);
+    /* PT_DEV_PHASES is what the marks, BEGIN and END read where they
+     * stand: the kernel's real count, so END writes n pairs, not the
+     * default's 16. It replaces pt_dev.h's default whatever the order of the
+     * includes, and only rises, so with two lists it is the longer's count. */
+    gen_printf(b, "#if !defined(PT_DEV_PHASES) || defined(PT__DEV_PHASES_DEFAULT) || "
+                  "PT_DEV_PHASES < %d\n"
+                  "#  undef PT__DEV_PHASES_DEFAULT\n#  undef PT_DEV_PHASES\n"
+                  "#  define PT_DEV_PHASES %d\n#endif\n\n", n, n);
 
     /* Host code reads the names; NVRTC programs are device code only, so
      * the arrays (host variables) are left out there. */

@@ -1,13 +1,21 @@
-/* pt_dev.h under nvcc: what the compiler makes of the macros. The PTX and
- * ptxas reports are built by tests/kernels/kernels.mk into
- * $PT_BUILD/kernels/ before the suite runs; these tests read them.
+/* pt_dev.h under nvcc: what the compiler makes of the macros. The PTX,
+ * cubins and ptxas reports are built by tests/kernels/kernels.mk into
+ * $PT_BUILD/kernels/ before the suite runs; these tests read them (through
+ * tests/kernels/kstat.h, which bench-static reads them with too).
  *
  * The rule checked on every kernel: its PTX reads %clock64 exactly
  * (PT_DEV_MARK sites + 2) times, one read per mark site, one at BEGIN (every
- * thread) and one at END (the recording thread), and %globaltimer and
- * %smid exactly twice, at BEGIN and END. A test kernel's name ends in
- * marksN, N being its mark sites; loops holding marks are kept rolled, since
- * unrolling copies a site. */
+ * thread) and one at END (the recording thread); %globaltimer twice, at
+ * BEGIN and END; %smid once, at END. The test kernels of phases_c.c and
+ * phases.cu say their mark sites in their names (marksN); loops holding
+ * marks are kept rolled, since unrolling copies a site.
+ *
+ * The benchmark kernels (gemm, attention, dynamic, helper; see forms.h)
+ * are checked for what must never regress: no stack and no spill, the
+ * GEMM in 32 registers (two 1024-thread blocks per SM) and in 64 with -G
+ * (a 1024-thread block still launches), no trace store unless asked for,
+ * and with PT_DEV_DISABLE the very PTX of the kernel without ptkit, the
+ * helper that takes the timing state included. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <stdio.h>
@@ -17,6 +25,7 @@
 #include <pt/pt_dev_buf.h>
 
 #include "common.h"
+#include "kernels/kstat.h"
 
 static void require_nvcc(void)
 {
@@ -46,59 +55,55 @@ static char *kernel_path(const char *name)
 static char *read_kernel_file(const char *name)
 {
     char *path = kernel_path(name);
-    char *text = test_read_file(path);
+    char *text = kstat_read(path);
     cr_assert_not_null(text, "%s is missing: run the suite with make test, which builds it", path);
     free(path);
     return text;
 }
 
-static int count_in(const char *s, const char *end, const char *needle)
+/* Checks one kernel's PTX against the rule above. */
+static void check_clocks(const char *file, const char *kname, const char *ptx, size_t len,
+                         int marks)
 {
-    int n = 0;
-    size_t len = strlen(needle);
-    for (const char *p = s; (p = strstr(p, needle)) && p < end; p += len)
-        n++;
-    return n;
+    int clocks = kstat_count(ptx, len, "%clock64"), movs = kstat_count(ptx, len, ", %clock64;");
+    int gts = kstat_count(ptx, len, "%globaltimer"), smids = kstat_count(ptx, len, "%smid");
+    cr_log_info("%s: %s: %d marks, %d %%clock64 reads", file, kname, marks, clocks);
+    cr_assert_eq(clocks, marks + 2,
+                 "%s: %s has %d marks, so %d %%clock64 reads (marks + BEGIN + END), not %d", file,
+                 kname, marks, marks + 2, clocks);
+    cr_assert_eq(movs, clocks, "%s: %s: %d of the %d %%clock64 uses are not plain reads", file,
+                 kname, clocks - movs, clocks);
+    cr_assert_eq(kstat_count(ptx, len, "%clock;"), 0, "%s: %s reads the 32-bit %%clock", file,
+                 kname);
+    cr_assert_eq(gts, 2, "%s: %s reads %%globaltimer %d times; only BEGIN and END may", file,
+                 kname, gts);
+    cr_assert_eq(smids, 1, "%s: %s reads %%smid %d times; only END may, once", file, kname,
+                 smids);
 }
 
-/* Checks every .entry of a PTX file against the rule above; returns how
- * many kernels were checked. */
+/* Checks every .entry of a PTX file whose kernels say their marks in their
+ * names (...marksN); returns how many kernels were checked. */
 static int check_ptx(const char *file)
 {
     char *ptx = read_kernel_file(file);
-    const char *p = ptx, *end_all = ptx + strlen(ptx);
+    const char *p = ptx;
     int kernels = 0;
 
     while ((p = strstr(p, ".entry ")) != NULL) {
         const char *name = p + strlen(".entry ");
-        const char *next = strstr(name, ".entry ");
-        const char *end = next ? next : end_all;
-        size_t name_len = strcspn(name, "( \n");
-        const char *m = strstr(name, "marks");
+        size_t name_len = strcspn(name, "( \n"), len;
+        const char *m = strstr(name, "marks"), *entry;
         char kname[256];
-        int marks, clocks, movs, gts, smids;
+        int marks;
 
         snprintf(kname, sizeof kname, "%.*s", (int)name_len, name);
         cr_assert(m && m < name + name_len && sscanf(m, "marks%d", &marks) == 1,
                   "%s: kernel %s does not say its marks (name ...marksN)", file, kname);
-        clocks = count_in(name, end, "%clock64");
-        movs = count_in(name, end, ", %clock64;");
-        gts = count_in(name, end, "%globaltimer");
-        smids = count_in(name, end, "%smid");
-        cr_log_info("%s: %s: %d marks, %d %%clock64 reads", file, kname, marks, clocks);
-        cr_assert_eq(clocks, marks + 2,
-                     "%s: %s has %d marks, so %d %%clock64 reads (marks + BEGIN + END), "
-                     "not %d", file, kname, marks, marks + 2, clocks);
-        cr_assert_eq(movs, clocks, "%s: %s: %d of the %d %%clock64 uses are not plain reads",
-                     file, kname, clocks - movs, clocks);
-        cr_assert_eq(count_in(name, end, "%clock;"), 0, "%s: %s reads the 32-bit %%clock",
-                     file, kname);
-        cr_assert_eq(gts, 2, "%s: %s reads %%globaltimer %d times; only BEGIN and END may",
-                     file, kname, gts);
-        cr_assert_eq(smids, 2, "%s: %s reads %%smid %d times; only BEGIN and END may", file,
-                     kname, smids);
+        entry = kstat_ptx_entry(ptx, kname, &len);
+        cr_assert_not_null(entry, "%s: no entry %s", file, kname);
+        check_clocks(file, kname, entry, len, marks);
         kernels++;
-        p = end;
+        p = entry + len;
     }
     free(ptx);
     return kernels;
@@ -122,79 +127,76 @@ Test(dev_compile, cpp_templates_enum_class_and_per_warp)
     cr_assert_eq(n, 2, "phases_cpp.sm_90.ptx: %d kernels checked, expected 2 instantiations", n);
 }
 
-/* PTX without the lines that name the compiler or the source file, which
- * may differ between two compiles of equal code. */
-static char *ptx_code(const char *file)
+/* The PTX of two files, compared without the lines that name the compiler
+ * or the source. */
+static void assert_same_ptx(const char *file_a, const char *file_b)
 {
-    char *ptx = read_kernel_file(file), *out = malloc(strlen(ptx) + 1), *o = out;
-    cr_assert_not_null(out);
-    for (char *line = ptx; *line;) {
-        char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-        const char *t = line + strspn(line, " \t");
-        if (strncmp(t, "//", 2) != 0 && strncmp(t, ".file", 5) != 0) {
-            memcpy(o, line, len);
-            o += len;
-        }
-        line += len;
-    }
-    *o = '\0';
-    free(ptx);
-    return out;
+    char *a_raw = read_kernel_file(file_a), *b_raw = read_kernel_file(file_b);
+    char *a = kstat_ptx_code(a_raw), *b = kstat_ptx_code(b_raw);
+    size_t i = 0;
+    cr_assert(a && b);
+    cr_assert(strstr(a, ".entry "), "%s holds no kernel", file_a);
+    while (a[i] && a[i] == b[i])
+        i++;
+    cr_assert(a[i] == b[i], "%s differs from %s at byte %zu: \"%.60s\" vs \"%.60s\"", file_a,
+              file_b, i, a + i, b + i);
+    cr_assert_null(strstr(a, "%clock64"), "%s reads %%clock64", file_a);
+    cr_assert_null(strstr(a, "%globaltimer"), "%s reads %%globaltimer", file_a);
+    free(a);
+    free(b);
+    free(a_raw);
+    free(b_raw);
 }
 
 Test(dev_compile, disabled_ptx_is_the_uninstrumented_ptx)
 {
-    char *off = ptx_code("phases_c.disabled.sm_90.ptx");
-    char *bare = ptx_code("phases_c.stripped.sm_90.ptx");
-    size_t i = 0;
-    cr_assert(strstr(off, ".entry "), "the disabled PTX holds no kernel");
-    while (off[i] && off[i] == bare[i])
-        i++;
-    cr_assert(off[i] == bare[i],
-              "PTX with PT_DEV_DISABLE differs from the kernel without the macro lines, "
-              "at byte %zu: \"%.60s\" vs \"%.60s\"", i, off + i, bare + i);
-    cr_assert_null(strstr(off, "%clock64"), "disabled PTX reads %%clock64");
-    cr_assert_null(strstr(off, "%globaltimer"), "disabled PTX reads %%globaltimer");
-    free(off);
-    free(bare);
+    assert_same_ptx("phases_c.disabled.sm_90.ptx", "phases_c.stripped.sm_90.ptx");
 }
 
-/* Checks ptxas -v's report: no spills and no stack for kernels with
- * constant phases; prints each kernel's registers. */
+/* The benchmark kernels: source file, entry name, mark sites, phases
+ * (PT_DEV_PHASES where END stands). */
+static const struct bench_kernel {
+    const char *file, *entry;
+    int marks, phases;
+} bench[] = {
+    { "gemm", "gemm", 3, 3 },
+    { "attention", "attention", 6, 6 },
+    { "dynamic", "dynamic", 1, 5 },
+    { "helper", "solve", 4, 4 }, /* two marks in the kernel, one in each helper */
+};
+#define NBENCH (sizeof bench / sizeof bench[0])
+
+static kstat_regs bench_regs(const struct bench_kernel *k, const char *form, const char *arch)
+{
+    char name[256], *rep;
+    kstat_regs r;
+    snprintf(name, sizeof name, "bench/%s.%s.%s.ptxas.txt", k->file, form, arch);
+    rep = read_kernel_file(name);
+    cr_assert_eq(kstat_ptxas(rep, k->entry, &r), 0, "%s: no figures for %s", name, k->entry);
+    free(rep);
+    cr_log_info("%s: %d registers, %d bytes stack, %d/%d bytes spilled", name, r.regs, r.stack,
+                r.spill_stores, r.spill_loads);
+    return r;
+}
+
+/* Checks ptxas -v's report: no spills and no stack for any kernel, phases
+ * known at run time included; prints each kernel's registers. */
 static void check_ptxas(const char *file)
 {
-    char *txt = read_kernel_file(file);
-    const char *p = txt;
+    char *txt = read_kernel_file(file), kname[256];
+    size_t pos = 0;
     int kernels = 0;
 
-    while ((p = strstr(p, "Compiling entry function '")) != NULL) {
-        char kname[256];
-        int stack = -1, stores = -1, loads = -1, regs = -1;
-        const char *props, *used;
-        p += strlen("Compiling entry function '");
-        snprintf(kname, sizeof kname, "%.*s", (int)strcspn(p, "'"), p);
-        props = strstr(p, "bytes stack frame");
-        used = strstr(p, "Used ");
-        cr_assert(props && used, "%s: no properties for %s", file, kname);
-        while (props > p && props[-1] != '\n')
-            props--;
-        cr_assert_eq(sscanf(props, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
-                            &stack, &stores, &loads), 3, "%s: unreadable properties of %s", file,
-                     kname);
-        cr_assert_eq(sscanf(used, "Used %d registers", &regs), 1, "%s: no register count for %s",
-                     file, kname);
+    while (kstat_ptxas_next(txt, &pos, kname, sizeof kname)) {
+        kstat_regs r;
+        cr_assert_eq(kstat_ptxas(txt, kname, &r), 0, "%s: no properties for %s", file, kname);
         /* Printed on every run: the register cost is worth seeing. */
-        fprintf(stderr, "[info] %s: %s: %d registers, %d bytes stack, %d/%d bytes spilled\n",
-                file, kname, regs, stack, stores, loads);
-        if (strstr(kname, "dynamic")) {
-            /* A phase known only at run time indexes the accumulators, so
-             * they may live in local memory: allowed and documented. */
-        } else {
-            cr_assert_eq(stores, 0, "%s: %s spills %d bytes", file, kname, stores);
-            cr_assert_eq(loads, 0, "%s: %s reloads %d spilled bytes", file, kname, loads);
-            cr_assert_eq(stack, 0, "%s: %s has a %d-byte stack frame", file, kname, stack);
-        }
+        fprintf(stderr, "[info] %s: %s: %d registers, %d bytes stack, %d/%d bytes spilled\n", file,
+                kname, r.regs, r.stack, r.spill_stores, r.spill_loads);
+        cr_assert_eq(r.spill_stores, 0, "%s: %s spills %d bytes", file, kname, r.spill_stores);
+        cr_assert_eq(r.spill_loads, 0, "%s: %s reloads %d spilled bytes", file, kname,
+                     r.spill_loads);
+        cr_assert_eq(r.stack, 0, "%s: %s has a %d-byte stack frame", file, kname, r.stack);
         kernels++;
     }
     cr_assert_gt(kernels, 0, "%s: no kernel in the ptxas report", file);
@@ -204,12 +206,128 @@ static void check_ptxas(const char *file)
 Test(dev_compile, no_spills_no_stack_sm80)
 {
     check_ptxas("phases_c.sm_80.ptxas.txt");
+    for (size_t i = 0; i < NBENCH; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "bench/%s.ptkit.sm_80.ptxas.txt", bench[i].file);
+        check_ptxas(name);
+    }
 }
 
 Test(dev_compile, no_spills_no_stack_sm90)
 {
     check_ptxas("phases_c.sm_90.ptxas.txt");
     check_ptxas("phases_cpp.sm_90.ptxas.txt");
+    for (size_t i = 0; i < NBENCH; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "bench/%s.ptkit.sm_90.ptxas.txt", bench[i].file);
+        check_ptxas(name);
+    }
+}
+
+Test(dev_compile, gemm_keeps_two_blocks_of_1024_threads_per_sm)
+{
+    /* 65536 registers per SM: 32 per thread lets two 1024-thread blocks
+     * run at once, as the kernel without ptkit does. */
+    kstat_regs orig = bench_regs(&bench[0], "orig", "sm_90");
+    kstat_regs k90 = bench_regs(&bench[0], "ptkit", "sm_90");
+    kstat_regs k80 = bench_regs(&bench[0], "ptkit", "sm_80");
+    cr_assert_leq(orig.regs, 32, "the GEMM itself takes %d registers; the test assumes <= 32",
+                  orig.regs);
+    cr_assert_leq(k90.regs, 32, "the GEMM with marks takes %d registers on sm_90, above 32",
+                  k90.regs);
+    cr_assert_leq(k80.regs, 32, "the GEMM with marks takes %d registers on sm_80, above 32",
+                  k80.regs);
+}
+
+Test(dev_compile, debug_build_of_a_1024_thread_kernel_launches)
+{
+    /* nvcc -G: a 1024-thread block needs at most 64 registers a thread. */
+    kstat_regs g = bench_regs(&bench[0], "ptkit", "G.sm_90");
+    cr_assert_leq(g.regs, 64, "the GEMM with marks built with -G takes %d registers: a "
+                  "1024-thread block would not launch", g.regs);
+}
+
+Test(dev_compile, disabled_ptx_is_the_original_ptx)
+{
+    /* forms.h: the ptkit form with PT_DEV_DISABLE against the kernel as
+     * written without ptkit; the helper kernel passes the state down. */
+    for (size_t i = 0; i < NBENCH; i++) {
+        char off[256], orig[256];
+        snprintf(off, sizeof off, "bench/%s.off.sm_90.ptx", bench[i].file);
+        snprintf(orig, sizeof orig, "bench/%s.orig.sm_90.ptx", bench[i].file);
+        assert_same_ptx(off, orig);
+    }
+}
+
+/* 64-bit stores in an entry's PTX: ptkit's only (the kernels store floats). */
+static int stores64(const char *ptx, size_t len)
+{
+    return kstat_ptx_ops(ptx, len, "st.global.u64") + kstat_ptx_ops(ptx, len, "st.global.v2.u64") +
+           kstat_ptx_ops(ptx, len, "st.u64") + kstat_ptx_ops(ptx, len, "st.v2.u64") +
+           kstat_ptx_ops(ptx, len, "st.release.");
+}
+
+/* The 64-bit stores of kernel k's entry in its `form` PTX; with
+ * check_marks, its clock reads are checked against the rule too. */
+static int entry_stores64(const struct bench_kernel *k, const char *form, int check_marks)
+{
+    char name[256], *ptx;
+    const char *e;
+    size_t len;
+    int n;
+    snprintf(name, sizeof name, "bench/%s.%s.sm_90.ptx", k->file, form);
+    ptx = read_kernel_file(name);
+    e = kstat_ptx_entry(ptx, k->entry, &len);
+    cr_assert_not_null(e, "%s: no entry %s", name, k->entry);
+    n = stores64(e, len);
+    if (check_marks)
+        check_clocks(name, k->entry, e, len, k->marks);
+    free(ptx);
+    return n;
+}
+
+Test(dev_compile, no_trace_store_unless_asked)
+{
+    /* Without PT_DEV_TRACING the only stores are END's: the slot header
+     * (%smid, then four 128-bit pairs and DONE) and a 128-bit pair per
+     * phase, however many marks there are. With it, every mark site gets
+     * its trace store. */
+    for (size_t i = 0; i < NBENCH; i++) {
+        const struct bench_kernel *k = &bench[i];
+        int orig = entry_stores64(k, "orig", 0), agg = entry_stores64(k, "ptkit", 1),
+            trace = entry_stores64(k, "trace", 1);
+        cr_assert_eq(orig, 0, "%s: the kernel itself stores 64-bit values; the test assumes not",
+                     k->file);
+        cr_assert_eq(agg, 6 + k->phases,
+                     "%s: %d 64-bit stores without trace stores, expected END's %d "
+                     "(6 for the header and DONE, one per phase)",
+                     k->file, agg, 6 + k->phases);
+        cr_assert_geq(trace, agg + k->marks,
+                      "%s: %d 64-bit stores with PT_DEV_TRACING, expected at least %d "
+                      "(one more per mark site)",
+                      k->file, trace, agg + k->marks);
+    }
+}
+
+Test(dev_compile, publish_is_a_release_store_without_l1_invalidation)
+{
+    /* DONE is written by st.release.gpu, which orders the record's stores
+     * before it; no sequentially consistent fence (membar.gl /
+     * fence.sc.gpu, which invalidates the SM's L1) is left. */
+    for (size_t i = 0; i < NBENCH; i++) {
+        char name[256], *ptx;
+        size_t len;
+        const char *e;
+        snprintf(name, sizeof name, "bench/%s.ptkit.sm_90.ptx", bench[i].file);
+        ptx = read_kernel_file(name);
+        e = kstat_ptx_entry(ptx, bench[i].entry, &len);
+        cr_assert_not_null(e);
+        cr_assert_eq(kstat_ptx_ops(e, len, "st.release.gpu"), 1, "%s: one release store of DONE",
+                     name);
+        cr_assert_eq(kstat_count(e, len, "membar.gl") + kstat_count(e, len, "fence.sc"), 0,
+                     "%s: a sequentially consistent fence is left", name);
+        free(ptx);
+    }
 }
 
 Test(dev_compile, host_device_function_runs_on_the_cpu)

@@ -1,6 +1,8 @@
-/* pt_dev.h in host mode: the phase macros on CPU loops, writing records into
- * a buffer in host memory exactly as pt_dev_buf.h lays them out. Real clocks
- * only promise ordering and lower bounds, so that is what is asserted. */
+/* pt_dev.h in host mode, built as a kernel is by default (no trace
+ * stores): the phase macros on CPU loops, writing records into a buffer in
+ * host memory exactly as pt_dev_buf.h lays them out. Real clocks only
+ * promise ordering and lower bounds, so that is what is asserted. The
+ * trace stores are tested in tests/dev_trace.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,75 +11,11 @@
 #include <pt/pt_dev.h>
 
 #include "common.h"
+#include "dev_records.h"
 
 #include "kernels/dev_disabled.h"
 
 TestSuite(dev_header);
-
-/* A buffer as the host library lays it out, made here so these tests stand
- * on the header alone. */
-static pt_dev_buf make_buf(int nslots, int nphases, int mode, int trace_cap)
-{
-    long long words = PT_DEV_BUF_WORDS(nslots, nphases, trace_cap);
-    long long *d = calloc((size_t)words, sizeof *d);
-    pt_dev_buf b = { d, nslots, nphases, trace_cap, mode };
-    cr_assert_not_null(d, "calloc of %lld words failed", words);
-    d[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
-    d[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
-    d[PT_DEV_H_NSLOTS] = nslots;
-    d[PT_DEV_H_NPHASES] = nphases;
-    d[PT_DEV_H_TRACE_CAP] = trace_cap;
-    d[PT_DEV_H_MODE] = mode;
-    return b;
-}
-
-static long long buf_words(pt_dev_buf b)
-{
-    return PT_DEV_BUF_WORDS(b.nslots, b.nphases, b.trace_cap);
-}
-
-static long long *rec(pt_dev_buf b, int slot)
-{
-    return b.data + PT_DEV_HDR + (long long)slot * PT_DEV_SLOT_WORDS(b.nphases, b.trace_cap);
-}
-
-static long long cycles(pt_dev_buf b, int slot, int phase)
-{
-    return rec(b, slot)[PT_DEV_SLOT_HDR + 2 * phase];
-}
-
-static long long hits(pt_dev_buf b, int slot, int phase)
-{
-    return rec(b, slot)[PT_DEV_SLOT_HDR + 2 * phase + 1];
-}
-
-static long long *events(pt_dev_buf b, int slot)
-{
-    return rec(b, slot) + PT_DEV_SLOT_HDR + 2 * b.nphases;
-}
-
-/* Spins for at least ns nanoseconds of CLOCK_MONOTONIC. */
-static void spin_ns(long long ns)
-{
-    long long t0 = pt_dev_host_ns();
-    while (pt_dev_host_ns() - t0 < ns)
-        ;
-}
-
-/* The header is the same on every finished record. */
-static void assert_header(pt_dev_buf b, int slot)
-{
-    long long *r = rec(b, slot);
-    cr_assert_eq(r[PT_DEV_S_DONE], 1, "slot %d: DONE is %lld", slot, r[PT_DEV_S_DONE]);
-    cr_assert_gt(r[PT_DEV_S_CLK1], r[PT_DEV_S_CLK0], "slot %d: CLK1 %lld not after CLK0 %lld",
-                 slot, r[PT_DEV_S_CLK1], r[PT_DEV_S_CLK0]);
-    cr_assert_geq(r[PT_DEV_S_GT1], r[PT_DEV_S_GT0], "slot %d: GT1 %lld before GT0 %lld", slot,
-                  r[PT_DEV_S_GT1], r[PT_DEV_S_GT0]);
-    cr_assert_gt(r[PT_DEV_S_GT0], 0, "slot %d: GT0 is %lld", slot, r[PT_DEV_S_GT0]);
-    cr_assert_geq(r[PT_DEV_S_SMID], -1, "slot %d: the CPU is %lld", slot, r[PT_DEV_S_SMID]);
-    cr_assert_geq(r[PT_DEV_S_SMID1], -1, "slot %d: the CPU at END is %lld", slot,
-                  r[PT_DEV_S_SMID1]);
-}
 
 Test(dev_header, host_clocks_move_forward)
 {
@@ -210,15 +148,14 @@ Test(dev_header, out_of_range_slot_counted_in_the_buffer_header)
     free(b.data);
 }
 
-Test(dev_header, empty_buffers_are_skipped)
+Test(dev_header, no_buffer_is_skipped_and_no_slot_is_a_bad_slot)
 {
-    pt_dev_buf none = { NULL, 4, 2, 0, PT_DEV_MODE_AGGREGATE };
+    /* pt_dev_arg(NULL): no memory, nothing to write. A buffer of no
+     * slots has memory: each record that cannot be written is counted. */
+    pt_dev_buf none = { NULL, 0, 0, 0, PT_DEV_MODE_AGGREGATE };
     pt_dev_buf noslots = make_buf(1, 2, PT_DEV_MODE_AGGREGATE, 0);
-    long long words = buf_words(noslots);
-    long long *before = malloc((size_t)words * sizeof *before);
-    cr_assert_not_null(before);
+    long long words = buf_words(noslots), *before = snapshot(noslots);
     noslots.nslots = 0;
-    memcpy(before, noslots.data, (size_t)words * sizeof *before);
     {
         PT_DEV_BEGIN(none);
         PT_DEV_MARK(0);
@@ -229,86 +166,34 @@ Test(dev_header, empty_buffers_are_skipped)
         PT_DEV_MARK(0);
         PT_DEV_END(noslots);
     }
+    cr_assert_eq(noslots.data[PT_DEV_H_BAD_SLOT], 1, "BAD_SLOT %lld, expected 1",
+                 noslots.data[PT_DEV_H_BAD_SLOT]);
     for (long long i = 0; i < words; i++)
-        cr_assert_eq(noslots.data[i], before[i], "word %lld changed in a buffer of 0 slots", i);
+        if (i != PT_DEV_H_BAD_SLOT)
+            cr_assert_eq(noslots.data[i], before[i], "word %lld changed in a buffer of 0 slots", i);
     free(before);
     free(noslots.data);
 }
 
-Test(dev_header, trace_events_in_order_and_dropped_past_capacity)
+Test(dev_header, a_trace_buffer_without_trace_stores_stores_no_event)
 {
-    enum { CAP = 5 };
-    static const int seq[] = { 0, 1, 0, 2, 1, 2, 0, 1 }; /* 8 marks, 3 past CAP */
-    pt_dev_buf b = make_buf(2, 3, PT_DEV_MODE_TRACE, CAP);
-    PT_DEV_BEGIN_AT(b, 1);
-    for (unsigned i = 0; i < sizeof seq / sizeof seq[0]; i++) {
-        spin_ns(1000);
-        PT_DEV_MARK(seq[i]);
-    }
-    PT_DEV_END(b);
-
-    long long *r = rec(b, 1), *ev = events(b, 1);
-    assert_header(b, 1);
-    cr_assert_eq(r[PT_DEV_S_NEVENTS], CAP, "NEVENTS %lld, capacity %d", r[PT_DEV_S_NEVENTS], CAP);
-    cr_assert_eq(r[PT_DEV_S_DROPPED], 3, "DROPPED %lld, expected 3", r[PT_DEV_S_DROPPED]);
-    long long prev = r[PT_DEV_S_CLK0];
-    for (int i = 0; i < CAP; i++) {
-        cr_assert_eq(ev[2 * i], seq[i], "event %d: phase %lld, expected %d", i, ev[2 * i], seq[i]);
-        cr_assert_geq(ev[2 * i + 1], prev, "event %d at %lld, before the one before (%lld)", i,
-                      ev[2 * i + 1], prev);
-        prev = ev[2 * i + 1];
-    }
-    cr_assert_leq(prev, r[PT_DEV_S_CLK1], "the last event is after END");
-    /* The aggregate figures count every mark, stored or dropped. */
-    cr_assert_eq(hits(b, 1, 0) + hits(b, 1, 1) + hits(b, 1, 2), 8, "hits do not add up to 8");
-    cr_assert_eq(hits(b, 1, 0), 3, "phase 0 hits %lld", hits(b, 1, 0));
-    /* Slot 0 was not used. */
-    cr_assert_eq(rec(b, 0)[PT_DEV_S_DONE], 0, "slot 0 written");
-    free(b.data);
-}
-
-Test(dev_header, trace_events_match_the_aggregate_cycles)
-{
-    /* With room for every event, the events are the marks' own clock
-     * reads: each phase's cycles are the sum of its events' intervals. */
-    pt_dev_buf b = make_buf(1, 2, PT_DEV_MODE_TRACE, 16);
-    long long sum[2] = { 0, 0 };
-    PT_DEV_BEGIN_AT(b, 0);
-    for (int i = 0; i < 6; i++) {
-        spin_ns(500);
-        PT_DEV_MARK(i % 2);
-    }
-    PT_DEV_END(b);
-
-    long long *r = rec(b, 0), *ev = events(b, 0), prev = r[PT_DEV_S_CLK0];
-    cr_assert_eq(r[PT_DEV_S_NEVENTS], 6, "NEVENTS %lld", r[PT_DEV_S_NEVENTS]);
-    cr_assert_eq(r[PT_DEV_S_DROPPED], 0, "DROPPED %lld", r[PT_DEV_S_DROPPED]);
-    for (int i = 0; i < 6; i++) {
-        sum[ev[2 * i]] += ev[2 * i + 1] - prev;
-        prev = ev[2 * i + 1];
-    }
-    cr_assert_eq(sum[0], cycles(b, 0, 0), "phase 0: events give %lld, the record %lld", sum[0],
-                 cycles(b, 0, 0));
-    cr_assert_eq(sum[1], cycles(b, 0, 1), "phase 1: events give %lld, the record %lld", sum[1],
-                 cycles(b, 0, 1));
-    cr_assert_eq(ev[2 * 6], 0, "an event past NEVENTS was written");
-    free(b.data);
-}
-
-Test(dev_header, trace_stores_a_bad_phase_as_given)
-{
-    /* A timeline needs every interval, so a bad mark is an event too, with
-     * the phase as given for the reader to check. */
+    /* Built without PT_DEV_TRACING: the record says no event was stored
+     * and none dropped, which on a trace buffer the fold reads as "every
+     * mark dropped"; the aggregate figures are whole. */
     pt_dev_buf b = make_buf(1, 2, PT_DEV_MODE_TRACE, 4);
-    PT_DEV_BEGIN_AT(b, 0);
-    PT_DEV_MARK(0);
-    PT_DEV_MARK(9);
-    PT_DEV_MARK(1);
-    PT_DEV_END(b);
     long long *r = rec(b, 0), *ev = events(b, 0);
-    cr_assert_eq(r[PT_DEV_S_NEVENTS], 3, "NEVENTS %lld", r[PT_DEV_S_NEVENTS]);
-    cr_assert_eq(ev[2], 9, "event 1 phase %lld", ev[2]);
-    cr_assert_eq(r[PT_DEV_S_BAD_PHASE], 1, "BAD_PHASE %lld", r[PT_DEV_S_BAD_PHASE]);
+    for (int i = 0; i < 2 * 4; i++)
+        ev[i] = 55;
+    PT_DEV_BEGIN_AT(b, 0);
+    for (int i = 0; i < 6; i++)
+        PT_DEV_MARK(i % 2);
+    PT_DEV_END(b);
+    assert_header(b, 0);
+    cr_assert_eq(r[PT_DEV_S_NEVENTS], 0, "NEVENTS %lld", r[PT_DEV_S_NEVENTS]);
+    cr_assert_eq(r[PT_DEV_S_DROPPED], 0, "DROPPED %lld", r[PT_DEV_S_DROPPED]);
+    cr_assert_eq(hits(b, 0, 0) + hits(b, 0, 1), 6, "hits %lld + %lld", hits(b, 0, 0), hits(b, 0, 1));
+    for (int i = 0; i < 2 * 4; i++)
+        cr_assert_eq(ev[i], 55, "event word %d written: %lld", i, ev[i]);
     free(b.data);
 }
 
@@ -345,9 +230,7 @@ Test(dev_header, disabled_build_writes_nothing)
 {
     pt_dev_buf b = make_buf(2, 2, PT_DEV_MODE_TRACE, 4);
     long long words = buf_words(b);
-    long long *before = malloc((size_t)words * sizeof *before);
-    cr_assert_not_null(before);
-    memcpy(before, b.data, (size_t)words * sizeof *before);
+    long long *before = snapshot(b);
     pt_test_disabled_run(b);
     pt_test_disabled_run_default(b);
     b.nslots = 0; /* the disabled macros do not even look */
@@ -382,6 +265,18 @@ static int header_case(int c, char **log)
     return rc;
 }
 
+Test(dev_header, default_phase_count_and_trace_options)
+{
+    char *log;
+    int rc = header_case(12, &log);
+    cr_assert_eq(rc, 0, "without a list PT_DEV_PHASES is not PT_DEV_MAX_PHASES:\n%s", log);
+    free(log);
+    rc = header_case(13, &log);
+    cr_assert_neq(rc, 0, "PT_DEV_TRACING with PT_DEV_NO_TRACE compiled");
+    cr_assert(strstr(log, "define one"), "expected the #error, got:\n%s", log);
+    free(log);
+}
+
 Test(dev_header, detail_headers_refuse_direct_inclusion)
 {
     for (int c = 6; c <= 7; c++) {
@@ -392,4 +287,91 @@ Test(dev_header, detail_headers_refuse_direct_inclusion)
                   c, log);
         free(log);
     }
+}
+
+/* A helper that marks through the state its caller passes down. */
+static void helper_phase(pt_dev_state *st, int phase, int times)
+{
+    for (int i = 0; i < times; i++) {
+        spin_ns(1000);
+        PT_DEV_MARK_IN(st, phase);
+    }
+}
+
+Test(dev_header, helpers_mark_through_the_state)
+{
+    pt_dev_buf b = make_buf(1, 3, PT_DEV_MODE_AGGREGATE, 0);
+    PT_DEV_BEGIN_AT(b, 0);
+    helper_phase(PT_DEV_STATE, 1, 3);
+    spin_ns(1000);
+    PT_DEV_MARK(0);
+    helper_phase(PT_DEV_STATE, 2, 2);
+    helper_phase(PT_DEV_STATE, 7, 1); /* out of range, in a helper too */
+    PT_DEV_END(b);
+
+    long long *r = rec(b, 0);
+    assert_header(b, 0);
+    cr_assert_eq(hits(b, 0, 0), 1, "phase 0 hits %lld", hits(b, 0, 0));
+    cr_assert_eq(hits(b, 0, 1), 3, "phase 1 hits %lld", hits(b, 0, 1));
+    cr_assert_eq(hits(b, 0, 2), 2, "phase 2 hits %lld", hits(b, 0, 2));
+    cr_assert_eq(r[PT_DEV_S_BAD_PHASE], 1, "BAD_PHASE %lld", r[PT_DEV_S_BAD_PHASE]);
+    for (int q = 0; q < 3; q++)
+        cr_assert_gt(cycles(b, 0, q), 0, "phase %d: no cycles", q);
+    cr_assert_leq(cycles(b, 0, 0) + cycles(b, 0, 1) + cycles(b, 0, 2),
+                  r[PT_DEV_S_CLK1] - r[PT_DEV_S_CLK0], "the phases hold more than the span");
+    free(b.data);
+}
+
+Test(dev_header, phases_the_buffer_lacks_are_counted_bad)
+{
+    /* The default PT_DEV_PHASES (16) marks phases the 2-phase buffer does
+     * not have: their marks are bad, the others recorded, and the
+     * buffer's next record untouched. */
+    pt_dev_buf b = make_buf(2, 2, PT_DEV_MODE_AGGREGATE, 0);
+    long long *before = snapshot(b);
+    PT_DEV_BEGIN_AT(b, 0);
+    PT_DEV_MARK(0);
+    PT_DEV_MARK(1);
+    PT_DEV_MARK(2);
+    PT_DEV_MARK(3);
+    PT_DEV_MARK(3);
+    PT_DEV_END(b);
+    assert_header(b, 0);
+    cr_assert_eq(hits(b, 0, 0), 1, "phase 0 hits %lld", hits(b, 0, 0));
+    cr_assert_eq(hits(b, 0, 1), 1, "phase 1 hits %lld", hits(b, 0, 1));
+    cr_assert_eq(rec(b, 0)[PT_DEV_S_BAD_PHASE], 3, "BAD_PHASE %lld", rec(b, 0)[PT_DEV_S_BAD_PHASE]);
+    for (long long i = 0; i < PT_DEV_SLOT_WORDS(2, 0); i++)
+        cr_assert_eq(rec(b, 1)[i], before[rec(b, 1) - b.data + i], "slot 1 word %lld written", i);
+    free(before);
+    free(b.data);
+}
+
+/* From here on the marks and ENDs of this file use 2 phases, as they would
+ * after a ptgen header of 2; helper_phase above still marks under 16. */
+#undef PT_DEV_PHASES
+#define PT_DEV_PHASES 2
+
+Test(dev_header, phase_count_is_read_where_each_macro_stands)
+{
+    /* END writes 2 pairs of a 4-phase buffer; the other two keep what the
+     * host put there. Phase 3, marked here, is bad; marked in a helper
+     * compiled for 16 phases it is recorded there, and END counts it bad. */
+    pt_dev_buf b = make_buf(1, 4, PT_DEV_MODE_AGGREGATE, 0);
+    long long *r = rec(b, 0);
+    for (int q = 0; q < 4; q++)
+        r[PT_DEV_SLOT_HDR + 2 * q] = r[PT_DEV_SLOT_HDR + 2 * q + 1] = 77;
+    PT_DEV_BEGIN_AT(b, 0);
+    PT_DEV_MARK(0);
+    PT_DEV_MARK(3);
+    helper_phase(PT_DEV_STATE, 3, 2);
+    helper_phase(PT_DEV_STATE, 1, 1);
+    PT_DEV_END(b);
+    assert_header(b, 0);
+    cr_assert_eq(hits(b, 0, 0), 1, "phase 0 hits %lld", hits(b, 0, 0));
+    cr_assert_eq(hits(b, 0, 1), 1, "phase 1 hits %lld", hits(b, 0, 1));
+    cr_assert_eq(r[PT_DEV_S_BAD_PHASE], 3, "BAD_PHASE %lld, expected 3", r[PT_DEV_S_BAD_PHASE]);
+    for (int q = 2; q < 4; q++)
+        cr_assert(cycles(b, 0, q) == 77 && hits(b, 0, q) == 77,
+                  "phase %d, past PT_DEV_PHASES, was written", q);
+    free(b.data);
 }

@@ -10,6 +10,7 @@
 #include <pt/pt_nvrtc.h>
 
 #include "common.h"
+#include "kernels/kstat.h"
 
 #if PT_BUILD_CUDA
 #  include <nvrtc.h>
@@ -66,7 +67,8 @@ Test(nvrtc, null_out_pointers_are_rejected)
 
 #if PT_BUILD_CUDA
 
-/* Three phases in a loop, from the ptgen header the build made. */
+/* Three phases in a loop, from the ptgen header the build made; and a
+ * helper that marks through the state its kernel passes down. */
 static const char kernel_src[] =
     "#include <pt/pt_dev.h>\n"
     "#include \"pt_test_phases.h\"\n"
@@ -83,6 +85,20 @@ static const char kernel_src[] =
     "        v -= 0.5f;\n"
     "        PT_DEV_MARK(PH_REDUCE);\n"
     "    }\n"
+    "    x[threadIdx.x] = v;\n"
+    "    PT_DEV_END(buf);\n"
+    "}\n"
+    "static __device__ float half_step(float v, pt_dev_state *st)\n"
+    "{\n"
+    "    v = v * 0.5f;\n"
+    "    PT_DEV_MARK_IN(st, PH_STORE);\n"
+    "    return v;\n"
+    "}\n"
+    "extern \"C\" __global__ void k_helper_marks2(float *x, pt_dev_buf buf)\n"
+    "{\n"
+    "    PT_DEV_BEGIN(buf);\n"
+    "    float v = half_step(x[threadIdx.x], PT_DEV_STATE);\n"
+    "    PT_DEV_MARK(PH_FLUSH);\n"
     "    x[threadIdx.x] = v;\n"
     "    PT_DEV_END(buf);\n"
     "}\n";
@@ -146,18 +162,26 @@ static compiled compile(const char *arch, const char *opt1, const char *opt2)
     return c;
 }
 
-static int count(const char *s, const char *needle)
-{
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-        n++;
-    return n;
-}
-
 static void compiled_free(compiled *c)
 {
     free(c->ptx);
     free(c->log);
+}
+
+/* One kernel's PTX reads clock64 once per mark, at BEGIN and at END, and
+ * %globaltimer at BEGIN and END; returns its 64-bit stores. */
+static int check_entry(const compiled *c, const char *entry, int marks)
+{
+    size_t len;
+    const char *e = kstat_ptx_entry(c->ptx, entry, &len);
+    cr_assert_not_null(e, "no entry %s in the PTX", entry);
+    cr_assert_eq(kstat_count(e, len, "%clock64"), marks + 2,
+                 "%s: %d %%clock64 reads for %d marks, expected marks + BEGIN + END", entry,
+                 kstat_count(e, len, "%clock64"), marks);
+    cr_assert_eq(kstat_count(e, len, "%globaltimer"), 2, "%s: %d %%globaltimer reads", entry,
+                 kstat_count(e, len, "%globaltimer"));
+    return kstat_ptx_ops(e, len, "st.global.v2.u64") + kstat_ptx_ops(e, len, "st.global.u64") +
+           kstat_ptx_ops(e, len, "st.v2.u64") + kstat_ptx_ops(e, len, "st.u64");
 }
 
 static void check_arch(const char *arch)
@@ -165,11 +189,8 @@ static void check_arch(const char *arch)
     compiled c = compile(arch, NULL, NULL);
     cr_assert_eq(c.rc, NVRTC_SUCCESS, "%s: %s\n%s", arch, nvrtcGetErrorString(c.rc), c.log);
     cr_assert_eq(strlen(c.log), 0, "%s: NVRTC says:\n%s", arch, c.log);
-    cr_assert_eq(count(c.ptx, "%clock64"), 3 + 2,
-                 "%s: %d %%clock64 reads for 3 marks, expected 3 + BEGIN + END", arch,
-                 count(c.ptx, "%clock64"));
-    cr_assert_eq(count(c.ptx, "%globaltimer"), 2, "%s: %d %%globaltimer reads", arch,
-                 count(c.ptx, "%globaltimer"));
+    check_entry(&c, "k_marks3", 3);
+    check_entry(&c, "k_helper_marks2", 2);
     compiled_free(&c);
 }
 
@@ -187,17 +208,28 @@ Test(nvrtc, disabled_by_an_option)
 {
     compiled c = compile("compute_90", "-DPT_DEV_DISABLE", NULL);
     cr_assert_eq(c.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(c.rc), c.log);
+    cr_assert_eq(strlen(c.log), 0, "NVRTC says:\n%s", c.log);
     cr_assert_null(strstr(c.ptx, "%clock64"), "PTX reads %%clock64 with PT_DEV_DISABLE");
     cr_assert(strstr(c.ptx, ".entry k_marks3"), "the kernel is missing");
+    cr_assert(strstr(c.ptx, ".entry k_helper_marks2"), "the helper's kernel is missing");
     compiled_free(&c);
 }
 
-Test(nvrtc, per_warp_and_no_trace_options)
+Test(nvrtc, per_warp_and_tracing_options)
 {
-    compiled c = compile("compute_90", "-DPT_DEV_PER_WARP", "-DPT_DEV_NO_TRACE");
-    cr_assert_eq(c.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(c.rc), c.log);
-    cr_assert_eq(count(c.ptx, "%clock64"), 5, "%d %%clock64 reads", count(c.ptx, "%clock64"));
-    compiled_free(&c);
+    /* The trace stores come only with PT_DEV_TRACING: one per mark. */
+    compiled plain = compile("compute_90", "-DPT_DEV_PER_WARP", NULL);
+    compiled traced = compile("compute_90", "-DPT_DEV_PER_WARP", "-DPT_DEV_TRACING");
+    int s_plain, s_traced;
+    cr_assert_eq(plain.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(plain.rc), plain.log);
+    cr_assert_eq(traced.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(traced.rc), traced.log);
+    s_plain = check_entry(&plain, "k_marks3", 3);
+    s_traced = check_entry(&traced, "k_marks3", 3);
+    cr_assert_geq(s_traced, s_plain + 3, "%d 64-bit stores with trace stores, %d without: "
+                  "expected one more per mark", s_traced, s_plain);
+    check_entry(&traced, "k_helper_marks2", 2);
+    compiled_free(&plain);
+    compiled_free(&traced);
 }
 
 Test(nvrtc, too_small_a_maximum_stops_the_compile)

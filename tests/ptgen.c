@@ -102,6 +102,20 @@ Test(ptgen, long_list_first_raises_the_maximum)
     free(log);
 }
 
+Test(ptgen, the_list_sets_the_phase_count_in_any_order)
+{
+    static const char *const what[] = {
+        "pt_dev.h, then a list of 5", "a list of 5, then pt_dev.h",
+        "lists of 20 and 5", "PT_DEV_PHASES 3, then a list of 5",
+    };
+    for (int c = 8; c <= 11; c++) {
+        char *log;
+        cr_assert_eq(header_case(c, &log), 0, "case %d (%s) does not build:\n%s", c, what[c - 8],
+                     log);
+        free(log);
+    }
+}
+
 Test(ptgen, too_small_a_maximum_stops_the_build)
 {
     static const struct {

@@ -146,6 +146,16 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                       "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range [0, %d) and "
                       "%lld blocks with a slot index out of range [0, %d); their time is unattributed",
                       title, bad_phase, np, bad_slot, b->nslots);
+    if (b->mode == PT_DEV_MODE_TRACE && r[PT__R_UNTRACED].i > 0) {
+        /* The kernel stored no events at all: built without trace stores. */
+        long long untraced = r[PT__R_UNTRACED].i;
+        t->dropped += (uint64_t)untraced;
+        rc = pt__fail(t, PT_EFULL,
+                      "pt_dev_fold(\"%s\"): %lld trace events dropped: a trace buffer, but the "
+                      "kernel was built without trace stores (define PT_DEV_TRACING before "
+                      "including pt_dev.h)",
+                      title, untraced);
+    }
     if (dropped > 0) {
         t->dropped += (uint64_t)dropped;
         rc = pt__fail(t, PT_EFULL,

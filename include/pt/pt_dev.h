@@ -5,11 +5,19 @@
  *
  *  \code
  *  #include <pt/pt_dev.h>
+ *  #include "solver_phases.h"            // ptgen: PH_* and PT_DEV_PHASES
+ *
+ *  __device__ float line_search(float *x, pt_dev_state *st) {
+ *      ...
+ *      PT_DEV_MARK_IN(st, PH_LINE_SEARCH);  // a mark in a helper
+ *      return t;
+ *  }
  *  __global__ void step(float *x, pt_dev_buf buf) {
  *      PT_DEV_BEGIN(buf);
  *      for (int it = 0; it < n; it++) {
- *          angular_scattering(x);  PT_DEV_MARK(PH_ANGULAR);
- *          energy_loss(x);         PT_DEV_MARK(PH_ENERGY);
+ *          gradient(x);                      PT_DEV_MARK(PH_GRADIENT);
+ *          float t = line_search(x, PT_DEV_STATE);
+ *          update(x, t);                     PT_DEV_MARK(PH_UPDATE);
  *      }
  *      PT_DEV_END(buf);
  *  }
@@ -18,18 +26,26 @@
  *  What happens:
  *  - PT_DEV_BEGIN(buf) declares the timing state (it is a declaration, so
  *    it comes once per function, before the marks, at block scope). Every
- *    thread reads clock64; the recording thread also reads %smid and
- *    %globaltimer. The recording thread is thread (0,0,0) of the block, or
- *    lane 0 of each warp with PT_DEV_PER_WARP.
+ *    thread reads clock64 and %globaltimer; nothing else, no branch.
  *  - PT_DEV_MARK(phase) charges the cycles since the previous mark (or
  *    BEGIN) to `phase` and counts one hit; a phase marked many times, in a
  *    loop, accumulates. Every thread does the arithmetic, in registers, so
- *    marks never diverge; only the recording thread's figures are written.
- *  - PT_DEV_END(buf) writes the record once: the recording thread reads
- *    clock64, %globaltimer and %smid again, writes the slot header and the
- *    (cycles, hits) pair of every phase below min(buf.nphases,
- *    PT_DEV_MAX_PHASES), marked or not, then, after a __threadfence(),
- *    PT_DEV_S_DONE = 1. `buf` must be the buffer given to BEGIN.
+ *    marks never diverge and never touch memory; only the recording
+ *    thread's figures are written. The recording thread is thread (0,0,0)
+ *    of the block, or lane 0 of each warp with PT_DEV_PER_WARP.
+ *  - PT_DEV_STATE is a `pt_dev_state *` to this function's state, for a
+ *    `__device__` helper that marks with PT_DEV_MARK_IN(st, phase). Let
+ *    the compiler inline the helper (a helper in the same file usually is;
+ *    `__forceinline__` makes sure): the state then stays in registers. A
+ *    helper that is not inlined takes the state through local memory (a
+ *    stack frame of sizeof(pt_dev_state)).
+ *  - PT_DEV_END(buf) writes the record once, on the recording thread: it
+ *    reads clock64, %globaltimer and %smid, writes the slot header and the
+ *    (cycles, hits) pair of the first PT_DEV_PHASES phases with 128-bit
+ *    stores, then DONE = 1 with a release store (st.release.gpu: the
+ *    record's stores are visible before DONE, and the SM's L1 cache is not
+ *    invalidated as __threadfence() would). `buf` must be the buffer given
+ *    to BEGIN.
  *
  *  The slot: PT_DEV_BEGIN(buf) uses the linear block index
  *  (x + gridDim.x * (y + gridDim.y * z)), or with PT_DEV_PER_WARP
@@ -37,34 +53,61 @@
  *  / 32. PT_DEV_BEGIN_AT(buf, slot) names the slot instead (persistent
  *  kernels, the CPU). A slot outside [0, buf.nslots) is counted with one
  *  atomic add into data[PT_DEV_H_BAD_SLOT] and nothing else is written. A
- *  buffer with data == NULL or nslots == 0 (what pt_dev_arg(NULL) gives) is
- *  skipped entirely.
+ *  buffer with data == NULL (what pt_dev_arg(NULL) gives) is skipped
+ *  entirely. A pt_dev_buf comes from pt_dev_arg(): its data is 16-byte
+ *  aligned and its shape below PT_DEV_SHAPE_MAX.
  *
- *  Phases: use constants (enum members, as a ptgen header makes). The
- *  accumulators are arrays of PT_DEV_MAX_PHASES that the compiler keeps in
- *  registers as long as every index is a compile-time constant; only the
- *  phases a kernel marks cost registers (two 64-bit values each). A phase
- *  computed at run time works, but puts the arrays in local memory (a stack
- *  frame of at least 16 * PT_DEV_MAX_PHASES bytes, and a local load and
- *  store per mark). A phase below 0 or not below min(buf.nphases, PT_DEV_MAX_PHASES)
- *  is never written out of bounds: its marks are counted in the record's
+ *  Phases: PT_DEV_PHASES (a ptgen header sets it to its count) says how
+ *  many the marks, BEGIN and END that follow use; each macro reads it where
+ *  it stands, so the header may come before or after this one. A mark of a
+ *  constant phase is one add into that phase's registers; a mark of a
+ *  phase computed at run time compares it with each of the PT_DEV_PHASES
+ *  phases and adds into the one it is (registers still, no local memory).
+ *  A phase below 0 or not below PT_DEV_PHASES, or one the buffer does not
+ *  have (below min(buf.nphases, PT_DEV_PHASES) is recorded), is never
+ *  written out of bounds: its marks are counted in the record's
  *  PT_DEV_S_BAD_PHASE, and its cycles stay unattributed.
  *
- *  Trace mode (buf.mode == PT_DEV_MODE_TRACE): the recording thread also
- *  stores (phase, clock64) at each mark, the clock value the mark itself
- *  read, into its record's event area. Past buf.trace_cap events the marks
- *  are counted in PT_DEV_S_DROPPED. Nothing is lost silently. An
- *  out-of-range phase is stored as given; readers check it.
+ *  Trace mode (buf.mode == PT_DEV_MODE_TRACE) needs trace stores, compiled
+ *  in only with PT_DEV_TRACING: the recording thread then also stores
+ *  (phase, clock64) at each mark, the clock value the mark itself read,
+ *  into its record's event area. Past buf.trace_cap events the marks are
+ *  counted in PT_DEV_S_DROPPED. Without PT_DEV_TRACING a mark stores
+ *  nothing, and a trace buffer's record says that no event was stored nor
+ *  dropped: pt_dev_fold() counts all its marks as dropped events and says
+ *  why. Nothing is lost silently. An out-of-range phase is stored as given;
+ *  readers check it.
  *
- *  Cost: a mark is one clock64 read, a 64-bit subtract, an add, a move and
- *  the hit increment, plus a test of the trace pointer that is uniform
- *  outside trace mode. The clock read is `volatile`, so marks keep their
- *  order, but the compiler may still move independent arithmetic or loads
- *  across a mark; the phases are as exact as clock64() makes them.
+ *  Cost (nvcc 13, sm_90; `make bench-static` measures it, against the
+ *  hand-written `t1 = clock64(); if (tid == 0) times[i] += t1 - t0; t0 = t1`):
+ *  - a mark of a constant phase: one clock64 read and a 64-bit add in the
+ *    loop it stands in, about 3 instructions, where the hand-written
+ *    pattern takes about 5 and a global load and store; a hit counter the
+ *    compiler shares between phases marked the same number of times. Each
+ *    phase a kernel marks holds 2 to 4 registers (uniform registers where
+ *    the code is converged: then none of the thread's), and costs about 12
+ *    instructions of code in all, its setup and its store at END included.
+ *  - BEGIN: two clock reads. END: about 60 instructions on the recording
+ *    thread (find the record, check it, 5 + PT_DEV_PHASES 128-bit stores,
+ *    the release store), and 2 to 3 more per phase up to PT_DEV_PHASES:
+ *    BEGIN + one mark + END is 73 instructions with 1 phase, 80 with 3, 89
+ *    with 6 and 109 with the default 16 (no ptgen header).
+ *  - a phase known at run time: about 5 instructions per phase compared
+ *    in the mark (+97 instructions and +10 registers over a constant phase
+ *    with 6 phases), and no stack.
+ *  - the clock read is `volatile`, so marks keep their order, but the
+ *    compiler may still move independent arithmetic or loads across a
+ *    mark; the phases are as exact as clock64() makes them.
+ *  What raises the cost: more phases (PT_DEV_PHASES, or the default 16 when
+ *  no ptgen header sets it), marks of phases computed at run time (each
+ *  compares with every phase), PT_DEV_TRACING (a store per mark), helpers
+ *  the compiler does not inline (the state goes to local memory), and
+ *  -G builds, which keep the state in local memory (stack) but stay within
+ *  64 registers, so 1024-thread blocks still launch.
  *
  *  Modes (one qualifier, PT_DEV_FN, decides):
  *  - nvcc: the functions are __host__ __device__; on the GPU they read
- *    clock64(), %globaltimer and %smid; on the CPU the host clocks below,
+ *    clock64, %globaltimer and %smid; on the CPU the host clocks below,
  *    so the same phase code runs in a __host__ __device__ function on both.
  *  - NVRTC: device only, and no system header is included (pass the headers
  *    from pt_nvrtc_headers() to nvrtcCreateProgram).
@@ -75,17 +118,22 @@
  *    the buffer lives in host memory (pt_dev_records_create with PT_DEV_HOST).
  *
  *  Options, defined before including this header:
- *  - PT_DEV_DISABLE: every macro is ((void)0); the kernel compiles exactly
- *    as if the macro lines were not there. A parameter only the macros
- *    read is then unused: in host C built with -Wunused-parameter, say
- *    (void)buf.
+ *  - PT_DEV_DISABLE: every macro compiles to nothing (PT_DEV_STATE is a
+ *    null pointer, and PT_DEV_MARK_IN names its state only in sizeof, so a
+ *    helper's parameter stays used); the kernel compiles exactly as if the
+ *    macro lines were not there, helpers taking the state included once
+ *    inlined. A parameter only the macros read is then unused: in host C
+ *    built with -Wunused-parameter, say (void)buf.
+ *  - PT_DEV_PHASES: the phases the kernels mark, an integer literal (or a
+ *    constant expression when no ptgen header follows); default
+ *    PT_DEV_MAX_PHASES.
  *  - PT_DEV_MAX_PHASES (default 16): the size of the per-thread arrays, the
  *    highest phase + 1 a mark can record. A ptgen header with more phases
  *    defines it to its count (or stops the build when pt_dev.h came first
  *    with a smaller value).
  *  - PT_DEV_PER_WARP: one record per warp instead of per block.
- *  - PT_DEV_NO_TRACE: no trace stores compiled in; on a trace buffer every
- *    event counts as dropped. */
+ *  - PT_DEV_TRACING: the trace stores, for trace buffers. PT_DEV_NO_TRACE,
+ *    their absence, is the default and still accepted. */
 #ifndef PT_PT_DEV_H
 #define PT_PT_DEV_H
 
@@ -98,6 +146,16 @@
 #if PT_DEV_MAX_PHASES < 1 || PT_DEV_MAX_PHASES > 1024
 #  error "PT_DEV_MAX_PHASES must be between 1 and 1024"
 #endif
+#ifndef PT_DEV_PHASES
+/** The phases the marks that follow may use; a ptgen header sets it to its
+ *  count, and it is read where each macro stands. */
+#  define PT_DEV_PHASES PT_DEV_MAX_PHASES
+/* Says that the value is this default, which a ptgen header replaces. */
+#  define PT__DEV_PHASES_DEFAULT 1
+#endif
+#if defined(PT_DEV_TRACING) && defined(PT_DEV_NO_TRACE)
+#  error "PT_DEV_TRACING compiles the trace stores in, PT_DEV_NO_TRACE leaves them out: define one"
+#endif
 
 /* One qualifier decides the mode. */
 #if defined(__CUDACC_RTC__)
@@ -106,6 +164,13 @@
 #  define PT_DEV_FN static __forceinline__ __host__ __device__
 #else /* plain C: host cycle counter, same semantics */
 #  define PT_DEV_FN static inline
+#endif
+
+/* The null pointer, spelled so C++ builds with -Wzero-as-null-pointer-constant stay quiet. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#  define PT__DEV_NULL nullptr
+#else
+#  define PT__DEV_NULL 0
 #endif
 
 #if !defined(__CUDACC_RTC__)
@@ -126,11 +191,20 @@ PT_EXTERN int pt_dev_host_cpu(void);
 #  endif
 #endif
 
+/** \brief The timing state of one PT_DEV_BEGIN..PT_DEV_END: what a
+ *  `__device__` helper takes (as `pt_dev_state *`) to mark with
+ *  PT_DEV_MARK_IN. Its members are internal. */
+typedef struct pt_dev_state pt_dev_state;
+
 #if defined(PT_DEV_DISABLE)
 
 #  define PT_DEV_BEGIN(buf) ((void)0)
 #  define PT_DEV_BEGIN_AT(buf, slot) ((void)0)
 #  define PT_DEV_MARK(phase) ((void)0)
+/* Names st in an operand never evaluated, so a helper's state parameter is
+ * used and compiles to nothing. */
+#  define PT_DEV_MARK_IN(st, phase) ((void)sizeof(st))
+#  define PT_DEV_STATE ((pt_dev_state *)PT__DEV_NULL)
 #  define PT_DEV_END(buf) ((void)0)
 
 #else
@@ -141,20 +215,34 @@ PT_EXTERN int pt_dev_host_cpu(void);
 #  undef PT__DEV_INSIDE
 
 /** \brief Start timing this block's (or warp's) phases into `buf`, a
- *  pt_dev_buf passed to the kernel by value. A declaration: once per
- *  function, before its marks. On the CPU it uses slot 0. */
-#  define PT_DEV_BEGIN(buf) pt__dev_state pt__dev_st = pt__dev_begin((buf), PT__DEV_AUTO)
+ *  pt_dev_buf passed to the kernel by value. Declares the state, so it
+ *  comes once per function, before its marks, at block scope. On the CPU
+ *  it uses slot 0. */
+#  define PT_DEV_BEGIN(buf) \
+    pt_dev_state pt__dev_st; \
+    const long long pt__dev_slot = PT__DEV_AUTO; \
+    pt__dev_begin(&pt__dev_st, (buf), pt__dev_slot)
 /** \brief As PT_DEV_BEGIN, into record `slot` (an integer) of `buf`. */
 #  define PT_DEV_BEGIN_AT(buf, slot) \
-    pt__dev_state pt__dev_st = pt__dev_begin((buf), (long long)(slot))
+    pt_dev_state pt__dev_st; \
+    const long long pt__dev_slot = (long long)(slot); \
+    pt__dev_begin(&pt__dev_st, (buf), pt__dev_slot)
 /** \brief Charge the cycles since the previous mark (or BEGIN) to `phase`
  *  (an integer, ideally a constant) and count one hit. */
 #  define PT_DEV_MARK(phase) \
-    do { pt__dev_mark(&pt__dev_st, (long long)(phase)); } while (0)
-/** \brief Write the record: the slot header and every phase's (cycles,
- *  hits), then DONE = 1. `buf` is the buffer given to BEGIN. */
+    do { pt__dev_mark(&pt__dev_st, (long long)(phase), PT__DEV_N); } while (0)
+/** \brief The state of this function's PT_DEV_BEGIN, a `pt_dev_state *`
+ *  to hand to helpers that mark. */
+#  define PT_DEV_STATE (&pt__dev_st)
+/** \brief PT_DEV_MARK in a helper: `st` is the `pt_dev_state *` the
+ *  caller passed down (PT_DEV_STATE where it began). */
+#  define PT_DEV_MARK_IN(st, phase) \
+    do { pt__dev_mark((st), (long long)(phase), PT__DEV_N); } while (0)
+/** \brief Write the record: the slot header and the (cycles, hits) of the
+ *  first PT_DEV_PHASES phases, then DONE = 1. `buf` is the buffer given to
+ *  BEGIN (its record was fixed there; END reads its shape). */
 #  define PT_DEV_END(buf) \
-    do { pt__dev_end(&pt__dev_st, (buf)); } while (0)
+    do { pt__dev_end(&pt__dev_st, (buf), pt__dev_slot, PT__DEV_N); } while (0)
 
 #endif
 

@@ -16,6 +16,19 @@
  *      [ trace events: (phase, clock64) pairs ]          trace_cap pairs (trace mode only)
  *
  *  so a record is PT_DEV_SLOT_WORDS(nphases, trace_cap) int64 long.
+ *
+ *  PT_DEV_END writes the whole slot header and the first PT_DEV_PHASES
+ *  (cycles, hits) pairs (fewer when the buffer has fewer phases; the marks
+ *  of the missing phases go to BAD_PHASE), DONE last, with release
+ *  semantics: a reader that sees DONE == 1 sees the whole record. The pairs
+ *  past PT_DEV_PHASES keep what the host wrote (pt_dev_reset() zeroes them).
+ *  A kernel built without trace stores (no PT_DEV_TRACING) writes NEVENTS
+ *  and DROPPED as 0; a tracing kernel stores or drops every mark, so on a
+ *  trace buffer a record with marks but neither events nor drops came from
+ *  a kernel without trace stores, and the fold counts its marks as dropped.
+ *
+ *  The data pointer is 16-byte aligned (the records are written with
+ *  128-bit stores); nphases and trace_cap are below PT_DEV_SHAPE_MAX.
  *  No system header is included: this file is read by NVRTC as it is. */
 #ifndef PT_DEV_BUF_H
 #define PT_DEV_BUF_H
@@ -44,6 +57,10 @@
 #define PT_DEV_S_NEVENTS    7      /* trace events written (<= trace_cap) */
 #define PT_DEV_S_DROPPED    8      /* trace events past capacity, counted not stored */
 #define PT_DEV_S_SMID1      9      /* %smid at END (a block never migrates; a check) */
+
+/** nphases and trace_cap are below this (pt_dev_buffer_create refuses
+ *  more), so that a record's bytes fit in 32 bits on the device. */
+#define PT_DEV_SHAPE_MAX    (1 << 26)
 
 #define PT_DEV_MODE_AGGREGATE 0
 #define PT_DEV_MODE_TRACE     1

@@ -4,7 +4,8 @@
 
 #include <pt/pt_dev_buf.h>
 
-/* BEGIN_AT(buf, 0), marks of phases 0, 1 and 99, END, all disabled. */
+/* BEGIN_AT(buf, 0), marks of phases 0, 1 and 99, one in a helper, END, all
+ * disabled. */
 void pt_test_disabled_run(pt_dev_buf buf);
 /* BEGIN(buf), a mark, END, all disabled. */
 void pt_test_disabled_run_default(pt_dev_buf buf);

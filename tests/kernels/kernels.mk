@@ -27,7 +27,7 @@ $(KDIR)/many%.h: $(PTGEN)
 # (0: it compiled) in header_cases.txt, its diagnostics in header_cases.N.log.
 $(KDIR)/header_cases.txt: tests/kernels/header_cases.c $(KDIR)/many20.h $(KDIR)/many24.h \
                           $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
-	for c in 1 2 3 4 5 6 7; do \
+	for c in 1 2 3 4 5 6 7 8 9 10 11 12 13; do \
 	    $(CC) $(PT_CPPFLAGS) -I$(KDIR) $(WARN) -Werror -fsyntax-only -DCASE=$$c $< \
 	        > $(KDIR)/header_cases.$$c.log 2>&1; \
 	    echo "$$c $$?"; \
@@ -35,8 +35,9 @@ $(KDIR)/header_cases.txt: tests/kernels/header_cases.c $(KDIR)/many20.h $(KDIR)/
 	mv $@.tmp $@
 TEST_PREREQS += $(KDIR)/header_cases.txt
 
-# Host mode built with PT_DEV_DISABLE, linked into the tests.
-TEST_EXTRA_OBJS += $(BUILD)/obj/tests/kernels/dev_disabled.o
+# Host mode built with PT_DEV_DISABLE, and the reader of compiled kernels'
+# figures (kstat.h), linked into the tests.
+TEST_EXTRA_OBJS += $(BUILD)/obj/tests/kernels/dev_disabled.o $(BUILD)/obj/tests/kernels/kstat.o
 
 ifeq ($(CUDA),1)
 KERNEL_NVCCFLAGS ?= --Werror all-warnings
@@ -81,6 +82,61 @@ TEST_PREREQS += $(KDIR)/phases_c.sm_80.ptx $(KDIR)/phases_c.sm_90.ptx \
                 $(KDIR)/phases_c.sm_80.ptxas.txt $(KDIR)/phases_c.sm_90.ptxas.txt \
                 $(KDIR)/phases_c.disabled.sm_90.ptx $(KDIR)/phases_c.stripped.sm_90.ptx \
                 $(KDIR)/phases_cpp.sm_90.ptx $(KDIR)/phases_cpp.sm_90.ptxas.txt $(KDIR)/hostdev
+
+# The benchmark kernels (tests/kernels/{gemm,attention,dynamic,helper}.cu,
+# see forms.h), each in its forms: orig (no instrumentation), ptkit, hand
+# (the hand-written clock64 pattern), trace (ptkit with PT_DEV_TRACING),
+# off (ptkit with PT_DEV_DISABLE); PTX, then cubin and ptxas report through
+# the rule above, and -G builds straight from the source. The tests read
+# some (TEST_PREREQS), bench-static all (BENCH_STATIC_FILES).
+BK_DIR     := $(KDIR)/bench
+BK_KERNELS := gemm attention dynamic helper
+BK_FORMS   := orig ptkit hand trace off
+BK_FLAGS_orig  := -DPT_KFORM=0
+BK_FLAGS_ptkit := -DPT_KFORM=1
+BK_FLAGS_hand  := -DPT_KFORM=2
+BK_FLAGS_trace := -DPT_KFORM=1 -DPT_DEV_TRACING
+BK_FLAGS_off   := -DPT_KFORM=1 -DPT_DEV_DISABLE
+BK_PREFIX_gemm      := GEMM_
+BK_PREFIX_attention := ATT_
+BK_PREFIX_solve     := SOLVE_
+BK_DEPS := $(KDIR)/pt_bench_gemm.h $(KDIR)/pt_bench_attention.h $(KDIR)/pt_bench_solve.h \
+           tests/kernels/forms.h $(K_DEPS)
+
+$(KDIR)/pt_bench_%.h: tests/kernels/%.phases $(PTGEN)
+	@mkdir -p $(@D)
+	$(PTGEN) $< -o $@ --name $* --prefix $(BK_PREFIX_$*)
+
+# $(call bk_rules,kernel,form)
+define bk_rules
+$(BK_DIR)/$(1).$(2).sm_%.ptx: tests/kernels/$(1).cu $(BK_DEPS)
+	@mkdir -p $$(@D)
+	$(K_NVCC) $(BK_FLAGS_$(2)) -ptx -arch=sm_$$* -o $$@ $$<
+$(BK_DIR)/$(1).$(2).G.sm_90.ptxas.txt: tests/kernels/$(1).cu $(BK_DEPS)
+	@mkdir -p $$(@D)
+	$(K_NVCC) $(BK_FLAGS_$(2)) -G -cubin -arch=sm_90 -Xptxas -v \
+	    -o $(BK_DIR)/$(1).$(2).G.sm_90.cubin $$< > $$@.tmp 2>&1
+	mv $$@.tmp $$@
+endef
+$(foreach k,$(BK_KERNELS),$(foreach f,$(BK_FORMS),$(eval $(call bk_rules,$(k),$(f)))))
+
+# Kept: the cubins and reports are made from them.
+.SECONDARY: $(foreach k,$(BK_KERNELS),$(foreach f,$(BK_FORMS),$(foreach a,80 90,$(BK_DIR)/$(k).$(f).sm_$(a).ptx))) \
+            $(BK_DIR)/cost.sm_90.ptx
+
+# What each macro costs on its own (tests/kernels/cost.cu).
+$(BK_DIR)/cost.sm_90.ptx: tests/kernels/cost.cu $(K_DEPS)
+	@mkdir -p $(@D)
+	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
+
+# The compile checks' share: the instrumented kernels' registers and stack
+# (sm_80 and sm_90), the GEMM's -G registers, and the PTX they compare.
+TEST_PREREQS += $(foreach k,$(BK_KERNELS),$(foreach a,80 90,$(BK_DIR)/$(k).ptkit.sm_$(a).ptxas.txt) \
+                  $(foreach f,orig ptkit trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx)) \
+                $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt
+BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit hand,\
+                        $(BK_DIR)/$(k).$(f).sm_90.ptxas.txt $(BK_DIR)/$(k).$(f).G.sm_90.ptxas.txt)) \
+                      $(BK_DIR)/cost.sm_90.ptxas.txt
 
 # NVRTC compiles kernels at run time; it needs no GPU.
 $(BUILD)/obj/tests/nvrtc.o: PT_CPPFLAGS += -isystem $(CUDA_HOME)/include

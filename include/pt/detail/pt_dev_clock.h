@@ -35,7 +35,10 @@
 PT_DEV_FN long long pt__dev_clock(void)
 {
 #if PT__DEV_ON_GPU
-    return clock64();
+    /* What clock64() reads, without the call clock64() is in -G builds. */
+    long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+    return t;
 #elif (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     return (long long)__builtin_ia32_rdtsc();
 #else
@@ -68,23 +71,50 @@ PT_DEV_FN long long pt__dev_where(void)
 }
 
 /* Counts one bad slot into the buffer header. Many blocks may do it at once
- * on the GPU, and host threads may share a buffer too, so it is atomic. */
-PT_DEV_FN void pt__dev_count_bad_slot(long long *data)
+ * on the GPU, and host threads may share a buffer too, so it is atomic.
+ * `zero` is 0, but the compiler does not know it: on the GPU it is the
+ * recording thread's own index, read again, so the address does not look
+ * uniform across the warp and ptxas does not gather the warp's lanes
+ * before the add (fifteen instructions, for a count one lane makes). */
+PT_DEV_FN void pt__dev_count_bad_slot(long long *data, unsigned zero)
 {
 #if PT__DEV_ON_GPU
-    atomicAdd((unsigned long long *)&data[PT_DEV_H_BAD_SLOT], 1ULL);
+    asm volatile("red.global.add.u64 [%0], 1;" : : "l"(&data[PT_DEV_H_BAD_SLOT + zero]) : "memory");
 #elif defined(__GNUC__) || defined(__clang__)
-    __atomic_fetch_add(&data[PT_DEV_H_BAD_SLOT], 1LL, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&data[PT_DEV_H_BAD_SLOT + zero], 1LL, __ATOMIC_RELAXED);
 #else
-    data[PT_DEV_H_BAD_SLOT] += 1;
+    data[PT_DEV_H_BAD_SLOT + zero] += 1;
+#endif
+}
+
+/* Stores two adjacent words, p[0] = a and p[1] = b. On the GPU one 128-bit
+ * store: every pair the macros write starts at an even word of a record,
+ * and records start 16-byte aligned in a buffer whose data is (the header
+ * is 8 words, a record an even number of words; pt__dev_skipped refuses a
+ * buffer whose data is not 16-byte aligned). */
+PT_DEV_FN void pt__dev_store2(long long *p, long long a, long long b)
+{
+#if PT__DEV_ON_GPU
+    longlong2 v;
+    v.x = a;
+    v.y = b;
+    *(longlong2 *)p = v;
+#else
+    p[0] = a;
+    p[1] = b;
 #endif
 }
 
 /* Publishes a finished record: every store before it is visible before
- * DONE reads 1, so a reader that sees DONE sees the whole record. */
+ * DONE reads 1, so a reader that sees DONE sees the whole record. On the
+ * GPU a release store does this (sm_70 and later): it orders the thread's
+ * earlier stores before itself, as __threadfence() would, without the
+ * sequentially consistent fence's invalidation of the SM's L1 cache. */
 PT_DEV_FN void pt__dev_publish(long long *rec)
 {
-#if PT__DEV_ON_GPU
+#if PT__DEV_ON_GPU && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("st.release.gpu.b64 [%0], %1;" : : "l"(&rec[PT_DEV_S_DONE]), "l"(1LL) : "memory");
+#elif PT__DEV_ON_GPU
     __threadfence();
     *(volatile long long *)&rec[PT_DEV_S_DONE] = 1;
 #elif defined(__GNUC__) || defined(__clang__)
