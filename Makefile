@@ -5,7 +5,7 @@
 #   make test       the Criterion suite (no GPU needed)
 #   make test-gpu   the GPU suite (skips without a device)
 #   make test-mpi   pt_mpi_gather under mpirun -np 2 (skips without MPI)
-#   make bench-host / bench-gpu
+#   make bench-host / bench-static / bench-gpu
 #   make install prefix=DIR [DESTDIR=...] / uninstall
 #
 # CUDA is looked for at CUDA_HOME (/usr/local/cuda); CUDA=0 builds without
@@ -64,7 +64,7 @@ LIB_SO_V := $(LIB_SO).$(VERSION)
 
 PKGCONFIG_IN := ptkit.pc.in
 
-.PHONY: all lib clean test test-gpu bench-host bench-gpu demo samples list-samples \
+.PHONY: all lib clean test test-gpu bench-host bench-static bench-gpu demo samples list-samples \
         install uninstall test-deps
 
 all: lib

@@ -95,3 +95,19 @@ $(BUILD)/tests/threads_tsan: tests/tsan/threads_tsan.c tests/threads_jobs.h $(LI
 
 tsan-run: $(BUILD)/tests/threads_tsan
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" $(BUILD)/tests/threads_tsan
+
+# bench-static: the device macros' registers, stack and code on the
+# benchmark kernels (tests/kernels/kernels.mk builds them), no GPU needed.
+BENCH_STATIC := $(BUILD)/bench/bench_static
+$(BENCH_STATIC): $(BUILD)/obj/tests/bench/bench_static.o $(BUILD)/obj/tests/kernels/kstat.o
+	@mkdir -p $(@D)
+	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+.PHONY: bench-static
+ifeq ($(CUDA),1)
+bench-static: $(BENCH_STATIC) $(BENCH_STATIC_FILES)
+	$(BENCH_STATIC) $(BK_DIR)
+else
+bench-static:
+	@echo "bench-static: built with CUDA=0, so there is no nvcc to compile the kernels with"
+endif

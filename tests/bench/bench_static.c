@@ -1,0 +1,213 @@
+/* bench-static: what pt_dev.h's macros compile to, with no GPU. For each
+ * benchmark kernel of tests/kernels/ (a tiled SGEMM of 1024-thread blocks,
+ * an attention forward pass with nested loops and six phases, a kernel
+ * whose phases are known only at run time, a solver that marks in its
+ * helper functions), in its three forms (the original, with ptkit's
+ * macros, with the hand-written `t1 = clock64(); times[i] += t1 - t0`
+ * pattern): registers, stack, code size and the -G build's registers, and
+ * the ratio of what ptkit adds to what the hand-written pattern adds. Then
+ * what each macro costs on its own (tests/kernels/cost.cu).
+ *
+ * Registers and stack come from ptxas -v; code is the instructions in the
+ * kernel's .text section of the cubin, the padding after the last one left
+ * out. With a disassembler (NVDISASM=path, or nvdisasm on the PATH) it also
+ * counts, per kernel, the clock reads, local loads and stores, barriers and
+ * memory fences.
+ *
+ * usage: bench_static BENCH_DIR   (the build's kernels/bench folder) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernels/kstat.h"
+
+static const char *dir;
+static const char *nvdisasm;
+
+typedef struct fig {
+    kstat_regs r;  /* -1 when unknown */
+    long code;     /* instructions, -1 when unknown */
+    int g_regs;    /* the -G build's registers, -1 when unknown */
+} fig;
+
+static void path(char *out, size_t n, const char *kernel_file, const char *form, const char *ext)
+{
+    snprintf(out, n, "%s/%s.%s.%s", dir, kernel_file, form, ext);
+}
+
+static int regs_of(const char *report_path, const char *entry, kstat_regs *r)
+{
+    char *rep = kstat_read(report_path);
+    int rc = rep ? kstat_ptxas(rep, entry, r) : -1;
+    free(rep);
+    return rc;
+}
+
+static fig measure(const char *file, const char *entry, const char *form)
+{
+    char p[1024];
+    fig f;
+    kstat_regs g;
+    memset(&f.r, 0xff, sizeof f.r);
+    path(p, sizeof p, file, form, "sm_90.ptxas.txt");
+    if (regs_of(p, entry, &f.r) != 0)
+        memset(&f.r, 0xff, sizeof f.r);
+    path(p, sizeof p, file, form, "sm_90.cubin");
+    f.code = kstat_code(p, entry);
+    path(p, sizeof p, file, form, "G.sm_90.ptxas.txt");
+    f.g_regs = regs_of(p, entry, &g) == 0 ? g.regs : -1;
+    return f;
+}
+
+/* With a disassembler: "clock N, LDL N, STL N, BAR N, fences N" of the
+ * kernel's code, into out; "" without one. */
+static void sass_counts(const char *cubin, const char *entry, char *out, size_t n)
+{
+    static const char *const ops[] = { "SR_CLOCKLO", "LDL", "STL", "BAR.", "MEMBAR" };
+    static const char *const names[] = { "clock", "LDL", "STL", "BAR", "MEMBAR" };
+    int count[5] = { 0 };
+    char tmp[] = "/tmp/pt_bench_static_XXXXXX", cmd[2048], line[512];
+    size_t len = 0;
+    unsigned char *text;
+    FILE *f, *p;
+    int fd;
+
+    out[0] = '\0';
+    if (!nvdisasm || !(text = kstat_text(cubin, entry, &len)))
+        return;
+    fd = mkstemp(tmp);
+    f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f || fwrite(text, 1, len, f) != len) {
+        if (f)
+            fclose(f);
+        free(text);
+        unlink(tmp);
+        return;
+    }
+    fclose(f);
+    free(text);
+    snprintf(cmd, sizeof cmd, "'%s' -b SM90 '%s' 2>/dev/null", nvdisasm, tmp);
+    if ((p = popen(cmd, "r")) != NULL) {
+        while (fgets(line, sizeof line, p))
+            for (int i = 0; i < 5; i++)
+                if (strstr(line, ops[i]) && strstr(line, "/*"))
+                    count[i]++;
+        if (pclose(p) == 0)
+            snprintf(out, n, "  clock %d, LDL %d, STL %d, BAR %d, MEMBAR %d", count[0], count[1],
+                     count[2], count[3], count[4]);
+    }
+    unlink(tmp);
+    (void)names;
+}
+
+static void show(const char *label, const char *form_name, fig f, const char *file,
+                 const char *entry, const char *form)
+{
+    char cubin[1024], extra[256];
+    path(cubin, sizeof cubin, file, form, "sm_90.cubin");
+    sass_counts(cubin, entry, extra, sizeof extra);
+    printf("%-10s %-9s %5d %6d %6ld %8d%s\n", label, form_name, f.r.regs, f.r.stack, f.code,
+           f.g_regs, extra);
+}
+
+static int goals_failed;
+
+static void goal(int ok, const char *what)
+{
+    printf("  goal: %-58s %s\n", what, ok ? "met" : "NOT MET");
+    goals_failed += !ok;
+}
+
+static void ratio(const char *what, long ptkit, long hand)
+{
+    if (hand > 0)
+        printf(" %s ptkit %+ld, by hand %+ld: %.2fx;", what, ptkit, hand, (double)ptkit / (double)hand);
+    else
+        printf(" %s ptkit %+ld, by hand %+ld;", what, ptkit, hand);
+}
+
+/* big_blocks: the kernel may run 1024-thread blocks, which a -G build must
+ * still launch (the attention kernel's blocks have 32 threads). */
+static double kernel_row(const char *file, const char *entry, const char *label, int big_blocks)
+{
+    fig o = measure(file, entry, "orig"), k = measure(file, entry, "ptkit"),
+        h = measure(file, entry, "hand");
+    show(label, "original", o, file, entry, "orig");
+    show("", "ptkit", k, file, entry, "ptkit");
+    show("", "by hand", h, file, entry, "hand");
+    printf("  added:");
+    ratio("registers", (long)k.r.regs - o.r.regs, (long)h.r.regs - o.r.regs);
+    ratio("code", k.code - o.code, h.code - o.code);
+    printf("\n");
+    goal(k.code - o.code <= 2 * (h.code - o.code), "ptkit adds at most 2x the code the hand pattern adds");
+    goal(k.r.stack == 0 && k.r.spill_stores == 0, "no stack, no spills");
+    if (big_blocks)
+        goal(k.g_regs >= 0 && k.g_regs <= 64,
+             "-G build at most 64 registers (a 1024-thread block launches)");
+    return h.code > o.code ? (double)(k.code - o.code) / (double)(h.code - o.code) : 0;
+}
+
+static long cost(const char *entry, int *regs)
+{
+    char p[1024];
+    kstat_regs r;
+    snprintf(p, sizeof p, "%s/cost.sm_90.ptxas.txt", dir);
+    *regs = regs_of(p, entry, &r) == 0 ? r.regs : -1;
+    snprintf(p, sizeof p, "%s/cost.sm_90.cubin", dir);
+    return kstat_code(p, entry);
+}
+
+int main(int argc, char **argv)
+{
+    int rb, r1, r3, r6, r16, rm1, rm8, rd, rh1, rh8;
+    long bare, n1, n3, n6, n16, m1, m8, dyn, h1, h8;
+    fig g;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: bench_static BENCH_DIR\n");
+        return 2;
+    }
+    dir = argv[1];
+    nvdisasm = getenv("NVDISASM");
+    if (!nvdisasm || !*nvdisasm)
+        nvdisasm = system("command -v nvdisasm >/dev/null 2>&1") == 0 ? "nvdisasm" : NULL;
+
+    printf("ptkit bench-static: the device macros, compiled for sm_90 (no GPU needed)\n"
+           "registers and stack from ptxas -v; code in instructions of the kernel's .text "
+           "section%s\n\n",
+           nvdisasm ? "; counts from nvdisasm" : "");
+    printf("%-10s %-9s %5s %6s %6s %8s\n", "kernel", "form", "regs", "stack", "code", "-G regs");
+    kernel_row("gemm", "gemm", "gemm", 1);
+    g = measure("gemm", "gemm", "ptkit");
+    goal(g.r.regs >= 0 && g.r.regs <= 32, "GEMM at most 32 registers (2 blocks of 1024 per SM)");
+    kernel_row("attention", "attention", "attention", 0); /* 32-thread blocks */
+    kernel_row("dynamic", "dynamic", "dynamic", 1);
+    kernel_row("helper", "solve", "helper", 1);
+
+    bare = cost("cost_bare", &rb);
+    n1 = cost("cost_end_n1", &r1);
+    n3 = cost("cost_end_n3", &r3);
+    n6 = cost("cost_end_n6", &r6);
+    n16 = cost("cost_end_n16", &r16);
+    m1 = cost("cost_marks1", &rm1);
+    m8 = cost("cost_marks8", &rm8);
+    dyn = cost("cost_dyn_n6", &rd);
+    h1 = cost("cost_hand1", &rh1);
+    h8 = cost("cost_hand8", &rh8);
+    printf("\nwhat each macro adds to a loop of arithmetic (%ld instructions, %d registers):\n", bare,
+           rb);
+    printf("  BEGIN + one mark + END, PT_DEV_PHASES 1 / 3 / 6 / 16 (default): "
+           "%ld / %ld / %ld / %ld instructions, %d / %d / %d / %d registers\n",
+           n1 - bare, n3 - bare, n6 - bare, n16 - bare, r1, r3, r6, r16);
+    printf("  each further phase marked (8 phases, 1 -> 8 marks): %.1f instructions, %.1f "
+           "registers\n",
+           (double)(m8 - m1) / 7, (double)(rm8 - rm1) / 7);
+    printf("  a phase known at run time (6 phases), over a constant one: %+ld instructions, "
+           "%+d registers\n",
+           dyn - n6, rd - r6);
+    printf("  by hand: the first mark and its set-up %ld instructions, each further one %.1f\n",
+           h1 - bare, (double)(h8 - h1) / 7);
+    printf("\n%s\n", goals_failed ? "some goals not met (see above)" : "every goal met");
+    return 0;
+}
