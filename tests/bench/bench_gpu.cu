@@ -1,13 +1,17 @@
 /* GPU benchmarks: what ptkit's instrumentation costs, measured in one run
  * and printed one line per figure, beside its goal and beside the
  * hand-written pattern it replaces (the clock_counter pattern: a raw
- * clock64 pair per phase, stored to global memory by one thread; for
+ * clock64 read per mark, thread 0 adding the delta into global memory; for
  * launches, a cudaEvent pair per launch).
  *
  *   cycles per mark      a loop of N iterations with two marks, against
- *                        the same loop without: clock64 delta / 2N
- *   slowdown             a tiled matmul with 3 marks per tile iteration,
- *                        against the same kernel without (median of runs)
+ *                        the same loop without: clock64 delta / 2N; the
+ *                        same with a phase read from memory
+ *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases)
+ *                        and the attention pass (6 phases, nested loops)
+ *                        of tests/kernels/, each with ptkit's marks and
+ *                        with the hand-written pattern, against the
+ *                        kernel without either (medians of interleaved runs)
  *   launch rate          10,000 short launches each inside
  *                        pt_start_gpu/pt_stop_gpu, against bare launches
  *
@@ -113,58 +117,78 @@ __global__ void loop_clock_counter(int iters, float seed, long long *cycles, flo
         *sink = x;
 }
 
-/* ---- a realistic multi-phase kernel: tiled matmul ---------------- */
-
-#define TILE 32
-
-/* The clock_counter pattern's step: block 0's thread 0 stores the cycles
- * since the previous step for (phase, iteration). */
-static __device__ __forceinline__ void cc_step(long long *times, int rec, long long *s, int at)
+/* A phase read from memory: the mark compares it with each phase. */
+__global__ void loop_marks_runtime(int iters, float seed, long long *cycles, float *sink,
+                                   const int *phase, pt_dev_buf buf)
 {
-    long long e = clock64();
-    if (rec)
-        times[at] = e - *s;
-    *s = e;
+    float x = seed + threadIdx.x;
+    int p0 = phase[0], p1 = phase[1];
+    PT_DEV_BEGIN(buf);
+    long long c0 = clock64();
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        x = x * 1.0001f + 0.5f;
+        PT_DEV_MARK(p0);
+        x = x * 0.9999f - 0.25f;
+        PT_DEV_MARK(p1);
+    }
+    long long c1 = clock64();
+    PT_DEV_END(buf);
+    if (threadIdx.x == 0)
+        *cycles = c1 - c0;
+    if (x == 1234.5f)
+        *sink = x;
 }
 
-/* One kernel body, three kernels: bare, with ptkit's marks, with the
- * clock_counter pattern. Only the instrumentation differs. */
-#define MATMUL_KERNEL(name, BEGIN, MARK_LOAD, MARK_SYNC, MARK_COMPUTE, END)                 \
-    __global__ void name(const float *A, const float *B, float *C, int n, pt_dev_buf buf,   \
-                         long long *times)                                                  \
-    {                                                                                       \
-        __shared__ float As[TILE][TILE], Bs[TILE][TILE];                                    \
-        int tx = threadIdx.x, ty = threadIdx.y;                                             \
-        int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;                     \
-        float acc = 0.0f;                                                                   \
-        (void)buf;                                                                          \
-        (void)times;                                                                        \
-        BEGIN;                                                                              \
-        for (int k0 = 0, it = 0; k0 < n; k0 += TILE, it++) {                                \
-            (void)it;                                                                       \
-            As[ty][tx] = A[row * n + k0 + tx];                                              \
-            Bs[ty][tx] = B[(k0 + ty) * n + col];                                            \
-            MARK_LOAD;                                                                      \
-            __syncthreads();                                                                \
-            MARK_SYNC;                                                                      \
-            _Pragma("unroll") for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];  \
-            __syncthreads();                                                                \
-            MARK_COMPUTE;                                                                   \
-        }                                                                                   \
-        C[row * n + col] = acc;                                                             \
-        END;                                                                                \
-    }
+/* ---- realistic multi-phase kernels: tests/kernels/ ----------------- */
 
-MATMUL_KERNEL(matmul_bare, (void)0, (void)0, (void)0, (void)0, (void)0)
-MATMUL_KERNEL(matmul_marks, PT_DEV_BEGIN(buf), PT_DEV_MARK(PH_LOAD), PT_DEV_MARK(PH_SYNC),
-              PT_DEV_MARK(PH_COMPUTE), PT_DEV_END(buf))
-MATMUL_KERNEL(matmul_clock_counter,
-              const int iters = n / TILE;
-              long long cc_s = clock64();
-              const int rec = (blockIdx.x | blockIdx.y | threadIdx.x | threadIdx.y) == 0,
-              cc_step(times, rec, &cc_s, PH_LOAD * iters + it),
-              cc_step(times, rec, &cc_s, PH_SYNC * iters + it),
-              cc_step(times, rec, &cc_s, PH_COMPUTE * iters + it), (void)0)
+/* tests/kernels/gemm.cu and attention.cu, each built three times (see
+ * forms.h): without instrumentation, with ptkit's macros, with the
+ * hand-written pattern; only the last parameter differs. */
+#define GEMM_ARGS int M, int N, int K, float alpha, const float *A, const float *B, float beta, \
+                  float *C
+#define ATT_ARGS const float *Q, const float *K, const float *V, int n, float scale, float *l, \
+                 float *m, float *O
+extern "C" __global__ void gemm_orig(GEMM_ARGS, pt_dev_buf buf);
+extern "C" __global__ void gemm_ptkit(GEMM_ARGS, pt_dev_buf buf);
+extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *times);
+extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf buf);
+extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf buf);
+extern "C" __global__ void attention_hand(ATT_ARGS, long long *times);
+
+enum { GEMM_PHASES = 3, ATT_PHASES = 6, ATT_D = 64, ATT_BR = 32, ATT_BC = 32 };
+static const char *const gemm_names[GEMM_PHASES] = { "load", "mma", "store" };
+static const char *const att_names[ATT_PHASES] = { "load_kv", "load_q", "scores",
+                                                   "softmax", "pv", "stats" };
+
+/* The median time (ms) of each form over `runs` interleaved rounds, after
+ * one round of warm-up. launch(form) launches form 0 (bare), 1 (ptkit) or
+ * 2 (by hand) on st. */
+template <typename F>
+static void time_forms(cudaStream_t st, int runs, F launch, double med[3])
+{
+    cudaEvent_t e0, e1;
+    std::vector<double> ms[3];
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    for (int r = 0; r < runs + 1; r++) {
+        for (int form = 0; form < 3; form++) {
+            float t;
+            CHECK(cudaEventRecord(e0, st));
+            launch(form);
+            CHECK(cudaGetLastError());
+            CHECK(cudaEventRecord(e1, st));
+            CHECK(cudaEventSynchronize(e1));
+            CHECK(cudaEventElapsedTime(&t, e0, e1));
+            if (r > 0)
+                ms[form].push_back(t);
+        }
+    }
+    for (int form = 0; form < 3; form++)
+        med[form] = median(ms[form]);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+}
 
 __global__ void empty_kernel(int *p)
 {
@@ -191,75 +215,110 @@ int main(void)
     const int iters = 100000, reps = 5;
     long long *d_cycles, *d_times, cyc;
     float *d_sink;
+    int *d_phase, h_phase[2] = { PH_LOAD, PH_COMPUTE };
     CHECK(cudaMalloc(&d_cycles, sizeof(long long)));
     CHECK(cudaMalloc(&d_sink, sizeof(float)));
     CHECK(cudaMalloc(&d_times, 2 * sizeof(long long) * iters));
+    CHECK(cudaMalloc(&d_phase, sizeof h_phase));
+    CHECK(cudaMemcpy(d_phase, h_phase, sizeof h_phase, cudaMemcpyHostToDevice));
     pt_dev_records *lb = pt_dev_records_create(t, 1, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
-    std::vector<double> bare, marks, cc;
+    std::vector<double> bare, marks, runtime, cc;
+    auto cycles_of = [&](void) {
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, st));
+        CHECK(cudaStreamSynchronize(st));
+        return (double)cyc;
+    };
     for (int r = 0; r < reps; r++) {
         loop_bare<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink);
-        CHECK(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, st));
-        CHECK(cudaStreamSynchronize(st));
-        bare.push_back((double)cyc);
+        bare.push_back(cycles_of());
         pt_dev_reset(lb, (pt_stream)st);
         loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, pt_dev_arg(lb));
-        CHECK(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, st));
-        CHECK(cudaStreamSynchronize(st));
-        marks.push_back((double)cyc);
+        marks.push_back(cycles_of());
+        pt_dev_reset(lb, (pt_stream)st);
+        loop_marks_runtime<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, d_phase,
+                                             pt_dev_arg(lb));
+        runtime.push_back(cycles_of());
         loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, d_times);
-        CHECK(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, st));
-        CHECK(cudaStreamSynchronize(st));
-        cc.push_back((double)cyc);
+        cc.push_back(cycles_of());
     }
     double per_mark = (median(marks) - median(bare)) / (2.0 * iters);
+    double per_runtime = (median(runtime) - median(bare)) / (2.0 * iters);
     double per_cc = (median(cc) - median(bare)) / (2.0 * iters);
 
-    /* ---- slowdown of a tiled matmul ---- */
-    const int n = 2048, runs = 21;
+    /* ---- slowdown of the tiled SGEMM ---- */
+    const int n = 2048, runs = 21, tile = 32;
+    const int gemm_blocks = (n / tile) * (n / tile);
     float *A, *B, *C;
+    long long *g_times;
     CHECK(cudaMalloc(&A, sizeof(float) * n * n));
     CHECK(cudaMalloc(&B, sizeof(float) * n * n));
     CHECK(cudaMalloc(&C, sizeof(float) * n * n));
+    CHECK(cudaMalloc(&g_times, sizeof(long long) * GEMM_PHASES * gemm_blocks));
     CHECK(cudaMemsetAsync(A, 0, sizeof(float) * n * n, st));
     CHECK(cudaMemsetAsync(B, 0, sizeof(float) * n * n, st));
-    long long *mm_times;
-    CHECK(cudaMalloc(&mm_times, sizeof(long long) * PH_COUNT * (n / TILE)));
-    dim3 grid(n / TILE, n / TILE), block(TILE, TILE);
-    pt_dev_records *mb =
-        pt_dev_records_create(t, (n / TILE) * (n / TILE), PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
+    CHECK(cudaMemsetAsync(C, 0, sizeof(float) * n * n, st));
+    dim3 ggrid(n / tile, n / tile);
+    pt_dev_records *gb =
+        pt_dev_records_create(t, gemm_blocks, GEMM_PHASES, gemm_names, PT_DEV_AGGREGATE, 0);
     pt_dev_buf none = pt_dev_arg(NULL);
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    std::vector<double> mm[3];
-    for (int r = 0; r < runs + 1; r++) {
-        for (int mode = 0; mode < 3; mode++) {
-            float ms;
-            if (mode == 1)
-                pt_dev_reset(mb, (pt_stream)st);
-            CHECK(cudaEventRecord(e0, st));
-            if (mode == 0)
-                matmul_bare<<<grid, block, 0, st>>>(A, B, C, n, none, mm_times);
-            else if (mode == 1)
-                matmul_marks<<<grid, block, 0, st>>>(A, B, C, n, pt_dev_arg(mb), mm_times);
-            else
-                matmul_clock_counter<<<grid, block, 0, st>>>(A, B, C, n, none, mm_times);
-            CHECK(cudaEventRecord(e1, st));
-            CHECK(cudaEventSynchronize(e1));
-            CHECK(cudaEventElapsedTime(&ms, e0, e1));
-            if (r > 0) /* the first round warms up */
-                mm[mode].push_back(ms);
-        }
-    }
-    double slow = 100.0 * (median(mm[1]) / median(mm[0]) - 1.0);
-    double slow_cc = 100.0 * (median(mm[2]) / median(mm[0]) - 1.0);
+    auto gemm = [&](int form) {
+        if (form == 0)
+            gemm_orig<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, none);
+        else if (form == 1)
+            gemm_ptkit<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+        else
+            gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
+    };
+    double gemm_ms[3];
+    time_forms(st, runs, gemm, gemm_ms);
 
-    /* One instrumented launch folded, to show what the marks say. */
-    pt_dev_reset(mb, (pt_stream)st);
-    pt_start_gpu(t, "matmul", (pt_stream)st);
-    matmul_marks<<<grid, block, 0, st>>>(A, B, C, n, pt_dev_arg(mb), mm_times);
-    pt_stop_gpu(t, "matmul", (pt_stream)st, .flops = 2.0 * n * n * n);
-    pt_dev_fold(t, mb, "matmul");
+    /* ---- slowdown of the attention pass ---- */
+    const int batch = 8, heads = 16, seq = 512;
+    const size_t qkv = (size_t)batch * heads * seq * ATT_D, lm = (size_t)batch * heads * seq;
+    const size_t smem = sizeof(float) * ((ATT_BR + 2 * ATT_BC) * ATT_D + ATT_BR * ATT_BC);
+    float *Q, *Kt, *V, *O, *l, *m;
+    long long *a_times;
+    CHECK(cudaMalloc(&Q, sizeof(float) * qkv));
+    CHECK(cudaMalloc(&Kt, sizeof(float) * qkv));
+    CHECK(cudaMalloc(&V, sizeof(float) * qkv));
+    CHECK(cudaMalloc(&O, sizeof(float) * qkv));
+    CHECK(cudaMalloc(&l, sizeof(float) * lm));
+    CHECK(cudaMalloc(&m, sizeof(float) * lm));
+    CHECK(cudaMalloc(&a_times, sizeof(long long) * ATT_PHASES * batch * heads));
+    CHECK(cudaMemsetAsync(Q, 0, sizeof(float) * qkv, st));
+    CHECK(cudaMemsetAsync(Kt, 0, sizeof(float) * qkv, st));
+    CHECK(cudaMemsetAsync(V, 0, sizeof(float) * qkv, st));
+    dim3 agrid(batch, heads);
+    pt_dev_records *ab =
+        pt_dev_records_create(t, batch * heads, ATT_PHASES, att_names, PT_DEV_AGGREGATE, 0);
+    auto attention = [&](int form) {
+        /* O, l, m start at 0, 0, 0 each time: the same work in every form. */
+        CHECK(cudaMemsetAsync(O, 0, sizeof(float) * qkv, st));
+        CHECK(cudaMemsetAsync(l, 0, sizeof(float) * lm, st));
+        CHECK(cudaMemsetAsync(m, 0, sizeof(float) * lm, st));
+        if (form == 0)
+            attention_orig<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, none);
+        else if (form == 1)
+            attention_ptkit<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
+                                                         pt_dev_arg(ab));
+        else
+            attention_hand<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, a_times);
+    };
+    double att_ms[3];
+    time_forms(st, runs, attention, att_ms);
+
+    /* One instrumented launch of each folded, to show what the marks say. */
+    pt_dev_reset(gb, (pt_stream)st);
+    pt_start_gpu(t, "gemm", (pt_stream)st);
+    gemm(1);
+    pt_stop_gpu(t, "gemm", (pt_stream)st, .flops = 2.0 * n * n * n);
+    pt_dev_fold(t, gb, "gemm");
+    pt_dev_reset(ab, (pt_stream)st);
+    pt_start_gpu(t, "attention", (pt_stream)st);
+    attention(1);
+    pt_stop_gpu(t, "attention", (pt_stream)st, .flops = 4.0 * batch * heads * seq * seq * ATT_D);
+    pt_dev_fold(t, ab, "attention");
     pt_sync(t);
 
     /* ---- launch rate ---- */
@@ -307,28 +366,41 @@ int main(void)
            prop.name, prop.major, prop.minor, dc.cycles_per_ns,
            dc.calibrated ? " (calibrated)" : " (not calibrated)", dc.tick_ns);
     printf("cycles per mark:                        %7.1f      (goal <= 20)     "
-           "clock_counter pattern: %.1f cycles per clock64 pair stored\n",
+           "hand-written pattern: %.1f cycles per clock64 read stored\n",
            per_mark, per_cc);
-    printf("slowdown, %dx%d tiled matmul, 3 marks per tile: %6.2f %%  (goal <= 1 %%)   "
-           "clock_counter pattern: %.2f %%  (bare %.3f ms)\n",
-           n, n, slow, slow_cc, median(mm[0]));
+    printf("cycles per mark of a phase read from memory (3 phases): %7.1f\n", per_runtime);
+    printf("slowdown, %dx%d SGEMM, 1024-thread blocks, 3 phases: ptkit %+6.2f %% (goal <= 1 %%), "
+           "hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
+           n, n, 100.0 * (gemm_ms[1] / gemm_ms[0] - 1.0), 100.0 * (gemm_ms[2] / gemm_ms[0] - 1.0),
+           gemm_ms[0]);
+    printf("slowdown, attention %dx%dx%d, D=%d, 6 phases: ptkit %+6.2f %% (goal <= 1 %%), "
+           "hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
+           batch, heads, seq, (int)ATT_D, 100.0 * (att_ms[1] / att_ms[0] - 1.0),
+           100.0 * (att_ms[2] / att_ms[0] - 1.0), att_ms[0]);
     printf("launch rate, pt_start_gpu/pt_stop_gpu around each of %d launches: %.3f of bare  "
            "(goal >= 0.9)   hand-written event pair: %.3f  (bare %.0f launches/s)\n",
            launches, best[1] / best[0], best[2] / best[0], best[0]);
     pt_log(t, stdout);
 
     pt_dev_records_free(lb);
-    pt_dev_records_free(mb);
+    pt_dev_records_free(gb);
+    pt_dev_records_free(ab);
     pt_destroy(lt);
     pt_destroy(t);
     for (auto &ev : evs)
         cudaEventDestroy(ev);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);
-    cudaFree(mm_times);
+    cudaFree(g_times);
+    cudaFree(Q);
+    cudaFree(Kt);
+    cudaFree(V);
+    cudaFree(O);
+    cudaFree(l);
+    cudaFree(m);
+    cudaFree(a_times);
+    cudaFree(d_phase);
     cudaFree(d_cycles);
     cudaFree(d_sink);
     cudaFree(d_times);

@@ -167,6 +167,60 @@ Test(gpu, one_block_phases_nearly_fill_the_launch)
     pt_dev_records_free(b);
 }
 
+Test(gpu, runtime_phases_and_helpers_fold_like_constant_ones)
+{
+    /* 4 phases of 100 us in 100 blocks, the phases read from memory and
+     * half of them marked in a helper: the same figures as constants. */
+    const int runs = 3, blocks = 100, np = 4;
+    const long long ns = 100000;
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int i = 0; i < runs; i++) {
+        cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
+        pt_start_gpu(t, "spin", s);
+        int e = gpu_spin_phases_runtime(pt_dev_arg(b), np, blocks, ns, s);
+        cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+        pt_stop_gpu(t, "spin", s);
+        cr_assert_eq(pt_dev_fold(t, b, "spin"), 0, "pt_dev_fold: %s", pt_last_error(t));
+    }
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    pt_dev_clock dc;
+    pt_dev_clock_get(t, &dc);
+    double truth = (double)ns / 1e6, tol = fmax(0.01 * truth, dc.tick_ns / 1e6);
+    for (int p = 0; p < np; p++) {
+        char path[32];
+        snprintf(path, sizeof path, "spin/phase %d", p);
+        pt_section_stats ph = get(path);
+        cr_assert_float_eq(ph.hits, (double)runs * blocks, 0, "phase %d hits %.0f", p, ph.hits);
+        cr_assert(fabs(ph.block_mean_ms - truth) <= tol, "phase %d: %.6f ms per block, truth %.6f",
+                  p, ph.block_mean_ms, truth);
+    }
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(b);
+}
+
+Test(gpu, a_trace_buffer_on_a_kernel_without_trace_stores_drops_every_mark)
+{
+    /* The suite's kernels are built without PT_DEV_TRACING. */
+    const int blocks = 10, np = 4;
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_TRACE, 8);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "spin", s);
+    int e = gpu_spin_phases(pt_dev_arg(b), np, blocks, 10000, s);
+    cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+    pt_stop_gpu(t, "spin", s);
+    pt_dev_fold(t, b, "spin"); /* the device's fold completes at pt_sync */
+    pt_sync(t);
+    cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "%s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "PT_DEV_TRACING"), "%s", pt_last_error(t));
+    pt_run_stats run;
+    cr_assert_eq(pt_run_get(t, &run), 0);
+    cr_assert_eq(run.dropped, (uint64_t)blocks * np, "%llu dropped",
+                 (unsigned long long)run.dropped);
+    pt_dev_records_free(b);
+}
+
 /* A grid past the threshold is reduced on the device; folding the same
  * records again with the threshold out of reach copies them all back. The
  * two folds must agree. */

@@ -36,7 +36,8 @@ test-gpu: test-deps $(GPU_TEST_BIN)
 
 $(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -o $@ $< $(LIB_A) \
+	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -o $@ $< \
+	    $(BENCH_GPU_KOBJS) $(LIB_A) \
 	    -lm -lpthread -ldl
 
 bench-gpu: $(BENCH_GPU)

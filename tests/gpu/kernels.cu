@@ -36,6 +36,29 @@ __global__ void spin_phases(pt_dev_buf buf, long long ns)
     PT_DEV_END(buf);
 }
 
+/* The same spins, with each phase read from memory (phase[p] == p) and
+ * every other one marked in a helper through the timing state. */
+static __device__ void spin_mark_in(pt_dev_state *st, long long ns, int phase)
+{
+    spin_ns(ns);
+    PT_DEV_MARK_IN(st, phase);
+}
+
+__global__ void spin_phases_runtime(pt_dev_buf buf, long long ns, const int *phase, int np)
+{
+    PT_DEV_BEGIN(buf);
+#pragma unroll 1
+    for (int p = 0; p < np; p++) {
+        if (p % 2) {
+            spin_mark_in(PT_DEV_STATE, ns, phase[p]);
+        } else {
+            spin_ns(ns);
+            PT_DEV_MARK(phase[p]);
+        }
+    }
+    PT_DEV_END(buf);
+}
+
 /* The plain spin's own view of its length; read by gpu_spin_plain_read(). */
 static __device__ long long plain_measured;
 
@@ -96,6 +119,25 @@ extern "C" int gpu_spin_phases(pt_dev_buf buf, int nphases, int blocks, long lon
     case 16: spin_phases<16><<<blocks, 32, 0, st>>>(buf, ns); break;
     default: return (int)cudaErrorInvalidValue;
     }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gpu_spin_phases_runtime(pt_dev_buf buf, int nphases, int blocks, long long ns,
+                                       pt_stream s)
+{
+    static int *phase;
+    int host[16];
+    cudaError_t e;
+    if (nphases < 1 || nphases > 16)
+        return (int)cudaErrorInvalidValue;
+    if (!phase) {
+        for (int p = 0; p < 16; p++)
+            host[p] = p;
+        if ((e = cudaMalloc(&phase, sizeof host)) != cudaSuccess ||
+            (e = cudaMemcpy(phase, host, sizeof host, cudaMemcpyHostToDevice)) != cudaSuccess)
+            return (int)e;
+    }
+    spin_phases_runtime<<<blocks, 32, 0, (cudaStream_t)s>>>(buf, ns, phase, nphases);
     return (int)cudaGetLastError();
 }
 

@@ -23,6 +23,9 @@ int gpu_stream_sync(pt_stream s);
  * `ns` nanoseconds, each spun on %globaltimer and marked with
  * PT_DEV_MARK(phase), into buf. */
 int gpu_spin_phases(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s);
+/* The same, each phase read from memory, every other one marked in a
+ * helper (PT_DEV_STATE, PT_DEV_MARK_IN); nphases 1 to 16. */
+int gpu_spin_phases_runtime(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s);
 /* One block spinning `ns` on %globaltimer, no marks. */
 int gpu_spin_plain(long long ns, pt_stream s);
 /* The span the last plain spin saw on %globaltimer (waits for it). */

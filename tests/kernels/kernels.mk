@@ -138,6 +138,17 @@ BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit hand,\
                         $(BK_DIR)/$(k).$(f).sm_90.ptxas.txt $(BK_DIR)/$(k).$(f).G.sm_90.ptxas.txt)) \
                       $(BK_DIR)/cost.sm_90.ptxas.txt
 
+# bench-gpu runs the GEMM and the attention pass in their three forms, each
+# an object of its own whose kernel is renamed <kernel>_<form>.
+BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,orig ptkit hand,$(BK_DIR)/$(k).$(f).o))
+define bk_obj_rule
+$(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)
+	@mkdir -p $$(@D)
+	$(K_NVCC) -O3 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) $(BK_FLAGS_$(2)) -D$(1)=$(1)_$(2) -c -o $$@ $$<
+endef
+$(foreach k,gemm attention,$(foreach f,orig ptkit hand,$(eval $(call bk_obj_rule,$(k),$(f)))))
+$(BENCH_GPU): $(BENCH_GPU_KOBJS)
+
 # NVRTC compiles kernels at run time; it needs no GPU.
 $(BUILD)/obj/tests/nvrtc.o: PT_CPPFLAGS += -isystem $(CUDA_HOME)/include
 TEST_LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
