@@ -60,14 +60,31 @@ static fig measure(const char *file, const char *entry, const char *form)
     return f;
 }
 
-/* With a disassembler: "clock N, LDL N, STL N, BAR N, fences N" of the
- * kernel's code, into out; "" without one. */
+/* The opcode of one nvdisasm line (after the address comment and a
+ * predicate, if any), or "". */
+static const char *opcode(const char *line, char *op, size_t n)
+{
+    const char *p = strstr(line, "*/");
+    size_t len;
+    op[0] = '\0';
+    if (!p)
+        return op;
+    p += 2;
+    p += strspn(p, " \t");
+    if (*p == '@') /* a predicate */
+        p += strcspn(p, " \t"), p += strspn(p, " \t");
+    len = strcspn(p, " \t;");
+    snprintf(op, n, "%.*s", (int)len, p);
+    return op;
+}
+
+/* With a disassembler: the kernel's clock reads, local loads and stores,
+ * barriers, memory fences (sequentially consistent ones) and cache
+ * invalidations, into out; "" without one. */
 static void sass_counts(const char *cubin, const char *entry, char *out, size_t n)
 {
-    static const char *const ops[] = { "SR_CLOCKLO", "LDL", "STL", "BAR.", "MEMBAR" };
-    static const char *const names[] = { "clock", "LDL", "STL", "BAR", "MEMBAR" };
-    int count[5] = { 0 };
-    char tmp[] = "/tmp/pt_bench_static_XXXXXX", cmd[2048], line[512];
+    char tmp[] = "/tmp/pt_bench_static_XXXXXX", cmd[2048], line[512], op[64];
+    int clock = 0, ldl = 0, stl = 0, bar = 0, membar = 0, sc = 0, cctl = 0;
     size_t len = 0;
     unsigned char *text;
     FILE *f, *p;
@@ -89,16 +106,21 @@ static void sass_counts(const char *cubin, const char *entry, char *out, size_t 
     free(text);
     snprintf(cmd, sizeof cmd, "'%s' -b SM90 '%s' 2>/dev/null", nvdisasm, tmp);
     if ((p = popen(cmd, "r")) != NULL) {
-        while (fgets(line, sizeof line, p))
-            for (int i = 0; i < 5; i++)
-                if (strstr(line, ops[i]) && strstr(line, "/*"))
-                    count[i]++;
+        while (fgets(line, sizeof line, p)) {
+            opcode(line, op, sizeof op);
+            clock += strstr(line, "SR_CLOCKLO") != NULL;
+            ldl += strncmp(op, "LDL", 3) == 0;
+            stl += strncmp(op, "STL", 3) == 0;
+            bar += strncmp(op, "BAR", 3) == 0;
+            membar += strncmp(op, "MEMBAR", 6) == 0;
+            sc += strncmp(op, "MEMBAR.SC", 9) == 0;
+            cctl += strncmp(op, "CCTL", 4) == 0;
+        }
         if (pclose(p) == 0)
-            snprintf(out, n, "  clock %d, LDL %d, STL %d, BAR %d, MEMBAR %d", count[0], count[1],
-                     count[2], count[3], count[4]);
+            snprintf(out, n, "  clock %d, LDL %d, STL %d, BAR %d, MEMBAR %d (.SC %d), CCTL %d",
+                     clock, ldl, stl, bar, membar, sc, cctl);
     }
     unlink(tmp);
-    (void)names;
 }
 
 static void show(const char *label, const char *form_name, fig f, const char *file,
