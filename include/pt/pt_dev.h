@@ -4,8 +4,7 @@
  *  host folds into its tree of sections with pt_dev_fold().
  *
  *  \code
- *  #include <pt/pt_dev.h>
- *  #include "solver_phases.h"            // ptgen: PH_* and PT_DEV_PHASES
+ *  #include <pt/pt_dev.h>   // and ptgen's header of the phase list: PH_*, PT_DEV_PHASES
  *
  *  __device__ float line_search(float *x, pt_dev_state *st) {
  *      ...

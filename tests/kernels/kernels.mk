@@ -133,7 +133,7 @@ $(BK_DIR)/cost.sm_90.ptx: tests/kernels/cost.cu $(K_DEPS)
 # (sm_80 and sm_90), the GEMM's -G registers, and the PTX they compare.
 TEST_PREREQS += $(foreach k,$(BK_KERNELS),$(foreach a,80 90,$(BK_DIR)/$(k).ptkit.sm_$(a).ptxas.txt) \
                   $(foreach f,orig ptkit trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx)) \
-                $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt
+                $(BK_DIR)/gemm.orig.sm_90.ptxas.txt $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt
 BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit hand,\
                         $(BK_DIR)/$(k).$(f).sm_90.ptxas.txt $(BK_DIR)/$(k).$(f).G.sm_90.ptxas.txt)) \
                       $(BK_DIR)/cost.sm_90.ptxas.txt

@@ -207,9 +207,9 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
     where = pt__dev_where();
     /* The first n pairs are written, marked or not, so a reused record
      * never shows an earlier launch's figures; the buffer's pairs from n up
-     * keep what pt_dev_reset() left there. A buffer with fewer phases than
-     * n gets no pair: every mark counts as bad. Marks beyond this n (a
-     * helper's mark under a larger PT_DEV_PHASES) are bad too. */
+     * keep what pt_dev_reset() left there. The marks of a phase the buffer
+     * does not have (nphases < n), or beyond this n (a helper's mark under
+     * a larger PT_DEV_PHASES), are counted as bad. */
     bad = s->bad;
     PT__DEV_UNROLL
     for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
