@@ -55,7 +55,7 @@ static char *kernel_path(const char *name)
 static char *read_kernel_file(const char *name)
 {
     char *path = kernel_path(name);
-    char *text = kstat_read(path);
+    char *text = test_read_file(path);
     cr_assert_not_null(text, "%s is missing: run the suite with make test, which builds it", path);
     free(path);
     return text;

@@ -6,7 +6,7 @@
  *
  *   cycles per mark      a loop of N iterations with two marks, against
  *                        the same loop without: clock64 delta / 2N; the
- *                        same with a phase read from memory
+ *                        same with phases known only at run time
  *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases)
  *                        and the attention pass (6 phases, nested loops)
  *                        of tests/kernels/, each with ptkit's marks and
@@ -72,7 +72,15 @@ __global__ void loop_bare(int iters, float seed, long long *cycles, float *sink)
         *sink = x;
 }
 
-__global__ void loop_marks(int iters, float seed, long long *cycles, float *sink, pt_dev_buf buf)
+/* A phase known at compile time; an int is one known at run time. */
+template <int P>
+struct phase_const {
+    __device__ operator long long() const { return P; }
+};
+
+template <typename P0, typename P1>
+__global__ void loop_marks(int iters, float seed, long long *cycles, float *sink, P0 p0, P1 p1,
+                           pt_dev_buf buf)
 {
     float x = seed + threadIdx.x;
     PT_DEV_BEGIN(buf);
@@ -80,9 +88,9 @@ __global__ void loop_marks(int iters, float seed, long long *cycles, float *sink
 #pragma unroll 1
     for (int i = 0; i < iters; i++) {
         x = x * 1.0001f + 0.5f;
-        PT_DEV_MARK(PH_LOAD);
+        PT_DEV_MARK(p0);
         x = x * 0.9999f - 0.25f;
-        PT_DEV_MARK(PH_COMPUTE);
+        PT_DEV_MARK(p1);
     }
     long long c1 = clock64();
     PT_DEV_END(buf);
@@ -111,29 +119,6 @@ __global__ void loop_clock_counter(int iters, float seed, long long *cycles, flo
         s = e;
     }
     long long c1 = clock64();
-    if (threadIdx.x == 0)
-        *cycles = c1 - c0;
-    if (x == 1234.5f)
-        *sink = x;
-}
-
-/* A phase read from memory: the mark compares it with each phase. */
-__global__ void loop_marks_runtime(int iters, float seed, long long *cycles, float *sink,
-                                   const int *phase, pt_dev_buf buf)
-{
-    float x = seed + threadIdx.x;
-    int p0 = phase[0], p1 = phase[1];
-    PT_DEV_BEGIN(buf);
-    long long c0 = clock64();
-#pragma unroll 1
-    for (int i = 0; i < iters; i++) {
-        x = x * 1.0001f + 0.5f;
-        PT_DEV_MARK(p0);
-        x = x * 0.9999f - 0.25f;
-        PT_DEV_MARK(p1);
-    }
-    long long c1 = clock64();
-    PT_DEV_END(buf);
     if (threadIdx.x == 0)
         *cycles = c1 - c0;
     if (x == 1234.5f)
@@ -215,12 +200,9 @@ int main(void)
     const int iters = 100000, reps = 5;
     long long *d_cycles, *d_times, cyc;
     float *d_sink;
-    int *d_phase, h_phase[2] = { PH_LOAD, PH_COMPUTE };
     CHECK(cudaMalloc(&d_cycles, sizeof(long long)));
     CHECK(cudaMalloc(&d_sink, sizeof(float)));
     CHECK(cudaMalloc(&d_times, 2 * sizeof(long long) * iters));
-    CHECK(cudaMalloc(&d_phase, sizeof h_phase));
-    CHECK(cudaMemcpy(d_phase, h_phase, sizeof h_phase, cudaMemcpyHostToDevice));
     pt_dev_records *lb = pt_dev_records_create(t, 1, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
     std::vector<double> bare, marks, runtime, cc;
     auto cycles_of = [&](void) {
@@ -233,11 +215,12 @@ int main(void)
         loop_bare<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink);
         bare.push_back(cycles_of());
         pt_dev_reset(lb, (pt_stream)st);
-        loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, pt_dev_arg(lb));
+        loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, phase_const<PH_LOAD>(),
+                                     phase_const<PH_COMPUTE>(), pt_dev_arg(lb));
         marks.push_back(cycles_of());
         pt_dev_reset(lb, (pt_stream)st);
-        loop_marks_runtime<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, d_phase,
-                                             pt_dev_arg(lb));
+        loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, (int)PH_LOAD,
+                                     (int)PH_COMPUTE, pt_dev_arg(lb));
         runtime.push_back(cycles_of());
         loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, d_times);
         cc.push_back(cycles_of());
@@ -368,7 +351,7 @@ int main(void)
     printf("cycles per mark:                        %7.1f      (goal <= 20)     "
            "hand-written pattern: %.1f cycles per clock64 read stored\n",
            per_mark, per_cc);
-    printf("cycles per mark of a phase read from memory (3 phases): %7.1f\n", per_runtime);
+    printf("cycles per mark of a phase known at run time (3 phases): %7.1f\n", per_runtime);
     printf("slowdown, %dx%d SGEMM, 1024-thread blocks, 3 phases: ptkit %+6.2f %% (goal <= 1 %%), "
            "hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
            n, n, 100.0 * (gemm_ms[1] / gemm_ms[0] - 1.0), 100.0 * (gemm_ms[2] / gemm_ms[0] - 1.0),
@@ -400,7 +383,7 @@ int main(void)
     cudaFree(l);
     cudaFree(m);
     cudaFree(a_times);
-    cudaFree(d_phase);
+
     cudaFree(d_cycles);
     cudaFree(d_sink);
     cudaFree(d_times);

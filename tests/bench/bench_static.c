@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common.h"
 #include "../kernels/kstat.h"
 
 static const char *dir;
@@ -38,7 +39,7 @@ static void path(char *out, size_t n, const char *kernel_file, const char *form,
 
 static int regs_of(const char *report_path, const char *entry, kstat_regs *r)
 {
-    char *rep = kstat_read(report_path);
+    char *rep = test_read_file(report_path);
     int rc = rep ? kstat_ptxas(rep, entry, r) : -1;
     free(rep);
     return rc;

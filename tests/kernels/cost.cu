@@ -98,6 +98,11 @@ COST_END(cost_end_n16)
 
 /* The hand-written pattern, one clock64 read per mark and thread 0's
  * read-modify-write of times[block * 8 + phase]. */
+#define HAND_BEGIN                                                                         \
+    float x = y[threadIdx.x];                                                              \
+    const int rec = (threadIdx.x | threadIdx.y | threadIdx.z) == 0;                        \
+    long long t0 = clock64();                                                              \
+    times += (long long)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * 8
 #define HAND_MARK(p)                                      \
     do {                                                  \
         long long t1_ = clock64();                        \
@@ -108,10 +113,7 @@ COST_END(cost_end_n16)
 
 extern "C" __global__ void cost_hand1(float *y, int iters, long long *times)
 {
-    float x = y[threadIdx.x];
-    const int rec = (threadIdx.x | threadIdx.y | threadIdx.z) == 0;
-    long long t0 = clock64();
-    times += (long long)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * 8;
+    HAND_BEGIN;
 #pragma unroll 1
     for (int i = 0; i < iters; i++) {
         STEP(x);
@@ -122,10 +124,7 @@ extern "C" __global__ void cost_hand1(float *y, int iters, long long *times)
 
 extern "C" __global__ void cost_hand8(float *y, int iters, long long *times)
 {
-    float x = y[threadIdx.x];
-    const int rec = (threadIdx.x | threadIdx.y | threadIdx.z) == 0;
-    long long t0 = clock64();
-    times += (long long)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * 8;
+    HAND_BEGIN;
 #pragma unroll 1
     for (int i = 0; i < iters; i++) {
         STEP(x);

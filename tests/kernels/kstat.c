@@ -7,26 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *kstat_read(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) != NULL) {
-        if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-            free(text);
-            text = NULL;
-        } else {
-            text[n] = '\0';
-        }
-    }
-    fclose(f);
-    return text;
-}
-
 static const char entry_tag[] = "Compiling entry function '";
 
 int kstat_ptxas_next(const char *report, size_t *pos, char *name, size_t size)

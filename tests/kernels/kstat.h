@@ -1,7 +1,8 @@
 /* What a kernel compiled to, read from the files nvcc leaves: ptxas -v's
  * report (registers, stack, spills), the cubin (code size) and the PTX.
  * Shared by the compile checks (tests/dev_compile.c) and bench-static
- * (tests/bench/bench_static.c). Plain C11, no CUDA needed. */
+ * (tests/bench/bench_static.c), which read the files with tests/common.h's
+ * test_read_file(). Plain C11, no CUDA needed. */
 #ifndef PT_TEST_KSTAT_H
 #define PT_TEST_KSTAT_H
 
@@ -13,9 +14,6 @@ typedef struct kstat_regs {
     int stack;  /**< bytes of stack frame */
     int spill_stores, spill_loads;
 } kstat_regs;
-
-/** \brief Reads `path` whole. \return the text (free it), or NULL. */
-char *kstat_read(const char *path);
 
 /** \brief The figures ptxas -v gave for entry `kernel` in `report`.
  *  \return 0, or -1 when the report has no such entry or no figures. */
