@@ -209,7 +209,8 @@ PT_EXTERN int pt_sync(pt_timing *t);
 /** Flags for pt_dev_records_create(). */
 enum pt_dev_flags {
     PT_DEV_AGGREGATE = 0,       /**< per slot, per phase: cycles and hits (default) */
-    PT_DEV_TRACE     = 1u << 0, /**< also a bounded list of (phase, clock64) events per slot */
+    PT_DEV_TRACE     = 1u << 0, /**< also a bounded list of (phase, clock64) events per slot,
+                                     which kernels built with PT_DEV_TRACING store */
     PT_DEV_HOST      = 1u << 1  /**< records in host memory: pt_dev.h's host mode, CPU loops */
 };
 
@@ -220,7 +221,8 @@ enum pt_dev_flags {
  *  \param flags     PT_DEV_AGGREGATE or PT_DEV_TRACE, plus PT_DEV_HOST
  *  \param trace_cap events per slot in trace mode (ignored otherwise)
  *  \return the buffer, or NULL on failure (counted on t as PT_ENOMEM,
- *  PT_ECUDA or PT_ENODEV). Without a device, it is made in host memory. */
+ *  PT_ECUDA or PT_ENODEV; PT_ERANGE for nphases or trace_cap from
+ *  PT_DEV_SHAPE_MAX up). Without a device, it is made in host memory. */
 PT_EXTERN pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
                                               const char *const *names, unsigned flags,
                                               int trace_cap);
