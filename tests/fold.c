@@ -335,8 +335,8 @@ Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_d
 {
     /* pt_dev.h without PT_DEV_TRACING stores no event and drops none; a
      * tracing kernel does one or the other for every mark. */
-    pt_dev_buffer *b = pt_dev_buffer_create(t, 2, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
-    pt_dev_buffer *agg = pt_dev_buffer_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
+    pt_dev_records *agg = pt_dev_records_create(t, 1, 2, NULL, PT_DEV_HOST, 0);
     long long sw = PT_DEV_SLOT_WORDS(2, 4);
     slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 500000, 500000 }, (long long[]){ 3, 4 });
     slot(b, 1, 0, 2000000, 0, 1000000, (long long[]){ 500000, 500000 }, (long long[]){ 1, 1 });
@@ -344,8 +344,10 @@ Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_d
     launch_cpu("step", 1000000);
     int rc = fold(b, "step");
     cr_assert_eq(rc, PT_EFULL, "%s", pt_strerror(rc));
-    cr_assert_eq(pt_stats(t).dropped, 11, "3 + 4 + 1 + 1 marks and 2 bad ones: %llu",
-                 (unsigned long long)pt_stats(t).dropped);
+    pt_run_stats run;
+    cr_assert_eq(pt_run_get(t, &run), 0);
+    cr_assert_eq(run.dropped, 11, "3 + 4 + 1 + 1 marks and 2 bad ones: %llu",
+                 (unsigned long long)run.dropped);
     cr_assert(strstr(pt_last_error(t), "without trace stores"), "%s", pt_last_error(t));
     cr_assert(strstr(pt_last_error(t), "PT_DEV_TRACING"), "%s", pt_last_error(t));
     cr_assert_gt(get("step/phase 1").total_ms, 0, "the phases are folded all the same");
@@ -355,9 +357,10 @@ Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_d
     launch_cpu("agg", 1000000);
     rc = fold(agg, "agg");
     cr_assert_eq(rc, 0, "%s: %s", pt_strerror(rc), pt_last_error(t));
-    cr_assert_eq(pt_stats(t).dropped, 11, "an aggregate buffer's record dropped events");
-    pt_dev_buffer_free(b);
-    pt_dev_buffer_free(agg);
+    cr_assert_eq(pt_run_get(t, &run), 0);
+    cr_assert_eq(run.dropped, 11, "an aggregate buffer's record dropped events");
+    pt_dev_records_free(b);
+    pt_dev_records_free(agg);
 }
 
 Test(fold, a_header_that_does_not_match_folds_nothing)

@@ -106,9 +106,9 @@ Test(records, bad_arguments_are_refused_and_counted)
                                         1 << 30));
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1, "a size past 64 bits: %s", pt_last_error(t));
     /* Kernels compute a record's bytes in 32 bits. */
-    cr_assert_null(pt_dev_buffer_create(t, 1, PT_DEV_SHAPE_MAX, NULL, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, 1, PT_DEV_SHAPE_MAX, NULL, PT_DEV_HOST, 0));
     cr_assert(strstr(pt_last_error(t), "must be below"), "%s", pt_last_error(t));
-    cr_assert_null(pt_dev_buffer_create(t, 1, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, PT_DEV_SHAPE_MAX));
+    cr_assert_null(pt_dev_records_create(t, 1, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, PT_DEV_SHAPE_MAX));
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 3, "each shape refused: %s", pt_last_error(t));
     cr_assert_eq(fake.mallocs, 0);
 }

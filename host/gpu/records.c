@@ -139,7 +139,7 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     }
     if (nphases >= PT_DEV_SHAPE_MAX || trace_cap >= PT_DEV_SHAPE_MAX) {
         pt__fail(t, PT_ERANGE,
-                 "pt_dev_buffer_create: %d phases and %d events per slot; each must be below %d",
+                 "pt_dev_records_create: %d phases and %d events per slot; each must be below %d",
                  nphases, trace_cap, PT_DEV_SHAPE_MAX);
         return NULL;
     }

@@ -58,7 +58,7 @@
 #define PT_DEV_S_DROPPED    8      /* trace events past capacity, counted not stored */
 #define PT_DEV_S_SMID1      9      /* %smid at END (a block never migrates; a check) */
 
-/** nphases and trace_cap are below this (pt_dev_buffer_create refuses
+/** nphases and trace_cap are below this (pt_dev_records_create refuses
  *  more), so that a record's bytes fit in 32 bits on the device. */
 #define PT_DEV_SHAPE_MAX    (1 << 26)
 

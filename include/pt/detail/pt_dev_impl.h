@@ -116,7 +116,7 @@ PT_DEV_FN int pt__dev_slot(pt_dev_buf b, long long slot, unsigned long long *k)
 }
 
 /* The record of slot k, laid out as pt_dev_buf.h says. k is below nslots,
- * and nphases and trace_cap are below PT_DEV_SHAPE_MAX (pt_dev_buffer_create
+ * and nphases and trace_cap are below PT_DEV_SHAPE_MAX (pt_dev_records_create
  * makes no other shape), so a record's bytes fit in 32 bits and its
  * address is one 32 x 32 + 64-bit multiply-add. */
 PT_DEV_FN long long *pt__dev_record(pt_dev_buf b, unsigned long long k)
