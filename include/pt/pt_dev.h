@@ -93,7 +93,17 @@
  *    with 6 and 109 with the default 16 (no ptgen header).
  *  - a phase known at run time: about 5 instructions per phase compared
  *    in the mark (+97 instructions and +10 registers over a constant phase
- *    with 6 phases), and no stack.
+ *    with 6 phases), and no stack. Registers are what such kernels pay:
+ *    the benchmark's kernel with 5 run-time phases goes from 25 to 36
+ *    registers, its solver marking 4 phases in helpers from 30 to 40 (the
+ *    hand-written pattern: 32 and 32), so sm_90 holds 51 warps per SM
+ *    instead of 64 where registers limit it.
+ *  - against the hand-written pattern, ptkit adds more code where a kernel
+ *    has few marks, since END's record (about 60 instructions: the slot and
+ *    its check, the header, DONE) is a fixed cost the pattern does not pay:
+ *    3.1 times the pattern's code on the 3-phase SGEMM (+106 against +34
+ *    instructions), 2.9 on the 6-phase attention pass, 2.8 on the solver,
+ *    1.5 on the run-time phases.
  *  - the clock read is `volatile`, so marks keep their order, but the
  *    compiler may still move independent arithmetic or loads across a
  *    mark; the phases are as exact as clock64() makes them.

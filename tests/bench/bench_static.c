@@ -4,8 +4,9 @@
  * whose phases are known only at run time, a solver that marks in its
  * helper functions), in its three forms (the original, with ptkit's
  * macros, with the hand-written `t1 = clock64(); times[i] += t1 - t0`
- * pattern): registers, stack, code size and the -G build's registers, and
- * the ratio of what ptkit adds to what the hand-written pattern adds. Then
+ * pattern): registers (and the warps per SM they allow), stack, code size
+ * and the -G build's registers, and the ratio of what ptkit adds to what
+ * the hand-written pattern adds. Then
  * what each macro costs on its own (tests/kernels/cost.cu).
  *
  * Registers and stack come from ptxas -v; code is the instructions in the
@@ -124,14 +125,25 @@ static void sass_counts(const char *cubin, const char *entry, char *out, size_t 
     unlink(tmp);
 }
 
+/* The warps an SM of sm_90 can hold as far as registers go: 65,536
+ * registers, given to a warp in units of 256 (8 a thread), at most 64
+ * warps; -1 when unknown. Blocks round it down further, by whole blocks. */
+static int reg_warps(int regs)
+{
+    int per_warp = 32 * ((regs + 7) / 8 * 8);
+    if (regs <= 0)
+        return -1;
+    return 65536 / per_warp < 64 ? 65536 / per_warp : 64;
+}
+
 static void show(const char *label, const char *form_name, fig f, const char *file,
                  const char *entry, const char *form)
 {
     char cubin[1024], extra[256];
     path(cubin, sizeof cubin, file, form, "sm_90.cubin");
     sass_counts(cubin, entry, extra, sizeof extra);
-    printf("%-10s %-9s %5d %6d %6ld %8d%s\n", label, form_name, f.r.regs, f.r.stack, f.code,
-           f.g_regs, extra);
+    printf("%-10s %-9s %5d %6d %6d %6ld %8d%s\n", label, form_name, f.r.regs, reg_warps(f.r.regs),
+           f.r.stack, f.code, f.g_regs, extra);
 }
 
 static int goals_failed;
@@ -165,6 +177,8 @@ static double kernel_row(const char *file, const char *entry, const char *label,
     printf("\n");
     goal(k.code - o.code <= 2 * (h.code - o.code), "ptkit adds at most 2x the code the hand pattern adds");
     goal(k.r.stack == 0 && k.r.spill_stores == 0, "no stack, no spills");
+    goal(reg_warps(k.r.regs) >= reg_warps(o.r.regs),
+         "occupancy kept (warps per SM the registers allow)");
     if (big_blocks)
         goal(k.g_regs >= 0 && k.g_regs <= 64,
              "-G build at most 64 registers (a 1024-thread block launches)");
@@ -197,10 +211,11 @@ int main(int argc, char **argv)
         nvdisasm = system("command -v nvdisasm >/dev/null 2>&1") == 0 ? "nvdisasm" : NULL;
 
     printf("ptkit bench-static: the device macros, compiled for sm_90 (no GPU needed)\n"
-           "registers and stack from ptxas -v; code in instructions of the kernel's .text "
-           "section%s\n\n",
+           "registers and stack from ptxas -v; warps: per SM, as far as registers allow (of "
+           "64); code in instructions of the kernel's .text section%s\n\n",
            nvdisasm ? "; counts from nvdisasm" : "");
-    printf("%-10s %-9s %5s %6s %6s %8s\n", "kernel", "form", "regs", "stack", "code", "-G regs");
+    printf("%-10s %-9s %5s %6s %6s %6s %8s\n", "kernel", "form", "regs", "warps", "stack", "code",
+           "-G regs");
     kernel_row("gemm", "gemm", "gemm", 1);
     g = measure("gemm", "gemm", "ptkit");
     goal(g.r.regs >= 0 && g.r.regs <= 32, "GEMM at most 32 registers (2 blocks of 1024 per SM)");
