@@ -26,6 +26,13 @@ int64_t pt__mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t pt__now_other(const pt_timing *t)
+{
+    if (t->clock_kind == PT__CLOCK_USER)
+        return t->clock_fn(t->clock_ctx);
+    return pt__mono_ns();
+}
+
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
 static double tsc_ns_per_tick; /* 0: no usable TSC */
 

@@ -13,16 +13,17 @@ PT__HIDDEN const char *pt__clock_name(const pt_timing *t);
 /* ns per TSC tick as calibrated for this process; 0 without a usable TSC. */
 PT__HIDDEN double pt__tsc_ns_per_tick(void);
 
-/* The clock in ticks: inline, since every start and stop reads it. */
+/* The clock when it is not the TSC: a user clock or clock_gettime. */
+PT__HIDDEN int64_t pt__now_other(const pt_timing *t);
+/* The clock in ticks: inline, since every start and stop reads it; the
+ * TSC without a call, the others through one. */
 static inline int64_t pt__now(const pt_timing *t)
 {
 #if PT__HAVE_TSC
-    if (t->clock_kind == PT__CLOCK_TSC)
+    if (__builtin_expect(t->clock_kind == PT__CLOCK_TSC, 1))
         return (int64_t)__rdtsc();
 #endif
-    if (t->clock_kind == PT__CLOCK_USER)
-        return t->clock_fn(t->clock_ctx);
-    return pt__mono_ns();
+    return pt__now_other(t);
 }
 
 #endif

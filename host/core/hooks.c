@@ -4,8 +4,9 @@
  * layer attached to the timing (memory tracking raises the open sections'
  * high-water marks and samples the device there).
  *
- * Their state is shared by the threads that time into t, so they run
- * under t's lock. */
+ * The trace log is the thread's own (trace.h), so it takes no lock; the
+ * other hooks' state is shared by the threads that time into t, so they
+ * run under t's lock. */
 #include "core/hooks.h"
 
 #include "core/nvtx.h"
@@ -20,6 +21,8 @@ static void boundaries(pt_timing *t, pt_section *node, int stop)
 
 void pt__hooks_start(pt_timing *t, pt_section *node)
 {
+    if (!(t->hooks & PT__HOOKS_LOCKED))
+        return;
     pthread_mutex_lock(&t->lock);
     if (t->hooks & PT__HOOK_NVTX)
         pt__nvtx_push(t, node);
@@ -28,11 +31,17 @@ void pt__hooks_start(pt_timing *t, pt_section *node)
     pthread_mutex_unlock(&t->lock);
 }
 
-void pt__hooks_stop(pt_timing *t, pt_section *node, int64_t t0, int64_t t1, int gpu)
+void pt__hooks_stop(pt_timing *t, pt__thr *r, pt_section *node, int64_t t0, int64_t t1, int gpu)
 {
+    if (t->hooks & PT__HOOK_TRACE) {
+        if (gpu)
+            pt__trace_host(t, node, t0, t1, 1);
+        else
+            pt__tlog_add(t, r, node, t0, t1);
+    }
+    if (!(t->hooks & PT__HOOKS_LOCKED))
+        return;
     pthread_mutex_lock(&t->lock);
-    if (t->hooks & PT__HOOK_TRACE)
-        pt__trace_host(t, node, t0, t1, gpu);
     if (t->hooks & PT__HOOK_NVTX)
         pt__nvtx_pop(t);
     if (t->hooks & PT__HOOK_EXT)

@@ -5,10 +5,34 @@
 
 #include "core/model.h"
 
+#include <float.h>
+
 /* No metric given: the common call, which costs no call. */
 static inline int pt__metrics_empty(const pt_metrics *m)
 {
     return !m || (m->read == 0 && m->written == 0 && m->flops == 0);
+}
+
+/* The hot path's add: m into s when every value is finite and >= 0 and
+ * no sum passes the largest double (no metric at all included); else 0,
+ * nothing added, and the caller takes the checked way. */
+static inline int pt__metrics_add_fast(pt_section *s, const pt_metrics *m)
+{
+    double r, w, f;
+
+    if (pt__metrics_empty(m))
+        return 1;
+    r = s->read + m->read;
+    w = s->written + m->written;
+    f = s->flops + m->flops;
+    /* NaN fails every compare; an infinity or an overflow fails the last three. */
+    if (!(m->read >= 0 && m->written >= 0 && m->flops >= 0 && r <= DBL_MAX && w <= DBL_MAX &&
+          f <= DBL_MAX))
+        return 0;
+    s->read = r;
+    s->written = w;
+    s->flops = f;
+    return 1;
 }
 
 /* 1 when v may be a metric: finite and >= 0. */

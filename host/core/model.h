@@ -47,6 +47,7 @@ struct pt_section {
     struct pt_section *parent;
     struct pt_section *child, *last_child, *next; /* in order of first start */
     const char *key;          /* the caller's pointer last seen for this title */
+    int key_fixed;            /* key lies in read-only memory: its text cannot change */
     char *name;               /* owned copy of the title */
     size_t name_len;
     uint64_t hash;
@@ -98,6 +99,20 @@ typedef struct pt__frame {
     int pending;              /* index of its GPU event pair, or -1 */
 } pt__frame;
 
+/* PT_TRACE: one occurrence as a thread's log keeps it (ticks of the
+ * timing's clock), and the log, which its thread appends to at every stop
+ * without a lock; the reports gather the threads' logs into the trace
+ * (core/trace.c). */
+typedef struct pt__tevent {
+    const struct pt_section *node;
+    int64_t t0, t1;
+} pt__tevent;
+typedef struct pt__tlog {
+    pt__tevent *ev;
+    size_t n, alloc;          /* alloc grows up to the trace's capacity */
+    uint64_t dropped;         /* past the capacity: counted, not kept */
+} pt__tlog;
+
 /* One thread's recording: its open sections and the tree they go into.
  * The thread that created a timing records straight into t->root through
  * t->main; any other thread gets one of these with a tree of its own
@@ -119,6 +134,7 @@ typedef struct pt__thr {
     uint64_t pooled;          /* changes when it was last pooled into t->root */
     double busy_ns;           /* time in its outermost sections */
     const void *self;         /* the thread's pt__me */
+    pt__tlog tlog;            /* PT_TRACE: its occurrences not yet gathered */
     struct pt__thr *next;
     pt_section own_root;
     /* Every occurrence of own_root's pooled into t->root so far: this
@@ -210,6 +226,8 @@ struct pt_timing {
 };
 
 enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1, PT__HOOK_EXT = 1u << 2 };
+/* The hooks that run under t->lock (the trace log is per thread). */
+#define PT__HOOKS_LOCKED (PT__HOOK_NVTX | PT__HOOK_EXT)
 
 enum { PT__CLOCK_USER = 0, PT__CLOCK_TSC, PT__CLOCK_MONO };
 
@@ -237,7 +255,9 @@ static inline void pt__record(pt_section *s, double ns)
         return;
     }
     d = ns - s->mean_ns;
-    s->mean_ns += d / (double)n;
+    /* 1/n does not wait for the previous mean, so the divide leaves the
+     * chain of updates of a section stopped in a tight loop. */
+    s->mean_ns += d * (1.0 / (double)n);
     s->m2_ns += d * (ns - s->mean_ns);
     if (ns < s->min_ns)
         s->min_ns = ns;

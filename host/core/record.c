@@ -3,10 +3,13 @@
  *
  * A start finds (or makes) the title's section under the thread's open
  * one and pushes a frame; a stop checks the frame is that section's,
- * adds the occurrence and pops it. The common cases take no lock and no
- * call beyond the clock read: the title seen before (tree.h's
- * pt__same_title), no metrics, no hooks. Everything else, and every
- * mistake, goes through the checks, which describe it on the timing. */
+ * adds the occurrence and pops it. pt__start and pt__stop are the fast
+ * paths: on a thread whose recorder is found without a call, for a title
+ * seen before under the open section (tree.h's pt__same_title), with
+ * metrics that add without saturating and no hook but the trace's log,
+ * they take no lock and make no call beyond the clock read. Everything
+ * else, and every mistake, goes through start() and stop(), which check
+ * and describe it on the timing. */
 #include "core/record.h"
 
 #include "core/clock.h"
@@ -14,13 +17,12 @@
 #include "core/hooks.h"
 #include "core/metrics.h"
 #include "core/threads.h"
+#include "core/trace.h"
 #include "core/tree.h"
 
 #include <float.h>
 #include <string.h>
 
-/* pt__start and pt__stop test for NULL before anything else, so a NULL
- * timing costs a call and a branch, not the body's register saves. */
 __attribute__((noinline)) static int start(pt_timing *t, const char *title, const pt_metrics *m)
 {
     pt_section *node;
@@ -41,7 +43,7 @@ __attribute__((noinline)) static int start(pt_timing *t, const char *title, cons
     node = pt__child_in(r, pt__thr_top(r), title);
     if (!node || pt__thr_push(r, node) < 0)
         return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): out of memory", title);
-    if (!pt__metrics_empty(m)) /* the common case costs no call */
+    if (!pt__metrics_empty(m))
         rc = pt__add_metrics(t, node, m, "pt_start");
     node->kind = PT__K_CPU;
     if (t->hooks)
@@ -53,7 +55,32 @@ __attribute__((noinline)) static int start(pt_timing *t, const char *title, cons
 
 int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
 {
-    return t ? start(t, title, m) : 0;
+    pt_section *parent, *c;
+    pt__frame *f;
+    pt__thr *r;
+    size_t d;
+
+    if (!t)
+        return 0;
+    r = pt__thr_fast(t);
+    if (!r || !t->enabled || (t->hooks & PT__HOOKS_LOCKED))
+        return start(t, title, m);
+    d = r->depth;
+    parent = d ? r->stack[d - 1].node : r->root;
+    if (d == r->stack_cap || !parent || !(c = pt__child_fast(parent, title)) ||
+        !pt__metrics_add_fast(c, m))
+        return start(t, title, m);
+    f = &r->stack[d];
+    f->node = c;
+    f->gpu = 0;
+    f->pending = -1;
+    r->depth = d + 1;
+    c->open++;
+    c->kind = PT__K_CPU;
+    r->changes++;
+    atomic_store_explicit(&r->top, c, memory_order_release);
+    f->t0 = pt__now(t);
+    return 0;
 }
 
 /* A stop whose title is not open on its own thread: if it is another
@@ -103,22 +130,20 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     return 0;
 }
 
-__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m)
+/* now: the clock, read first thing by pt__stop. */
+__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m,
+                                          int64_t now)
 {
-    int64_t now;
     pt__frame *f;
     pt_section *node;
     pt__thr *r;
     double ns;
     int rc;
 
-    now = pt__now(t);
     r = pt__thr_of(t);
     if (!r)
         return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
                         title ? title : "(null)");
-    /* The common case first: the open section, stopped by the same
-     * pointer that started it. Everything else goes through the checks. */
     f = r->depth ? &r->stack[r->depth - 1] : NULL;
     if (!f || !f->node || !pt__same_title(f->node, title)) {
         rc = pt__stop_check(t, r, title, "pt_stop", &f);
@@ -133,14 +158,36 @@ __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const
     ns = (double)(now - f->t0) * t->ns_per_tick;
     pt__record(node, ns);
     if (t->hooks)
-        pt__hooks_stop(t, node, f->t0, now, 0);
+        pt__hooks_stop(t, r, node, f->t0, now, 0);
     pt__stop_pop(r, node, ns);
     return pt__metrics_empty(m) ? 0 : pt__add_metrics(t, node, m, "pt_stop");
 }
 
 int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
 {
-    return t ? stop(t, title, m) : 0;
+    int64_t now;
+    pt_section *node;
+    pt__frame *f;
+    pt__thr *r;
+    double ns;
+    size_t d;
+
+    if (!t)
+        return 0;
+    now = pt__now(t);
+    r = pt__thr_fast(t);
+    if (!r || !(d = r->depth) || (t->hooks & PT__HOOKS_LOCKED))
+        return stop(t, title, m, now);
+    f = &r->stack[d - 1];
+    node = f->node;
+    if (!node || f->gpu || !pt__same_title(node, title) || !pt__metrics_add_fast(node, m))
+        return stop(t, title, m, now);
+    ns = (double)(now - f->t0) * t->ns_per_tick;
+    pt__record(node, ns);
+    if (t->hooks)
+        pt__tlog_add(t, r, node, f->t0, now);
+    pt__stop_pop(r, node, ns);
+    return 0;
 }
 
 /* The calling thread's innermost open section; NULL with none, or inside

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 
 _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
+_Thread_local pt__thr_last pt__last __attribute__((tls_model("initial-exec")));
 
 /* The recorders this thread used last, for a few timings at once. */
 #define CACHE_WAYS 4
@@ -56,6 +57,7 @@ static void thr_free(pt__thr *r)
 {
     pt__section_free_children(&r->own_root);
     pt__section_free_children(&r->part_root);
+    free(r->tlog.ev);
     free(r->stack);
     free(r);
 }
@@ -70,6 +72,7 @@ void pt__threads_free(pt_timing *t)
     }
     t->threads = NULL;
     pt__section_free_children(&t->merged_root);
+    free(t->main.tlog.ev);
     free(t->main.stack);
     pthread_mutex_destroy(&t->lock);
     pthread_mutex_destroy(&t->err_lock);
@@ -102,8 +105,10 @@ pt__thr *pt__thr_other(pt_timing *t)
     pt__thr *r;
 
     for (int i = 0; i < CACHE_WAYS; i++)
-        if (cache.way[i].t == t && cache.way[i].serial == t->serial)
-            return cache.way[i].r;
+        if (cache.way[i].t == t && cache.way[i].serial == t->serial) {
+            r = cache.way[i].r;
+            goto found;
+        }
     pthread_mutex_lock(&t->lock);
     for (r = t->threads; r; r = r->next)
         if (r->self == &pt__me)
@@ -138,6 +143,9 @@ pt__thr *pt__thr_other(pt_timing *t)
         cache.way[i].serial = t->serial;
         cache.way[i].r = r;
     }
+found:
+    if (r)
+        pt__last = (pt__thr_last){ t, t->serial, r };
     return r;
 }
 

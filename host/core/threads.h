@@ -10,12 +10,31 @@
 
 /* Every thread has a distinct address here. */
 PT__HIDDEN extern _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
+/* The recorder this thread used last, for a timing it did not create:
+ * the one lookup a start or stop on such a thread makes inline. */
+typedef struct pt__thr_last {
+    const pt_timing *t;
+    uint64_t serial;          /* t's, so a new timing at a freed one's address misses */
+    pt__thr *r;
+} pt__thr_last;
+PT__HIDDEN extern _Thread_local pt__thr_last pt__last __attribute__((tls_model("initial-exec")));
 /* The calling thread's recorder for t, created at its first use; NULL
  * without memory. */
 PT__HIDDEN pt__thr *pt__thr_other(pt_timing *t);
+/* The calling thread's recorder when it is found without a call: the
+ * creating thread's, or the one this thread used last; else NULL. */
+static inline pt__thr *pt__thr_fast(pt_timing *t)
+{
+    if (t->owner == &pt__me)
+        return &t->main;
+    if (pt__last.t == t && pt__last.serial == t->serial)
+        return pt__last.r;
+    return NULL;
+}
 static inline pt__thr *pt__thr_of(pt_timing *t)
 {
-    return t->owner == &pt__me ? &t->main : pt__thr_other(t);
+    pt__thr *r = pt__thr_fast(t);
+    return r ? r : pt__thr_other(t);
 }
 
 /* r's innermost open section for other threads to read. */

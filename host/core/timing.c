@@ -163,6 +163,7 @@ void pt__settle(pt_timing *t)
     if (!t)
         return;
     pt__threads_merge(t);
+    pt__trace_gather(t);
     for (int i = 0; i < PT__EXT_N; i++)
         if (t->ext[i].ops && t->ext[i].ops->settle)
             t->ext[i].ops->settle(t);

@@ -1,10 +1,13 @@
 /* PT_TRACE's log: what the Chrome trace (report/export_trace.c) draws.
  *
  * A section aggregates its occurrences; a timeline needs each of them.
- * With PT_TRACE a stop appends (node, t0, t1, thread) to a growing array,
- * bounded by the trace capacity: past it, occurrences are counted as
- * dropped, never stored, so memory stays bounded however long the run.
- * Without the flag nothing here runs: the hot path tests t->hooks once.
+ * With PT_TRACE a stop appends (node, t0, t1) to its thread's log, a
+ * growing array of its own (pt__tlog_add, inline: no lock, no shared
+ * line), bounded by the trace capacity: past it, occurrences are counted
+ * as dropped, never stored, so memory stays bounded however long the run.
+ * The reports gather the threads' logs into one list (pt__trace_gather),
+ * which the capacity bounds too. Without the flag nothing here runs: the
+ * hot path tests t->hooks once.
  *
  * Resolved CUDA-event launches, counter samples and a bounded sample of
  * folded block records are kept beside it. Times stay in ticks of t's
@@ -15,22 +18,10 @@
 
 #include "core/errors.h"
 
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Threads are numbered 1, 2, ... in the order they first stop a traced
- * section: small, stable ids for the trace's tracks. */
-static atomic_int next_tid;
-static _Thread_local int my_tid;
-
-static int thread_id(void)
-{
-    if (!my_tid)
-        my_tid = atomic_fetch_add(&next_tid, 1) + 1;
-    return my_tid;
-}
 
 int pt__trace_init(pt_timing *t)
 {
@@ -55,11 +46,21 @@ static void folds_free(pt__trace *tr)
     tr->fold_words = 0;
 }
 
+/* Every thread's recorder, the creating thread's first. */
+#define EACH_THREAD(t, r) \
+    for (pt__thr *r = &(t)->main; r; r = r == &(t)->main ? (t)->threads : r->next)
+
 void pt__trace_clear(pt_timing *t)
 {
     pt__trace *tr = t->trace;
     if (!tr)
         return;
+    pthread_mutex_lock(&t->lock);
+    EACH_THREAD(t, r) {
+        r->tlog.n = 0;
+        r->tlog.dropped = 0;
+    }
+    pthread_mutex_unlock(&t->lock);
     folds_free(tr);
     tr->nhost = tr->ngpu = tr->ncounter = 0;
     tr->dropped_host = tr->dropped_gpu = tr->dropped_counter = 0;
@@ -121,18 +122,56 @@ double pt__trace_us(const pt_timing *t, int64_t tick)
     return (double)(tick - t->origin) * t->ns_per_tick / 1e3;
 }
 
+int pt__tlog_grow(pt_timing *t, pt__thr *r)
+{
+    pt__tlog *l = &r->tlog;
+    size_t cap = t->trace ? t->trace->cap : 0, a;
+    pt__tevent *ev;
+
+    if (l->alloc >= cap) {
+        l->dropped++;
+        return 0;
+    }
+    a = l->alloc ? l->alloc * 2 : 1024;
+    if (a > cap)
+        a = cap;
+    ev = realloc(l->ev, a * sizeof *ev);
+    if (!ev) {
+        l->dropped++;
+        return 0;
+    }
+    l->ev = ev;
+    l->alloc = a;
+    return 1;
+}
+
+void pt__trace_gather(pt_timing *t)
+{
+    pt__trace *tr = t ? t->trace : NULL;
+
+    if (!tr)
+        return;
+    pthread_mutex_lock(&t->lock);
+    EACH_THREAD(t, r) {
+        for (size_t i = 0; i < r->tlog.n; i++) {
+            const pt__tevent *s = &r->tlog.ev[i];
+            pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e,
+                                tr->cap, &tr->dropped_host);
+            if (e)
+                *e = (pt__thost){ s->node, s->t0, s->t1, r->index + 1 };
+        }
+        tr->dropped_host += r->tlog.dropped;
+        r->tlog.n = 0;
+        r->tlog.dropped = 0;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
 void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1, int gpu)
 {
     pt__trace *tr = t->trace;
-    pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e, tr->cap,
-                        &tr->dropped_host);
 
-    if (e) {
-        e->node = node;
-        e->t0 = t0;
-        e->t1 = t1;
-        e->tid = thread_id();
-    }
+    pt__tlog_add(t, &t->main, node, t0, t1);
     /* Until its events resolve, a launch starts where the host says (and
      * stays there when it is timed by the CPU clock). */
     if (gpu) {
@@ -182,10 +221,17 @@ void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double v
 static double launch_start(const pt_timing *t, const pt_section *node)
 {
     const pt__trace *tr = t->trace;
-    size_t n = tr->nhost, stop = n > 65536 ? n - 65536 : 0;
+    const pt__tlog *l = &t->main.tlog;
+    size_t n = l->n, stop = n > 65536 ? n - 65536 : 0;
 
     if (tr->launch_node == node)
         return tr->launch_us;
+    /* Launches are the creating thread's: its log, then what was gathered. */
+    while (n-- > stop)
+        if (l->ev[n].node == node)
+            return pt__trace_us(t, l->ev[n].t0);
+    n = tr->nhost;
+    stop = n > 65536 ? n - 65536 : 0;
     while (n-- > stop)
         if (tr->host[n].node == node)
             return pt__trace_us(t, tr->host[n].t0);

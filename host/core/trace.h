@@ -17,7 +17,7 @@
 #define PT__TRACE_LARGE 1000000
 
 /* One occurrence of a host section (GPU sections included, as the host
- * saw them), in ticks of t's clock. */
+ * saw them), in ticks of t's clock, gathered from its thread's log. */
 typedef struct pt__thost {
     const pt_section *node;
     int64_t t0, t1;
@@ -72,11 +72,31 @@ PT__HIDDEN void pt__trace_clear(pt_timing *t);    /* pt_reset: the nodes are gon
 PT__HIDDEN uint64_t pt__trace_dropped(const pt_timing *t);
 /* Microseconds from the run's origin to tick. */
 PT__HIDDEN double pt__trace_us(const pt_timing *t, int64_t tick);
-/* One occurrence of node, from t0 to t1 on t's clock, by the calling
- * thread; gpu when it is a launch (pt_stop_gpu), which then starts there
- * until its events place it. Under t->lock (the hooks take it). */
+/* One occurrence of a launch (pt_stop_gpu) from t0 to t1 on t's clock,
+ * by the creating thread: it starts there until its events place it. */
 PT__HIDDEN void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1,
                                int gpu);
+/* Room for one more event in r's log, grown up to the capacity; 0 when
+ * full or out of memory (the event is then counted as dropped). */
+PT__HIDDEN int pt__tlog_grow(pt_timing *t, pt__thr *r);
+/* One occurrence of node from t0 to t1 in r's log: a store, without a
+ * lock or a call while the log has room (every stop of a PT_TRACE timing). */
+static inline void pt__tlog_add(pt_timing *t, pt__thr *r, const pt_section *node, int64_t t0,
+                                int64_t t1)
+{
+    pt__tlog *l = &r->tlog;
+    pt__tevent *e;
+
+    if (l->n == l->alloc && !pt__tlog_grow(t, r))
+        return;
+    e = &l->ev[l->n++];
+    e->node = node;
+    e->t0 = t0;
+    e->t1 = t1;
+}
+/* Every thread's log moved into the trace (the reports, when no other
+ * thread is timing: pt__settle). */
+PT__HIDDEN void pt__trace_gather(pt_timing *t);
 /* A launch resolved by its events: from_ref_ns after the reference event,
  * which the host clock read as ref_tick, lasting dur_ns. */
 PT__HIDDEN void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream,

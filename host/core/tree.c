@@ -3,12 +3,18 @@
  * The hot path is a start or stop with a title seen before. A parent
  * remembers the child found last and each child remembers the caller's
  * pointer for its title, so a string literal seen before costs a pointer
- * compare and a short strcmp (the strcmp keeps a reused buffer holding a
- * new title from being taken for the old one). Parents with many children
- * also keep a hash table. A section aggregates its occurrences (Welford):
- * memory grows with distinct sections, never with occurrences. */
+ * compare. A title elsewhere (a buffer the program may fill again) is
+ * also compared by its text, which keeps a reused buffer holding a new
+ * title from being taken for the old one; a literal cannot change, so
+ * whether the pointer lies in a read-only segment of a loaded object is
+ * found once, when the section takes the pointer. Parents with many
+ * children also keep a hash table. A section aggregates its occurrences
+ * (Welford): memory grows with distinct sections, never with occurrences. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "core/tree.h"
 
+#include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +31,72 @@ static uint64_t hash_title(const char *s, size_t *len)
     }
     *len = (size_t)(p - s);
     return h;
+}
+
+/* ---- titles in read-only memory ---------------------------------- */
+
+/* The read-only segments (PT_LOAD without PF_W: code and .rodata, where
+ * string literals live) of the objects loaded when a title is first
+ * keyed, sorted. Objects loaded later are not in it: their titles are
+ * compared by text, which is only slower. */
+#define RO_MAX 1024
+typedef struct ro_range {
+    uintptr_t lo, hi;
+} ro_range;
+static ro_range ro[RO_MAX];
+static int nro;
+static pthread_once_t ro_once = PTHREAD_ONCE_INIT;
+
+static int ro_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    (void)ctx;
+    for (int i = 0; i < info->dlpi_phnum && nro < RO_MAX; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W) && ph->p_memsz > 0) {
+            uintptr_t lo = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+            ro[nro++] = (ro_range){ lo, lo + (uintptr_t)ph->p_memsz };
+        }
+    }
+    return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const ro_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void ro_load(void)
+{
+    dl_iterate_phdr(ro_object, NULL);
+    qsort(ro, (size_t)nro, sizeof *ro, by_lo);
+}
+
+/* 1 when title lies in a read-only segment: its text cannot change. */
+static int title_fixed(const char *title)
+{
+    uintptr_t a = (uintptr_t)title;
+    int lo = 0, hi;
+
+    pthread_once(&ro_once, ro_load);
+    hi = nro;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a < ro[mid].lo)
+            hi = mid;
+        else if (a >= ro[mid].hi)
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static void key_set(pt_section *c, const char *title)
+{
+    c->key = title;
+    c->key_fixed = title_fixed(title);
 }
 
 /* ---- children ---------------------------------------------------- */
@@ -86,7 +158,7 @@ pt_section *pt__child_in(pt__thr *r, pt_section *p, const char *title)
     h = hash_title(title, &len);
     c = find_by_content(p, title, h, len);
     if (c) {
-        c->key = title;
+        key_set(c, title);
         goto found;
     }
 
@@ -101,7 +173,7 @@ pt_section *pt__child_in(pt__thr *r, pt_section *p, const char *title)
     memcpy(c->name, title, len + 1);
     c->name_len = len;
     c->hash = h;
-    c->key = title;
+    key_set(c, title);
     c->parent = p;
     c->depth = p->depth + 1;
     c->order = r->next_order++;

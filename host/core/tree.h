@@ -37,19 +37,38 @@ static inline const pt_section *pt__tree_next(const pt_section *s, const pt_sect
 /* Frees s's subtree (not s), leaving s without children. */
 PT__HIDDEN void pt__section_free_children(pt_section *s);
 
-/* The caller's pointer matches and so does the text. The text is still
- * compared, inline, because a reused buffer may hold a new title. Every
+/* The caller's pointer matches and so does the text. The text is
+ * compared, inline, unless the pointer lies in read-only memory (a string
+ * literal), because a reused buffer may hold a new title. Every start and
  * stop of a title seen before comes here first. */
 static inline int pt__same_title(const pt_section *c, const char *title)
 {
     const char *a = c->name, *b = title;
     if (c->key != title)
         return 0;
+    if (c->key_fixed)
+        return 1;
     while (*a && *a == *b) {
         a++;
         b++;
     }
     return *a == *b;
+}
+
+/* parent's child of that title when it is found without a call: the
+ * child found last, or the one after it (siblings started in turn, in a
+ * loop, wrapping to the first); else NULL. The hot path's lookup. */
+static inline pt_section *pt__child_fast(pt_section *parent, const char *title)
+{
+    pt_section *c = parent->hot;
+
+    if (c && !pt__same_title(c, title)) {
+        c = c->next ? c->next : parent->child;
+        if (!pt__same_title(c, title))
+            return NULL;
+        parent->hot = c;
+    }
+    return c;
 }
 
 #endif

@@ -153,7 +153,7 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
     i = f->pending;
     cpu_ns = (double)(now - f->t0) * t->ns_per_tick;
     if (t->hooks)
-        pt__hooks_stop(t, node, f->t0, now, 1);
+        pt__hooks_stop(t, &t->main, node, f->t0, now, 1);
     pt__stop_pop(&t->main, node, cpu_ns);
 
     g = pt__gpu_of(t);
