@@ -1,24 +1,35 @@
-/* What a section costs on the host, against the bare clock it replaces.
+/* What a section costs on the host, against the bare clock it reads.
  *
- * Prints, measured in this one run (medians of several rounds, since the
- * machine is shared and noisy):
- *   - ns per pt_start+pt_stop pair with a known title, aggregated into the tree;
- *   - ns per pair of bare clock_gettime(CLOCK_MONOTONIC) calls;
- *   - ns per call on a NULL timing (a start+stop pair, halved);
- *   - ns per pair on a thread other than the timing's creator, alone and
- *     with a second thread timing into the same timing at once (no lock is
- *     taken, so the two should cost about the same on two idle cores);
- *   - the quotient of the first two, on the last line, containing "ratio".
- * Goal: ratio <= 1.0, NULL call <= 1 ns. */
+ * Every row is measured in this one run, inside an open parent as in real
+ * use, in interleaved rounds (so drift and neighbours weigh on all rows
+ * alike), and printed as the median ns per pair and the median of the
+ * per-round ratios to two bare reads of the clock ptkit reads (rdtsc on
+ * x86 with an invariant TSC, else clock_gettime):
+ *   - two bare reads of the clock: the floor, ratio 1;
+ *   - a pt_start+pt_stop pair with a known title (a string literal);
+ *   - the same with .read and .flops on the stop;
+ *   - a new title pointer each call (same text, another buffer);
+ *   - a timing created with PT_TRACE (also as a ratio to the plain pair);
+ *   - two threads at once into one timing, against one thread alone;
+ *   - a call on a NULL timing.
+ * Goals: plain pair <= 1.5x two reads, with metrics <= 1.75x, PT_TRACE <=
+ * 1.25x the plain pair, two threads <= 1.1x one thread, NULL <= 1 ns.
+ * 10M pairs per row by default; BENCH_PAIRS sets another count, and CI
+ * (CI=true) runs 2M. */
 #include <pt/pt.h>
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#define ROUNDS 201
-#define N 100000
+#if defined(__x86_64__) || defined(__i386__)
+#  include <x86intrin.h>
+#endif
+
+#define N 20000
+#define TITLES 64
 
 static double now_ns(void)
 {
@@ -39,17 +50,32 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static volatile long sink;
+static volatile long long sink;
+static int use_tsc;
 
+/* Two reads of the clock ptkit reads, N times: the floor of a pair. */
 static double bare_round(void)
 {
-    struct timespec a, b;
+    long long acc = 0;
     double t0 = now_ns();
+#if defined(__x86_64__) || defined(__i386__)
+    if (use_tsc) {
+        for (int i = 0; i < N; i++) {
+            unsigned long long a = __rdtsc();
+            unsigned long long b = __rdtsc();
+            acc += (long long)(b - a);
+        }
+        sink += acc;
+        return (now_ns() - t0) / N;
+    }
+#endif
     for (int i = 0; i < N; i++) {
+        struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         clock_gettime(CLOCK_MONOTONIC, &b);
-        sink += b.tv_nsec - a.tv_nsec;
+        acc += b.tv_nsec - a.tv_nsec;
     }
+    sink += acc;
     return (now_ns() - t0) / N;
 }
 
@@ -59,6 +85,30 @@ static double pair_round(pt_timing *t)
     for (int i = 0; i < N; i++) {
         pt_start(t, "step");
         pt_stop(t, "step");
+    }
+    return (now_ns() - t0) / N;
+}
+
+static double metrics_round(pt_timing *t)
+{
+    double t0 = now_ns();
+    for (int i = 0; i < N; i++) {
+        pt_start(t, "moved");
+        pt_stop(t, "moved", .read = 4096, .flops = 8192);
+    }
+    return (now_ns() - t0) / N;
+}
+
+/* The same text from TITLES buffers in turn: a title built at run time. */
+static char titles[TITLES][16];
+
+static double new_title_round(pt_timing *t)
+{
+    double t0 = now_ns();
+    for (int i = 0; i < N; i++) {
+        const char *title = titles[i % TITLES];
+        pt_start(t, title);
+        pt_stop(t, title);
     }
     return (now_ns() - t0) / N;
 }
@@ -74,9 +124,22 @@ __attribute__((noinline)) static double null_round(pt_timing *t)
     return (now_ns() - t0) / N;
 }
 
-/* Threads timing into one timing: each measures its own loop, started
- * together at a barrier. */
-#define THREAD_ROUNDS 21
+/* A traced round: the log is emptied first (pt_reset keeps its memory),
+ * so every occurrence is kept, none dropped. */
+static double trace_round(pt_timing *t)
+{
+    double ns;
+    pt_reset(t);
+    pt_start(t, "outer");
+    pt_start(t, "step");
+    pt_stop(t, "step");
+    ns = pair_round(t);
+    pt_stop(t, "outer");
+    return ns;
+}
+
+/* Threads timing into one timing: each measures its own loop inside its
+ * own open parent, started together at a barrier. */
 typedef struct worker {
     pt_timing *t;
     pthread_barrier_t *go;
@@ -86,9 +149,11 @@ typedef struct worker {
 static void *worker_round(void *arg)
 {
     worker *w = arg;
+    pt_start(w->t, "outer");
     pair_round(w->t); /* this thread's recorder and sections exist */
     pthread_barrier_wait(w->go);
     w->ns = pair_round(w->t);
+    pt_stop(w->t, "outer");
     return NULL;
 }
 
@@ -114,60 +179,105 @@ static double threads_round(pt_timing *t, int n)
     return worst;
 }
 
+enum { R_BARE, R_PAIR, R_METRICS, R_TITLE, R_TRACE, R_NULL, NROW };
+
+/* The median, and the least round, which no neighbour slowed. */
+static void row(const char *what, double *ns, double *ratio, int rounds, const char *goal)
+{
+    double mid = median(ns, rounds), least = ns[0];
+    printf("%-40s %7.2f ns (least %6.2f)  %6.3fx two reads%s%s\n", what, mid, least,
+           median(ratio, rounds), goal[0] ? "  " : "", goal);
+}
+
 int main(void)
 {
-    static double ours[ROUNDS], bare[ROUNDS], nul[ROUNDS], ratio[ROUNDS];
-    pt_timing *t = pt_create("bench", PT_CPU);
+    const char *env = getenv("BENCH_PAIRS"), *ci = getenv("CI");
+    long long pairs = env && *env ? atoll(env) : ci && strcmp(ci, "true") == 0 ? 2000000 : 10000000;
+    int rounds = (int)(pairs / N) | 1, trounds = rounds / 5 | 1;
+    pt_timing *t = pt_create("bench", PT_CPU), *tr = pt_create("bench traced", PT_TRACE);
     pt_timing *volatile none = NULL;
+    double *ns[NROW], *ratio[NROW], *vs_pair, *one, *two, *scale, *one_r;
+    pt_run_stats st;
 
-    if (!t) {
+    if (!t || !tr) {
         fprintf(stderr, "bench_host: pt_create failed\n");
         return 1;
     }
+    for (int i = 0; i < NROW; i++) {
+        ns[i] = calloc((size_t)rounds, sizeof *ns[i]);
+        ratio[i] = calloc((size_t)rounds, sizeof *ratio[i]);
+    }
+    vs_pair = calloc((size_t)rounds, sizeof *vs_pair);
+    one = calloc((size_t)trounds, sizeof *one);
+    two = calloc((size_t)trounds, sizeof *two);
+    scale = calloc((size_t)trounds, sizeof *scale);
+    one_r = calloc((size_t)trounds, sizeof *one_r);
+    for (int i = 0; i < TITLES; i++)
+        snprintf(titles[i], sizeof titles[i], "built");
+    pt_run_get(t, &st);
+    use_tsc = strcmp(st.clock, "tsc") == 0;
+
     /* A second of work first: a core coming out of a low-power state runs
      * instructions slowly but reads the invariant TSC at full rate, which
-     * skews the ratio against us until it has ramped up. */
+     * skews the ratios against us until it has ramped up. */
     for (double t0 = now_ns(); now_ns() - t0 < 1e9;)
         sink++;
     pt_start(t, "outer"); /* the pairs nest under an open parent, as in real use */
-    pair_round(t);        /* warm: the section exists, the caches are hot */
-    for (int r = 0; r < ROUNDS; r++) {
-        /* Interleaved, so drift and neighbours weigh on both alike. */
-        bare[r] = bare_round();
-        ours[r] = pair_round(t);
-        nul[r] = null_round(none);
-        ratio[r] = ours[r] / bare[r];
+    pair_round(t);        /* warm: the sections exist, the caches are hot */
+    metrics_round(t);
+    new_title_round(t);
+    for (int r = 0; r < rounds; r++) {
+        ns[R_BARE][r] = bare_round();
+        ns[R_PAIR][r] = pair_round(t);
+        ns[R_METRICS][r] = metrics_round(t);
+        ns[R_TITLE][r] = new_title_round(t);
+        ns[R_TRACE][r] = trace_round(tr);
+        ns[R_NULL][r] = null_round(none);
+        for (int i = 0; i < NROW; i++)
+            ratio[i][r] = ns[i][r] / ns[R_BARE][r];
+        vs_pair[r] = ns[R_TRACE][r] / ns[R_PAIR][r];
     }
     pt_stop(t, "outer");
-
-    static double one[THREAD_ROUNDS], two[THREAD_ROUNDS], scale[THREAD_ROUNDS];
-    for (int r = 0; r < THREAD_ROUNDS; r++) {
+    for (int r = 0; r < trounds; r++) {
+        double bare = bare_round();
         one[r] = threads_round(t, 1);
         two[r] = threads_round(t, 2);
         scale[r] = two[r] / one[r];
+        one_r[r] = one[r] / bare;
     }
 
-    pt_run_stats st;
-
     pt_run_get(t, &st);
-    const pt_section *s = pt_find(t, "outer/step");
-    pt_section_stats ss;
-    pt_section_get(t, s, &ss);
-    printf("clock: %s%s", st.clock, st.clock_ghz > 0 ? "" : "\n");
+    printf("clock: %s", st.clock);
     if (st.clock_ghz > 0)
-        printf(" (%.3f GHz)\n", st.clock_ghz);
-    printf("sections in the tree: %zu, occurrences of outer/step: %llu (memory bounded: one node)\n",
-           st.section_count, (unsigned long long)ss.count);
-    printf("pt_start+pt_stop pair, known title:   %7.2f ns (median of %d x %d)\n",
-           median(ours, ROUNDS), ROUNDS, N);
-    printf("two bare clock_gettime(MONOTONIC):   %7.2f ns\n", median(bare, ROUNDS));
-    printf("one call on a NULL timing:            %7.2f ns (goal <= 1 ns)\n", median(nul, ROUNDS) / 2);
-    printf("pair on another thread than the creator: %7.2f ns; with 2 threads at once: %.2f ns\n",
-           median(one, THREAD_ROUNDS), median(two, THREAD_ROUNDS));
-    printf("2 threads at once / 1 thread, per pair: %6.3f (about 1 on two idle cores: no lock, "
-           "no shared line; median of %d rounds)\n", median(scale, THREAD_ROUNDS), THREAD_ROUNDS);
-    printf("ratio pair / two clock_gettime:       %7.3f (goal <= 1.0; median of per-round ratios)\n",
-           median(ratio, ROUNDS));
+        printf(" (%.3f GHz)", st.clock_ghz);
+    printf("; %d rounds of %d pairs per row (%lld pairs), medians\n", rounds, N,
+           (long long)rounds * N);
+    row(use_tsc ? "two bare rdtsc" : "two bare clock_gettime", ns[R_BARE], ratio[R_BARE],
+        rounds, "");
+    row("pt_start+pt_stop pair, known title", ns[R_PAIR], ratio[R_PAIR], rounds, "(goal <= 1.5)");
+    row("pair with .read/.flops", ns[R_METRICS], ratio[R_METRICS], rounds, "(goal <= 1.75)");
+    row("pair, a new title pointer each call", ns[R_TITLE], ratio[R_TITLE], rounds, "");
+    row("pair on a PT_TRACE timing", ns[R_TRACE], ratio[R_TRACE], rounds, "");
+    printf("%-44s %8.3fx the plain pair (goal <= 1.25)\n", "  PT_TRACE / plain pair",
+           median(vs_pair, rounds));
+    printf("%-44s %8.2f ns  %6.3fx two reads\n", "pair on another thread, alone",
+           median(one, trounds), median(one_r, trounds));
+    printf("%-44s %8.2f ns  %6.3fx one thread (goal <= 1.1)\n", "2 threads at once into one timing",
+           median(two, trounds), median(scale, trounds));
+    printf("%-44s %8.2f ns  (goal <= 1 ns)\n", "one call on a NULL timing",
+           median(ns[R_NULL], rounds) / 2);
+    printf("sections in the tree: %zu (memory bounded: one node per title under its parent)\n",
+           st.section_count);
     pt_destroy(t);
+    pt_destroy(tr);
+    for (int i = 0; i < NROW; i++) {
+        free(ns[i]);
+        free(ratio[i]);
+    }
+    free(vs_pair);
+    free(one);
+    free(two);
+    free(scale);
+    free(one_r);
     return 0;
 }
