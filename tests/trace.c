@@ -220,6 +220,24 @@ Test(trace, drops_past_the_capacity_are_counted)
     json_decref(j);
 }
 
+/* Device trace events a record buffer's trace_cap dropped are not the
+ * trace's capacity: the note names the buffer's knob, not
+ * pt_trace_capacity_set(). */
+Test(trace, device_drops_point_at_the_record_buffer)
+{
+    t = test_timing(&clk, "run", PT_TRACE);
+    span("s", 1, 1);
+    t->dropped = 7; /* as folds count a full trace_cap */
+    json_t *j = export_read();
+    json_t *m = json_object_get(j, "metadata");
+    cr_assert_eq(meta_u(j, "dropped_host"), 0);
+    cr_assert_null(json_object_get(m, "note_dropped"), "the host's capacity is not the cause");
+    const char *note = json_string_value(json_object_get(m, "note_dropped_device"));
+    cr_assert(note && strstr(note, "trace_cap") && strstr(note, "pt_dev_records_create"),
+              "names the record buffer's trace_cap: %s", note ? note : "(none)");
+    json_decref(j);
+}
+
 Test(trace, metadata_names_the_tracks)
 {
     t = test_timing(&clk, "LED \"Optimization\"\n", PT_TRACE);

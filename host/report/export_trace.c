@@ -208,10 +208,16 @@ static void metadata(pt_timing *t, pt__ctrace *w)
     pt__json_k_u64(j, "fold_launches_cut", tr->launches_cut);
     pt__json_k_u64(j, "fold_blocks_cut", tr->blocks_cut);
     pt__json_k_str(j, "schedule", sched);
-    if (dropped || t->dropped)
+    /* Each kind of drop names its own knob: the trace's capacity for what
+     * the host kept, a record buffer's trace_cap for what the device kept. */
+    if (dropped)
         pt__json_k_str(j, "note_dropped",
                        "events were dropped past the capacity: raise it with "
                        "pt_trace_capacity_set(), or record fewer steps with pt_schedule_set()");
+    if (t->dropped)
+        pt__json_k_str(j, "note_dropped_device",
+                       "device trace events were dropped past a record buffer's trace_cap: "
+                       "raise it in pt_dev_records_create(), or record fewer launches");
     if (w->events > PT__TRACE_LARGE)
         pt__json_k_str(j, "note_size", "more than a million events: viewers may be slow; "
                                        "pt_trace_capacity_set() caps them");
