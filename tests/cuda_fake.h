@@ -45,6 +45,7 @@ typedef struct fake_gpu {
     size_t mem_free, mem_total; /* cudaMemGetInfo's answer */
     pt__cuerr meminfo_err;
     long long meminfos;
+    long long count_calls;    /* cudaGetDeviceCount calls: the device's probes */
 } fake_gpu;
 
 static fake_gpu fake;
@@ -54,6 +55,7 @@ static fake_gpu fake;
 
 static pt__cuerr f_count(int *n)
 {
+    fake.count_calls++;
     if (fake.count_err)
         return fake.count_err;
     *n = fake.device_count;

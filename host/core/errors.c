@@ -1,4 +1,6 @@
-/* Error codes (one table in pt.h) and errors counted on a timing. */
+/* Error codes (one table in pt.h) and errors counted on a timing; notes,
+ * the facts of the machine a run should know (no GPU here), counted apart
+ * from them. */
 #include "core/errors.h"
 
 #include <stdarg.h>
@@ -72,6 +74,34 @@ int pt__fail(pt_timing *t, int code, const char *fmt, ...)
     if (t->flags & PT_VERBOSE)
         fprintf(stderr, "ptkit [%s]: %s\n", t->name, line);
     return code;
+}
+
+void pt__note(pt_timing *t, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[sizeof t->last_note];
+
+    if (!t)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&t->err_lock);
+    t->notes++;
+    memcpy(t->last_note, msg, sizeof msg);
+    pthread_mutex_unlock(&t->err_lock);
+    if (t->flags & PT_VERBOSE)
+        fprintf(stderr, "ptkit [%s]: note: %s\n", t->name, msg);
+}
+
+uint64_t pt_note_count(const pt_timing *t)
+{
+    return t ? t->notes : 0;
+}
+
+const char *pt_last_note(const pt_timing *t)
+{
+    return t ? t->last_note : "";
 }
 
 uint64_t pt_error_count(const pt_timing *t)

@@ -128,6 +128,9 @@ static int merge_node(pt_section *dst, const pt_section *src)
         dst->xfer[i] = sum(dst->xfer[i], src->xfer[i]);
     if (src->mem_hwm > dst->mem_hwm)
         dst->mem_hwm = src->mem_hwm;
+    dst->cpu_timed = count_sum(dst->cpu_timed, src->cpu_timed);
+    dst->ran_here |= src->ran_here;
+    dst->ovh_ns = sum(dst->ovh_ns, src->ovh_ns);
     return src->phase ? merge_phase(dst, src->phase) : 0;
 }
 
@@ -178,6 +181,9 @@ void pt__clear_occurrences(pt_section *s)
     s->read = s->written = s->flops = 0;
     memset(s->xfer, 0, sizeof s->xfer);
     s->mem_hwm = 0;
+    s->cpu_timed = 0;
+    s->ran_here = 0;
+    s->ovh_ns = 0;
     if (s->phase) {
         free(s->phase->sm_ns);
         free(s->phase);

@@ -72,10 +72,31 @@ struct pt_section {
     double xfer[3];           /* H2D, D2H, D2D bytes */
     int open;                 /* frames on the stack that are this node */
 
+    /* What makes a figure honest. */
+    uint64_t cpu_timed;       /* a GPU section's occurrences timed by the CPU clock */
+    int ran_here;             /* a fold of host-mode records showed its work ran inside it */
+    double ovh_ns;            /* a phase: the measured cost of its marks, taken out of its time */
+
     pt__phase_ext *phase;     /* PT__K_PHASE only */
     double mem_hwm;           /* peak of the tracked total while open (gpu/memory.c) */
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
     struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
+};
+
+/* ptkit's own cost on this machine (core/cost.c): a start+stop pair as
+ * the enclosing section sees it, and the part of it inside the inner
+ * section's own time. */
+enum { PT__COST_NONE = 0, PT__COST_MEASURED, PT__COST_GIVEN };
+typedef struct pt__cost {
+    int state;                /* PT__COST_*: given by a saved run or a test */
+    double pair_ns, inside_ns;
+} pt__cost;
+
+/* Why GPU sections were timed by the CPU clock (t->gpu_fallback bits). */
+enum {
+    PT__FB_FLAG = 1u << 0,    /* the timing was created without PT_GPU_EVENTS */
+    PT__FB_DEVICE = 1u << 1,  /* no CUDA runtime, driver or device */
+    PT__FB_CUDA = 1u << 2     /* a CUDA call failed for some occurrences */
 };
 
 /* Per-block phase times of a launch's last fold, for the HTML report's
@@ -204,8 +225,13 @@ struct pt_timing {
     char last_error[512];
     pt_line_fn error_fn;
     void *error_ctx;
+    /* Notes: facts of the machine, said and counted, not errors (errors.c). */
+    uint64_t notes;
+    char last_note[256];
 
-    int gpu_fallback;         /* GPU sections timed by the CPU clock */
+    pt__cost cost;            /* core/cost.c */
+    unsigned gpu_fallback;    /* PT__FB_*: why GPU sections were timed by the CPU clock */
+    char fallback_why[192];   /* PT__FB_DEVICE: what the runtime said */
     uint64_t dropped;         /* device trace events dropped */
     pt_dev_clock dev_clock;   /* how folds turned cycles into time */
 

@@ -2,7 +2,7 @@
  * process's sections reach another's (pt_mpi.h gathers every MPI rank's
  * tree to rank 0 this way).
  *
- * The format, version 1, every integer and double little-endian whatever
+ * The format, version 2, every integer and double little-endian whatever
  * the machine (doubles as their IEEE-754 bits):
  *
  *   "PTPK"  u32 version  u64 sections
@@ -10,14 +10,20 @@
  *     u32 depth         1 for a child of the root; at most one more than
  *                       the previous section's, at most PACK_MAX_DEPTH
  *     u8 kind           enum pt__kind
- *     u8 flags          bit 0: phase figures follow
+ *     u8 flags          bit 0: phase figures follow; bit 1 (version 2):
+ *                       host-mode records showed its work ran inside it
  *     u32 name_len      then the title's bytes, no NUL among them
  *     u64 count
  *     f64 total, first, last, mean, m2, min, max   (ns; Welford's summary
  *                                                   of occurrences 2..count)
  *     f64 read, written, flops, xfer[3], mem_hwm
+ *     version 2:      u64 cpu_timed (occurrences of a GPU section timed by
+ *                     the CPU clock)  f64 ovh (a phase's marks' cost, ns)
  *     phase figures:  u64 blocks  f64 hits, block_sum, block_min, block_max
  *                     u32 nsm  then nsm f64 per-SM totals
+ *
+ * Version 1, the same without bit 1 and the version 2 figures, is still
+ * read (as 0 and none of them).
  *
  * These are the figures pt__merge_tree() pools, so a tree packed on one
  * rank and merged on another adds up exactly as if it had been recorded
@@ -34,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_VERSION 1u
+#define PACK_VERSION 2u
 #define PACK_HEADER 16u
 /* pt__merge_tree() recurses once per level; a deeper tree is refused on
  * both sides rather than risk the stack. */
@@ -96,12 +102,14 @@ static void put_section(wbuf *w, const pt_section *s, uint32_t depth)
 
     put_u(w, depth, 4);
     put_u(w, (uint64_t)s->kind, 1);
-    put_u(w, p ? 1 : 0, 1);
+    put_u(w, (p ? 1u : 0u) | (s->ran_here ? 2u : 0u), 1);
     put_u(w, s->name_len, 4);
     put(w, s->name, s->name_len);
     put_u(w, s->count, 8);
     for (int i = 0; i < PACK_NFIG; i++)
         put_f(w, fig[i]);
+    put_u(w, s->cpu_timed, 8);
+    put_f(w, s->ovh_ns);
     if (!p)
         return;
     put_u(w, p->blocks, 8);
@@ -162,6 +170,7 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
 typedef struct rbuf {
     const unsigned char *p;
     size_t n, at;
+    uint64_t version;         /* of the bytes, once the header is read */
     const char *why;          /* the first fault, or NULL */
     size_t why_at;
     int cut;                  /* why names what the bytes end inside of */
@@ -243,7 +252,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
         return fault(r, "a depth that does not follow the previous section's");
     if (get_u(r, &kind, 1, "a section's kind") < 0 || get_u(r, &flags, 1, "a section's flags") < 0)
         return PT_EPARSE;
-    if (kind > PT__K_UNATTR || flags > 1)
+    if (kind > PT__K_UNATTR || flags > (r->version >= 2 ? 3u : 1u))
         return fault(r, "an unknown section kind or flag");
     if (get_u(r, &name_len, 4, "a title's length") < 0)
         return PT_EPARSE;
@@ -292,6 +301,10 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
     s->flops = fig[9];
     memcpy(s->xfer, fig + 10, sizeof s->xfer);
     s->mem_hwm = fig[13];
+    s->ran_here = (flags & 2) != 0;
+    if (r->version >= 2 && (get_u(r, &s->cpu_timed, 8, "a section's figures") < 0 ||
+                            get_f(r, &s->ovh_ns, "a section's figures") < 0))
+        return PT_EPARSE;
     if (flags & 1) {
         rc = get_phase(r, s);
         if (rc < 0)
@@ -313,8 +326,9 @@ static int read_tree(rbuf *r, pt_section *root)
     r->at = sizeof magic;
     if (get_u(r, &version, 4, "the header") < 0 || get_u(r, &n, 8, "the header") < 0)
         return PT_EPARSE;
-    if (version != PACK_VERSION)
+    if (version < 1 || version > PACK_VERSION)
         return fault(r, "a format version this build does not read");
+    r->version = version;
     /* Every section takes more than 8 bytes: a count beyond that cannot be right. */
     if (n > (r->n - r->at) / 8)
         return fault(r, "more sections than bytes left");

@@ -8,10 +8,12 @@
  * how the reports (and pt_run_get()) learn that it is open. */
 #include "core/restore.h"
 
+#include "core/cost.h"
 #include "core/threads.h"
 #include "core/tree.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +86,8 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
     for (int i = 0; i < 3; i++)
         s->xfer[i] = fig(f->xfer[i]);
     s->mem_hwm = fig(f->mem_hwm);
+    s->cpu_timed = f->cpu_timed;
+    s->ovh_ns = fig(f->ovh_ns);
     if (f->kind == PT__K_PHASE || f->kind == PT__K_UNATTR) {
         if (!s->phase)
             s->phase = calloc(1, sizeof *s->phase);
@@ -125,7 +129,13 @@ int pt__restore_run(pt_timing *t, const pt__restored_run *r)
     snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error ? r->last_error : "");
     if (r->gpu_timing)
         t->flags |= PT_GPU_EVENTS;
-    t->gpu_fallback = r->gpu_fallback;
+    /* Why, as the run said it. */
+    t->gpu_fallback = r->gpu_fallback ? PT__FB_DEVICE : 0;
+    snprintf(t->fallback_why, sizeof t->fallback_why, "%s",
+             r->gpu_fallback_why ? r->gpu_fallback_why : "");
+    t->notes = r->notes;
+    snprintf(t->last_note, sizeof t->last_note, "%s", r->last_note ? r->last_note : "");
+    pt__cost_set(t, r->pair_ns, r->pair_inside_ns);
     t->dropped = r->dropped;
     if (r->dev_clock)
         t->dev_clock = *r->dev_clock;

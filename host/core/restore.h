@@ -23,6 +23,8 @@ typedef struct pt__restored {
     uint64_t blocks;          /* PT__K_PHASE and PT__K_UNATTR */
     double hits, block_mean_ns, block_min_ns, block_max_ns;
     double mem_hwm;
+    uint64_t cpu_timed;       /* a GPU section's occurrences timed by the CPU clock */
+    double ovh_ns;            /* a phase's marks' cost taken out */
 } pt__restored;
 
 /* The run-level figures the reports print. */
@@ -35,6 +37,10 @@ typedef struct pt__restored_run {
     const char *last_error;
     int gpu_timing;           /* CUDA events were in use (the timing gets PT_GPU_EVENTS) */
     int gpu_fallback;
+    const char *gpu_fallback_why; /* NULL or "" when not said */
+    uint64_t notes;
+    const char *last_note;
+    double pair_ns, pair_inside_ns; /* ptkit's cost on the saved run's machine; 0: unknown */
     uint64_t dropped;
     const pt_dev_clock *dev_clock; /* NULL: no device clock was used */
     int peak_src;             /* PT__PEAKS_USER, PT__PEAKS_DEVICE, else none */

@@ -2,6 +2,7 @@
 #include "core/stats.h"
 
 #include "core/clock.h"
+#include "core/cost.h"
 #include "core/errors.h"
 #include "core/threads.h"
 #include "core/timing.h"
@@ -32,6 +33,9 @@ const pt__figure pt__figures[] = {
     LATER("ai", ai), LATER("pct_peak_bw", pct_peak_bw), LATER("pct_peak_flops", pct_peak_flops),
     { "bound", PT__FIG_BOUND, offsetof(pt_section_stats, bound), 1 },
     LATER("mem_high_water", mem_high_water),
+    LATER("overhead_ms", overhead_ms),
+    { "too_short", PT__FIG_U64, offsetof(pt_section_stats, too_short), 1 },
+    { "cpu_clock", PT__FIG_U64, offsetof(pt_section_stats, cpu_clock), 1 },
 };
 #undef F64
 #undef U64
@@ -91,9 +95,49 @@ static void roofline(const pt_timing *t, pt_section_stats *o, double total_ns)
         o->bound = o->ai < t->peak_flops / t->peak_bw ? PT_BOUND_MEMORY : PT_BOUND_COMPUTE;
 }
 
+/* A typical occurrence of s: the mean of the later ones, or the only one. */
+static double typical_ns(const pt_section *s)
+{
+    return s->count > 1 ? s->mean_ns : s->first_ns;
+}
+
+/* Too short to time: a CPU-clocked occurrence under 10x the measured cost
+ * of the pair around it, or a phase whose marks are that close apart (its
+ * time per hit per block under 10x a mark's cost). */
+static int too_short(const pt_timing *t, const pt_section *s)
+{
+    const pt__cost *c = pt__cost_of(t);
+    const pt_dev_clock *dc = &t->dev_clock;
+
+    if (!s->parent || s->count == 0)
+        return 0;
+    if (s->kind == PT__K_CPU || (s->kind == PT__K_GPU && s->cpu_timed > 0))
+        return c && typical_ns(s) < PT__SHORT_FACTOR * c->pair_ns;
+    if (s->kind == PT__K_PHASE && s->phase && s->phase->hits > 0 && dc->mark_cycles > 0 &&
+        dc->cycles_per_ns > 0)
+        return s->phase->block_sum_ns / s->phase->hits <
+               PT__SHORT_FACTOR * dc->mark_cycles / dc->cycles_per_ns;
+    return 0;
+}
+
+/* s's own time net of ptkit's pairs, and what was taken out (ns). */
+static double self_net(const pt_timing *t, const pt_section *s, double *ovh)
+{
+    double total = total_of(s), children = 0, self, o;
+
+    for (const pt_section *c = s->child; c; c = c->next)
+        children += c->total_ns;
+    self = total > children ? total - children : 0;
+    o = pt__cost_children(t, s);
+    if (o > self)
+        o = self;
+    *ovh = o;
+    return self - o;
+}
+
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
 {
-    double total = total_of(s), children = 0, whole = root_total_ns(&t->root);
+    double total = total_of(s), whole = root_total_ns(&t->root), ovh;
     uint64_t rest;
 
     memset(o, 0, sizeof *o);
@@ -103,10 +147,12 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
     o->gpu = s->kind == PT__K_GPU;
     o->phase = s->kind == PT__K_PHASE || s->kind == PT__K_UNATTR;
     o->count = s->parent ? s->count : (s->child != NULL);
-    for (const pt_section *c = s->child; c; c = c->next)
-        children += c->total_ns;
     o->total_ms = total / 1e6;
-    o->self_ms = total > children ? (total - children) / 1e6 : 0;
+    o->self_ms = self_net(t, s, &ovh) / 1e6;
+    /* A phase's own time is already net of its marks' cost. */
+    o->overhead_ms = (s->kind == PT__K_PHASE ? s->ovh_ns : ovh) / 1e6;
+    o->too_short = (uint64_t)too_short(t, s);
+    o->cpu_clock = s->kind == PT__K_GPU ? s->cpu_timed : 0;
     o->first_ms = s->parent ? s->first_ns / 1e6 : total / 1e6;
     rest = s->count > 1 ? s->count - 1 : 0;
     if (rest > 0) {
@@ -126,7 +172,12 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
     o->read_bytes = s->read;
     o->written_bytes = s->written;
     o->flops = s->flops;
-    /* bytes per ns is GB/s; flops per ns is GFLOP/s. */
+    /* bytes per ns is GB/s; flops per ns is GFLOP/s. A GPU section the
+     * CPU clock timed saw its launch (which may have failed, or run on
+     * after the stop), not the kernel: no rate from that, unless host-mode
+     * records showed the work ran inside it. */
+    if (o->cpu_clock > 0 && !s->ran_here)
+        total = 0;
     if (total > 0) {
         o->read_gbs = s->read / total;
         o->write_gbs = s->written / total;
@@ -209,12 +260,10 @@ size_t pt__sorted_children(const pt_section *parent, int sort, const pt_section 
     return n;
 }
 
-static double self_ns(const pt_section *s)
+static double self_ns(const pt_timing *t, const pt_section *s)
 {
-    double c = 0;
-    for (const pt_section *k = s->child; k; k = k->next)
-        c += k->total_ns;
-    return s->total_ns > c ? s->total_ns - c : 0;
+    double ovh;
+    return self_net(t, s, &ovh);
 }
 
 size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
@@ -227,13 +276,13 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
     pt__settle(t);
     /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
     for (s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
-        double v = self_ns(s);
+        double v = self_ns(t, s);
         size_t i = k < n ? k++ : n;
-        if (i == n && self_ns(out[n - 1]) >= v)
+        if (i == n && self_ns(t, out[n - 1]) >= v)
             continue;
         if (i == n)
             i = n - 1;
-        while (i > 0 && self_ns(out[i - 1]) < v) {
+        while (i > 0 && self_ns(t, out[i - 1]) < v) {
             out[i] = out[i - 1];
             i--;
         }
@@ -255,8 +304,16 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     r->section_count = t->main.nsections;
     r->total_ms = root_total_ns(&t->root) / 1e6;
     r->error_count = t->errors;
-    r->gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
-    r->gpu_fallback = t->gpu_fallback;
+    r->gpu_timing = (t->flags & PT_GPU_EVENTS) && !(t->gpu_fallback & ~PT__FB_CUDA);
+    r->gpu_fallback = t->gpu_fallback != 0;
+    r->gpu_fallback_why = pt__fallback_why(t);
+    r->note_count = t->notes;
+    if (pt__cost_of(t)) {
+        r->pair_ns = t->cost.pair_ns;
+        r->pair_inside_ns = t->cost.inside_ns;
+    }
+    for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root))
+        r->short_count += (size_t)too_short(t, s);
     r->open_count = pt__open_count(t);
     r->threads = pt_threads(t);
     r->dropped = t->dropped;
@@ -264,6 +321,18 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     r->clock = pt__clock_name(t);
     r->clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
     return 0;
+}
+
+const char *pt__fallback_why(const pt_timing *t)
+{
+    if (t->gpu_fallback & PT__FB_FLAG)
+        return "the timing was created without PT_GPU_EVENTS: the CPU clock sees the launch, "
+               "not the kernel";
+    if (t->gpu_fallback & PT__FB_DEVICE)
+        return t->fallback_why[0] ? t->fallback_why : "no CUDA device or driver";
+    if (t->gpu_fallback & PT__FB_CUDA)
+        return "a CUDA call failed: those occurrences (marked) are the CPU's view of the launch";
+    return "";
 }
 
 /* The previous name, kept for one release. */

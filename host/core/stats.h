@@ -33,6 +33,8 @@ static inline void *pt__figure_at(pt_section_stats *st, const pt__figure *f)
 /* "cpu", "gpu", "phase" or "unattributed" for enum pt__kind. */
 PT__HIDDEN const char *pt__kind_name(int kind);
 
+/* Why GPU sections were timed by the CPU clock, in words; "" if they were not. */
+PT__HIDDEN const char *pt__fallback_why(const pt_timing *t);
 /* Fill figures (pending GPU work must be resolved first). */
 PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);
 /* Siblings of parent's children in the order asked; returns count, *out malloc'ed. */

@@ -5,6 +5,7 @@
 #include "core/timing.h"
 
 #include "core/clock.h"
+#include "core/cost.h"
 #include "core/nvtx.h"
 #include "core/schedule.h"
 #include "core/threads.h"
@@ -16,6 +17,14 @@
 #include <string.h>
 
 /* ---- life cycle -------------------------------------------------- */
+
+/* What the layers above ask to do at every pt_create() (pt__ext_on_create). */
+static void (*create_hooks[PT__EXT_N])(pt_timing *t);
+
+void pt__ext_on_create(int slot, void (*fn)(pt_timing *t))
+{
+    create_hooks[slot] = fn;
+}
 
 static void root_init(pt_timing *t)
 {
@@ -48,6 +57,11 @@ pt_timing *pt_create(const char *name, unsigned flags)
         pt_destroy(t);
         return NULL;
     }
+    /* Before any section starts, so none holds the time it takes. */
+    pt__cost_measure(t);
+    for (int i = 0; i < PT__EXT_N; i++)
+        if (create_hooks[i])
+            create_hooks[i](t);
     return t;
 }
 
@@ -146,7 +160,10 @@ void pt_reset(pt_timing *t)
     t->errors = 0;
     memset(t->errors_of, 0, sizeof t->errors_of);
     t->last_error[0] = '\0';
+    t->notes = 0;
+    t->last_note[0] = '\0';
     t->gpu_fallback = 0;
+    t->fallback_why[0] = '\0';
     t->dropped = 0;
 }
 

@@ -9,6 +9,11 @@
 /* Attach a layer's state and operations to t in slot (PT__EXT_*), where
  * nothing is attached yet; pt_destroy() calls ops->destroy. */
 PT__HIDDEN void pt__ext_attach(pt_timing *t, int slot, const pt__ext_ops *ops, void *state);
+/* Have fn called at the end of every pt_create() (a layer's constructor
+ * asks, once): for what must be done before any section starts, such as
+ * loading the CUDA runtime, whose first load would otherwise lie inside
+ * the first GPU section and its parents. */
+PT__HIDDEN void pt__ext_on_create(int slot, void (*fn)(pt_timing *t));
 /* The state attached in slot, or NULL. */
 static inline void *pt__ext_state(const pt_timing *t, int slot)
 {

@@ -22,17 +22,32 @@
 #include "core/record.h"
 #include "core/threads.h"
 
-/* GPU sections use events when asked to and a device is there; the
- * first time they cannot, the timing says why. */
-static int events_on(pt_timing *t)
+#include <stdio.h>
+
+/* GPU sections use events when asked to and a device is there: 0, or
+ * why not (PT__FB_FLAG, PT__FB_DEVICE). Without a device that is a fact
+ * of the machine, said once as a note, not an error. */
+static unsigned events_on(pt_timing *t)
 {
     if (!(t->flags & PT_GPU_EVENTS))
-        return 0;
+        return PT__FB_FLAG;
     if (pt__gpu_device(t))
-        return 1;
+        return 0;
     if (pt__gpu_once(t, PT__ONCE_EVENTS))
-        pt__fail(t, PT_ENODEV, "%s: GPU sections are timed by the CPU clock", pt__gpu_why(t));
-    return 0;
+        pt__note(t, "%s: GPU sections are timed by the CPU clock", pt__gpu_why(t));
+    return PT__FB_DEVICE;
+}
+
+/* The section of frame f was timed by the CPU clock this time, for `why`. */
+static void fell_back(pt_timing *t, pt_section *node, unsigned why)
+{
+    if (why == PT__FB_FLAG && !(t->gpu_fallback & PT__FB_FLAG))
+        pt__note(t, "GPU sections are timed by the CPU clock: the timing was created without "
+                    "PT_GPU_EVENTS");
+    if (why == PT__FB_DEVICE && !(t->gpu_fallback & PT__FB_DEVICE))
+        snprintf(t->fallback_why, sizeof t->fallback_why, "%s", pt__gpu_why(t));
+    t->gpu_fallback |= why;
+    node->cpu_timed++;
 }
 
 /* The trace's reference: a launch's start is its start event's distance
@@ -58,13 +73,14 @@ static void take_reference(pt_timing *t, pt_stream s)
     g->ref = e;
 }
 
-/* Takes a pair for the frame just opened and records its first event.
- * Returns the pair's index, or -1 when this occurrence falls back to the
- * CPU clock; the reason is counted and its code left in *err. */
-static int pair_open(pt_timing *t, const char *title, pt_stream s, int *err)
+/* Takes a pair of events for a section about to open, and the trace's
+ * reference first when it needs one: all before the section's clock is
+ * read, so that creating events and waiting for the reference are not in
+ * it. Returns the pair's index, or -1 when this occurrence falls back to
+ * the CPU clock; the reason is counted and its code left in *err. */
+static int pair_take(pt_timing *t, const char *title, pt_stream s, int *err)
 {
     pt__gpu *g = pt__gpu_of(t);
-    pt__cuerr e;
     int i = pt__pair_new(g);
 
     if (i < 0) {
@@ -82,7 +98,16 @@ static int pair_open(pt_timing *t, const char *title, pt_stream s, int *err)
     }
     if (t->trace && !g->ref_tried)
         take_reference(t, s);
-    e = g->cu->EventRecord(g->pairs[i].e0, s);
+    return i;
+}
+
+/* Records the pair's first event, the section being open: 0, or -1 with
+ * the pair freed and the failure counted in *err. */
+static int pair_record(pt_timing *t, int i, const char *title, pt_stream s, int *err)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    pt__cuerr e = g->cu->EventRecord(g->pairs[i].e0, s);
+
     if (e) {
         *err = pt__fail(t, PT_ECUDA, "pt_start_gpu(\"%s\"): cudaEventRecord: %s; timed by the CPU clock",
                         title, pt__cuda_errstr(g->cu, e));
@@ -90,35 +115,43 @@ static int pair_open(pt_timing *t, const char *title, pt_stream s, int *err)
         return -1;
     }
     g->pairs[i].stream = s;
-    return i;
+    return 0;
 }
 
 int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
 {
     size_t depth;
     pt__frame *f;
-    int rc, i, err = 0;
+    unsigned why = 0;
+    int rc, i = -1, err = 0;
 
     if (!t)
         return 0;
     if ((rc = pt__owner_only(t, "pt_start_gpu")) < 0)
         return rc;
+    if (t->enabled && title) {
+        why = events_on(t);
+        if (!why && (i = pair_take(t, title, s, &err)) < 0)
+            why = PT__FB_CUDA;
+    }
     depth = t->main.depth;
     rc = pt__start(t, title, m);
-    if (t->main.depth == depth)
-        return rc; /* nothing was opened: a NULL title, or no memory */
-    f = &t->main.stack[t->main.depth - 1];
-    if (!f->node)
-        return rc; /* opened while disabled: its stop pairs with it silently */
-    f->gpu = 1;
-    f->node->kind = PT__K_GPU;
-    if (!events_on(t)) {
-        t->gpu_fallback = 1;
+    f = t->main.depth > depth ? &t->main.stack[t->main.depth - 1] : NULL;
+    if (!f || !f->node) {
+        /* Nothing was opened (a NULL title, no memory), or it was opened
+         * while disabled, and its stop pairs with it silently. */
+        if (i >= 0)
+            pt__pair_free(pt__gpu_of(t), i);
         return rc;
     }
-    i = pair_open(t, title, s, &err);
+    f->gpu = 1;
+    f->node->kind = PT__K_GPU;
+    if (i >= 0 && pair_record(t, i, title, s, &err) < 0) {
+        i = -1;
+        why = PT__FB_CUDA;
+    }
     if (i < 0) {
-        t->gpu_fallback = 1;
+        fell_back(t, f->node, why);
         if (!rc)
             rc = err;
     } else {
@@ -165,7 +198,7 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
         if (e) {
             err = pt__fail(t, PT_ECUDA, "pt_stop_gpu(\"%s\"): cudaEventRecord: %s; timed by the CPU clock",
                            title, pt__cuda_errstr(g->cu, e));
-            t->gpu_fallback = 1;
+            fell_back(t, node, PT__FB_CUDA);
             pt__event_put(g, p->e0);
             pt__event_put(g, p->e1);
             p->e0 = p->e1 = NULL;
@@ -179,6 +212,7 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
             if (pt__queue_push(g, i) < 0) {
                 pt__pair_free(g, i);
                 pt__record(node, cpu_ns);
+                fell_back(t, node, PT__FB_CUDA);
             }
         }
     } else {

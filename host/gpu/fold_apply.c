@@ -234,6 +234,10 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     pt__record(un, rest > 0 ? rest : 0);
     free(kids);
 
+    /* Host-mode records run on the CPU inside the launch's own interval:
+     * its CPU-clock time is then the work's, and its rates hold. */
+    if (b->host && done > 0)
+        node->ran_here = 1;
     dc->calibrated = cv->calibrated;
     dc->cycles_per_ns = cv->ns_per_cycle > 0 ? 1.0 / cv->ns_per_cycle : 0;
     dc->tick_ns = cv->tick_ns;

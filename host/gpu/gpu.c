@@ -72,12 +72,11 @@ const char *pt__gpu_why(const pt_timing *t)
     return g ? g->dev_why : "";
 }
 
-int pt__gpu_note_host_fallback(pt_timing *t, const char *why)
+void pt__gpu_note_host_fallback(pt_timing *t, const char *why)
 {
-    if (!pt__gpu_once(t, PT__ONCE_BUFFERS))
-        return 0;
-    return pt__fail(t, PT_ENODEV, "%s: device record buffers are made in host memory",
-                    why ? why : pt__gpu_why(t));
+    if (pt__gpu_once(t, PT__ONCE_BUFFERS))
+        pt__note(t, "%s: device record buffers are made in host memory",
+                 why ? why : pt__gpu_why(t));
 }
 
 int pt__gpu_once(pt_timing *t, unsigned what)
@@ -154,10 +153,10 @@ static void reset(pt_timing *t)
     pt__gpu *g = pt__gpu_of(t);
 
     pt__queue_reset(g);
-    /* Errors are forgotten with the rest, so the fallbacks are described
-     * again when they happen again. */
-    g->dev_state = 0;
-    g->dev_why[0] = '\0';
+    /* Notes and errors are forgotten with the rest, so the fallbacks are
+     * said again when they happen again. The device's probe is kept: it
+     * was made before any section (at pt_create), and probing again
+     * would put a driver call inside the next GPU section. */
     g->said = 0;
 }
 
@@ -183,3 +182,19 @@ static void destroy(pt_timing *t)
 static const pt__ext_ops ops = {
     .settle = settle, .peaks = peaks, .reset = reset, .destroy = destroy,
 };
+
+/* A timing that will time GPU sections with events loads the runtime and
+ * probes the device as it is made, before any section's clock is read:
+ * the first load (about a millisecond) and the driver's start would
+ * otherwise lie inside the first GPU section and every section open
+ * around it. */
+static void on_create(pt_timing *t)
+{
+    if (t->flags & PT_GPU_EVENTS)
+        pt__gpu_device(t);
+}
+
+__attribute__((constructor)) static void gpu_layer_init(void)
+{
+    pt__ext_on_create(PT__EXT_GPU, on_create);
+}

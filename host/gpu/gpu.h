@@ -15,8 +15,8 @@ PT__HIDDEN const pt__cuda_api *pt__gpu_api(pt_timing *t);
 PT__HIDDEN int pt__gpu_device(pt_timing *t);
 /* Why pt__gpu_device() said no ("" before it was asked). */
 PT__HIDDEN const char *pt__gpu_why(const pt_timing *t);
-/* Say once per timing that GPU buffers were made in host memory. */
-PT__HIDDEN int pt__gpu_note_host_fallback(pt_timing *t, const char *why);
+/* Say once per timing, as a note, that GPU buffers were made in host memory. */
+PT__HIDDEN void pt__gpu_note_host_fallback(pt_timing *t, const char *why);
 /* 1 the first time since the timing's creation or reset that `what`
  * (one of PT__ONCE_*) is asked about: for faults described once. */
 enum {

@@ -141,7 +141,9 @@ static int resolve_head(pt_timing *t)
         if (e) {
             rc = pt__fail(t, PT_ECUDA, "\"%s\": %s: %s; this occurrence is timed by the CPU clock",
                           node ? node->name : "(fold)", what, pt__cuda_errstr(g->cu, e));
-            t->gpu_fallback = 1;
+            t->gpu_fallback |= PT__FB_CUDA;
+            if (node)
+                node->cpu_timed++;
             p->ns = p->cpu_ns;
         } else {
             p->ns = (double)ms * 1e6;

@@ -7,7 +7,11 @@
  *     "units": { "time": "ms", ... },
  *     "clock": { "kind": "tsc", "ghz": 2.995 },          ghz null unless tsc
  *     "stats": { "section_count", "total_ms", "error_count", "gpu_timing",
- *                "gpu_fallback", "open_count", "dropped", "trace_dropped" },
+ *                "gpu_fallback", "open_count", "dropped", "trace_dropped",
+ *                "gpu_fallback_why",       why GPU sections were CPU-timed
+ *                "note_count",             facts of the machine, not errors
+ *                "pair_ns", "pair_inside_ns", ptkit's measured cost (0: unknown)
+ *                "short_count" },          sections marked too_short
  *     "threads": [ { "index", "tid", "occurrences", "busy_ms", "open",
  *                    "parts": [ { "path", "count", "total_ms" } ] } ],
  *                                     the creating thread first (index 0);
@@ -17,12 +21,12 @@
  *                "recorded" },                        pt_schedule_set()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
  *                "blocks_own", "blocks_cal", "device", "device_name",
- *                "folds", "slots_skipped" },
+ *                "folds", "slots_skipped", "mark_cycles" },
  *     "peaks": null | { "bytes_per_s", "flops_per_s", "source" },
  *     "memory": { "tensors": [ { "name", "bytes", "shape": [..], "dtype" } ],
  *                 "total", "peak", "device_free", "device_total",
  *                 "device_used_peak" },       device figures null unless sampled
- *     "errors": { "count", "last", "by_code": { "PT_EMISMATCH": 2, ... } },
+ *     "errors": { "count", "last", "last_note", "by_code": { "PT_EMISMATCH": 2, ... } },
  *     "sections": [ { "name", "path", "depth", "kind", "open", "count",
  *                     every figure of the CSV export by the same name,
  *                     "children": [ ... ] } ] }

@@ -29,6 +29,11 @@ void pt__json_stats(pt__json *w, const pt_run_stats *rs)
     pt__json_k_u64(w, "open_count", rs->open_count);
     pt__json_k_u64(w, "dropped", rs->dropped);
     pt__json_k_u64(w, "trace_dropped", rs->trace_dropped);
+    pt__json_k_str(w, "gpu_fallback_why", rs->gpu_fallback_why ? rs->gpu_fallback_why : "");
+    pt__json_k_u64(w, "note_count", rs->note_count);
+    pt__json_k_num(w, "pair_ns", rs->pair_ns);
+    pt__json_k_num(w, "pair_inside_ns", rs->pair_inside_ns);
+    pt__json_k_u64(w, "short_count", rs->short_count);
     pt__json_close(w, '}');
 }
 
@@ -48,6 +53,7 @@ void pt__json_dev_clock(pt__json *w, const pt_dev_clock *dc)
     pt__json_k_str(w, "device_name", dc->device_name);
     pt__json_k_i64(w, "folds", dc->folds);
     pt__json_k_i64(w, "slots_skipped", dc->slots_skipped);
+    pt__json_k_num(w, "mark_cycles", dc->mark_cycles);
     pt__json_close(w, '}');
 }
 
@@ -108,6 +114,7 @@ void pt__json_errors(pt__json *w, const pt_timing *t)
     pt__json_open(w, '{');
     pt__json_k_u64(w, "count", pt_error_count(t));
     pt__json_k_str(w, "last", pt_last_error(t));
+    pt__json_k_str(w, "last_note", pt_last_note(t));
     pt__json_key(w, "by_code");
     pt__json_open(w, '{');
     for (int code = -1; code > PT__ERR_LAST; code--)

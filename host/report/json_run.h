@@ -9,11 +9,13 @@
 /* { "kind", "ghz" }: the host clock, ghz null unless the TSC. */
 PT__HIDDEN void pt__json_clock(pt__json *w, const pt_run_stats *rs);
 /* { "section_count", "total_ms", "error_count", "gpu_timing",
- *   "gpu_fallback", "open_count", "dropped", "trace_dropped" } */
+ *   "gpu_fallback", "open_count", "dropped", "trace_dropped",
+ *   "gpu_fallback_why", "note_count", "pair_ns", "pair_inside_ns",
+ *   "short_count" } */
 PT__HIDDEN void pt__json_stats(pt__json *w, const pt_run_stats *rs);
 /* null, or, once a fold used it, { "calibrated", "cycles_per_ns",
  * "tick_ns", "blocks_own", "blocks_cal", "device", "device_name",
- * "folds", "slots_skipped" } */
+ * "folds", "slots_skipped", "mark_cycles" } */
 PT__HIDDEN void pt__json_dev_clock(pt__json *w, const pt_dev_clock *dc);
 /* null, or the peaks in use: { "bytes_per_s", "flops_per_s", "source" } */
 PT__HIDDEN void pt__json_peaks(pt__json *w, pt_timing *t);
@@ -21,7 +23,7 @@ PT__HIDDEN void pt__json_peaks(pt__json *w, pt_timing *t);
  *   "peak", "device_free", "device_total", "device_used_peak" }, the
  *   device's figures null unless sampled. */
 PT__HIDDEN void pt__json_memory(pt__json *w, const pt_timing *t);
-/* { "count", "last", "by_code": { "PT_EMISMATCH": 2, ... } } */
+/* { "count", "last", "last_note", "by_code": { "PT_EMISMATCH": 2, ... } } */
 PT__HIDDEN void pt__json_errors(pt__json *w, const pt_timing *t);
 /* Every figure of st as a member, by the one list (core/stats.h); the
  * bound by its name, or unknown_bound where none is known. */

@@ -6,6 +6,7 @@
 #include "core/stats.h"
 #include "core/tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,14 @@ int pt__rows_collect(const pt_timing *t, const pt_section *parent, const pt_log_
     }
     free(kids);
     return rc;
+}
+
+const char *pt__marks(const pt_section_stats *st, int phases, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s%s%s", st->gpu ? " [gpu]" : "", phases && st->phase ? " [phase]" : "",
+             st->cpu_clock ? " [cpu clock]" : "", st->too_short ? " [short]" : "",
+             st->open ? " [open]" : "");
+    return buf;
 }
 
 void pt__thread_label(pt__lines *k, const pt_thread_info *ti)

@@ -36,6 +36,11 @@ PT__HIDDEN int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s
 PT__HIDDEN int pt__rows_collect(const pt_timing *t, const pt_section *parent,
                                 const pt_log_opts *o, int paths, pt__rows *r);
 
+/* What a row is, after its name: " [gpu]", " [phase]" (with phases set),
+ * " [cpu clock]" (a GPU section timed by the CPU clock), " [short]" (too
+ * short to time), " [open]"; "" for none. Written into buf, returned. */
+#define PT__MARKS 64
+PT__HIDDEN const char *pt__marks(const pt_section_stats *st, int phases, char *buf, size_t n);
 /* "thread 2 (tid 4242)", and ", creator" for thread 0. */
 PT__HIDDEN void pt__thread_label(pt__lines *k, const pt_thread_info *ti);
 /* label indented, with marks after it, in a cell of w columns; cut with

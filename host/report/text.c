@@ -10,6 +10,7 @@
  * numbers are. */
 #include "report/views.h"
 
+#include "core/cost.h"
 #include "core/errors.h"
 #include "core/schedule.h"
 #include "core/timing.h"
@@ -74,8 +75,21 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
         pt__line_printf(k, " at %.3f GHz", rs->clock_ghz);
     pt__line_emit(k);
 
+    /* ptkit's own cost on this machine, and what the figures below are net of. */
+    if (rs->pair_ns > 0) {
+        pt__line_printf(k, "  ptkit's own cost: a start+stop pair %.1f ns (%.1f ns of it inside "
+                           "the inner section), measured here; self times are net of the rest "
+                           "per CPU child call", rs->pair_ns, rs->pair_inside_ns);
+        pt__line_emit(k);
+    } else {
+        pt__line_printf(k, "  ptkit's own cost: %s; nothing is taken out",
+            strcmp(rs->clock, "user") == 0 ? "not known for a user clock" : "not measured");
+        pt__line_emit(k);
+    }
     if (t->gpu_fallback) {
-        pt__line_str(k, "  note: GPU sections timed by the CPU clock (no CUDA device/driver)");
+        pt__line_str(k, "  note: GPU sections timed by the CPU clock, marked [cpu clock], their "
+                        "rates left out: ");
+        pt__line_clean(k, rs->gpu_fallback_why);
         pt__line_emit(k);
     }
     /* The conversion of device cycles is stated whenever a fold used it,
@@ -100,6 +114,11 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
                 clk, c->cycles_per_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s");
         pt__line_printf(k, "; %lld fold%s, %lld slot%s skipped (no END)", c->folds, c->folds == 1 ? "" : "s",
             c->slots_skipped, c->slots_skipped == 1 ? "" : "s");
+        if (c->mark_cycles > 0 && c->cycles_per_ns > 0)
+            pt__line_printf(k, "; a mark costs %.1f cycles (%.2f ns), measured, taken out of "
+                               "every phase", c->mark_cycles, c->mark_cycles / c->cycles_per_ns);
+        else
+            pt__line_str(k, "; a mark's cost not measured, nothing taken out of the phases");
         pt__line_emit(k);
     }
     if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
@@ -109,7 +128,8 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
         pt__line_emit(k);
     }
     if (rs->dropped > 0) {
-        pt__line_printf(k, "  note: %" PRIu64 " device trace event%s dropped (trace buffers full)",
+        pt__line_printf(k, "  note: %" PRIu64 " device trace event%s dropped: a record buffer's "
+                           "trace_cap (pt_dev_records_create) was full",
             rs->dropped, rs->dropped == 1 ? "" : "s");
         pt__line_emit(k);
     }
@@ -131,6 +151,17 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
 
 static void footer(pt_timing *t, pt__lines *k, const pt_run_stats *rs, const char *stack)
 {
+    if (rs->short_count > 0) {
+        pt__line_printf(k, "%zu section%s too short to time, marked [short]: a typical call under "
+                           "%.0fx ptkit's measured cost (a pair, or a phase's mark)",
+            rs->short_count, rs->short_count == 1 ? "" : "s", PT__SHORT_FACTOR);
+        pt__line_emit(k);
+    }
+    if (rs->note_count > 0) {
+        pt__line_printf(k, "%" PRIu64 " note%s; last: ", rs->note_count, rs->note_count == 1 ? "" : "s");
+        pt__line_clean(k, pt_last_note(t));
+        pt__line_emit(k);
+    }
     if (rs->open_count > 0) {
         pt__line_printf(k, "%zu section%s open at report time: ", rs->open_count,
             rs->open_count == 1 ? "" : "s");

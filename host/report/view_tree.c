@@ -12,16 +12,6 @@ enum { C_CALLS, C_TOTAL, C_PPARENT, C_PTOTAL, C_FIRST, C_LATER, C_READ, C_WRITE,
        NCOL };
 _Static_assert(NCOL <= PT__ROW_CELLS, "a row holds the tree's cells");
 
-static const char *marks_of(const pt_section_stats *st)
-{
-    if (st->gpu && st->open)
-        return " [gpu] [open]";
-    if (st->gpu)
-        return " [gpu]";
-    if (st->open)
-        return " [open]";
-    return "";
-}
 
 static void tree_cells(pt__row *w)
 {
@@ -43,6 +33,13 @@ static void tree_cells(pt__row *w)
     pt__fmt_rate(w->cell[C_READ], st->read_gbs);
     pt__fmt_rate(w->cell[C_WRITE], st->write_gbs);
     pt__fmt_rate(w->cell[C_GFLOPS], st->gflops);
+    /* Declared, but no rate from the CPU's view of a launch: say it is left out. */
+    if (st->read_bytes > 0 && !st->read_gbs)
+        snprintf(w->cell[C_READ], PT__CELL, "-");
+    if (st->written_bytes > 0 && !st->write_gbs)
+        snprintf(w->cell[C_WRITE], PT__CELL, "-");
+    if (st->flops > 0 && !st->gflops)
+        snprintf(w->cell[C_GFLOPS], PT__CELL, "-");
 }
 
 /* The lines under a row: transfers per direction, and for a folded
@@ -78,6 +75,19 @@ static void tree_extra(pt__lines *k, const pt__row *w, size_t indent)
             pt__line_printf(k, ", %s", st->bound == PT_BOUND_MEMORY ? "memory-bound" : "compute-bound");
         pt__line_emit(k);
     }
+    /* ptkit's own cost, where it is a visible part of the row: what its
+     * children's pairs put into the self time, or what a phase's marks
+     * cost; the exports always give it (overhead_ms). */
+    if (st->overhead_ms > 0 && st->overhead_ms >= 0.01 * st->total_ms) {
+        pt__fmt_ms(a, st->overhead_ms);
+        pt__line_spaces(k, indent + 4);
+        if (st->phase)
+            pt__line_printf(k, "marks' own cost taken out: %s ms", a);
+        else
+            pt__line_printf(k, "ptkit's own cost taken out of the self time: %s ms (its "
+                               "children's start+stop pairs)", a);
+        pt__line_emit(k);
+    }
     if (st->phase && st->blocks > 0) {
         pt__fmt_ms(a, st->block_mean_ms);
         pt__fmt_ms(b, st->block_min_ms);
@@ -102,9 +112,12 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
         show[c] = o->percentages || (c != C_PPARENT && c != C_PTOTAL);
         w[c] = pt__utf8_width(head[c]);
     }
+    char marks[PT__MARKS];
+
     for (size_t i = 0; i < r->n; i++) {
         pt__row *x = &r->v[i];
-        size_t nw = (size_t)(x->st.depth - 1) * 2 + pt__utf8_width(x->label) + pt__utf8_width(marks_of(&x->st));
+        size_t nw = (size_t)(x->st.depth - 1) * 2 + pt__utf8_width(x->label) +
+                    pt__utf8_width(pt__marks(&x->st, 0, marks, sizeof marks));
         tree_cells(x);
         if (nw > name_w)
             name_w = nw;
@@ -130,7 +143,7 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
     for (size_t i = 0; i < r->n; i++) {
         pt__row *x = &r->v[i];
         size_t indent = (size_t)(x->st.depth - 1) * 2;
-        pt__name_cell(k, indent, x->label, marks_of(&x->st), name_w);
+        pt__name_cell(k, indent, x->label, pt__marks(&x->st, 0, marks, sizeof marks), name_w);
         for (int c = 0; c < NCOL; c++) {
             if (!show[c])
                 continue;

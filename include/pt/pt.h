@@ -252,6 +252,10 @@ typedef struct pt_dev_clock {
     char device_name[96];   /**< "NVIDIA H100 80GB HBM3", or "host" */
     long long folds;        /**< folds resolved */
     long long slots_skipped; /**< slots without END (a grid smaller than its buffer) */
+    double mark_cycles;     /**< one PT_DEV_MARK's cost, measured by the calibration
+                                 kernel on this device (host mode: by the host
+                                 calibration), in cycles; 0 when not measured.
+                                 Each phase's time is net of hits x this. */
 } pt_dev_clock;
 /** \brief The clock conversion used so far by pt_dev_fold() on t.
  *  \return 0, or PT_EINVAL for a NULL out. */
@@ -292,6 +296,17 @@ typedef struct pt_section_stats {
     double pct_peak_flops;   /**< FLOP/s as % of the peak FLOP/s */
     int bound;               /**< enum pt_bound: where ai lies against the ridge point */
     double mem_high_water;   /**< peak of the tracked total (pt_track()) while open, bytes */
+    /* What ptkit's own cost and clocks mean for the figures above. */
+    double overhead_ms;      /**< ptkit's measured cost taken out: for a section, its
+                                  CPU children's start+stop pairs (self_ms is net of it);
+                                  for a phase, its marks (total_ms is net of it) */
+    uint64_t too_short;      /**< 1 when a typical occurrence (mean_ms, or first_ms for
+                                  one call) is under 10x the measured pair cost; for a
+                                  phase, a mark's time under 10x a mark's cost */
+    uint64_t cpu_clock;      /**< occurrences of a GPU section timed by the CPU clock (no
+                                  events: pt_run_stats.gpu_fallback_why says why); its
+                                  rates are then 0, left out, unless a fold of host-mode
+                                  records showed the work ran inside the section */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */
@@ -343,6 +358,14 @@ typedef struct pt_run_stats {
     double clock_ghz;        /**< the TSC rate when "tsc" */
     uint64_t trace_dropped;  /**< PT_TRACE: events past pt_trace_capacity_set(), not in the trace */
     int threads;             /**< threads that timed sections into it, the creating one included */
+    uint64_t note_count;     /**< notes: facts of the machine said once, such as GPU
+                                  sections timed by the CPU clock for want of a device */
+    const char *gpu_fallback_why; /**< why GPU sections were timed by the CPU clock; "" if not */
+    double pair_ns;          /**< a pt_start+pt_stop pair's cost, measured on this machine at
+                                  the first pt_create() (as its parent sees it); 0 with a user
+                                  clock, whose cost is not known */
+    double pair_inside_ns;   /**< the part of it inside the inner section's own time */
+    size_t short_count;      /**< sections marked too_short */
 } pt_run_stats;
 /** \brief The timing's summary, resolving pending GPU work first; zeros
  *  (clock "") for a NULL t.
@@ -532,6 +555,12 @@ PT_EXTERN uint64_t pt_error_count(const pt_timing *t);
 PT_EXTERN uint64_t pt_error_count_of(const pt_timing *t, int code);
 /** The description of the last error on t ("" if none), valid until the next error or pt_reset(). */
 PT_EXTERN const char *pt_last_error(const pt_timing *t);
+/** Notes counted on t (0 for NULL): what the machine is, said once each
+ *  (GPU sections timed by the CPU clock without a device, record buffers in
+ *  host memory), which is expected and so not an error. */
+PT_EXTERN uint64_t pt_note_count(const pt_timing *t);
+/** The last note on t ("" if none), valid until the next note or pt_reset(). */
+PT_EXTERN const char *pt_last_note(const pt_timing *t);
 /** \brief Hand each error's description to fn as it happens (NULL: stop). */
 PT_EXTERN void pt_error_fn_set(pt_timing *t, pt_line_fn fn, void *ctx);
 

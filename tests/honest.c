@@ -1,0 +1,237 @@
+/* What a figure means: ptkit's own cost measured and taken out, sections
+ * and phases too short to time marked, the true reason GPU sections fell
+ * back to the CPU clock (a note, not an error), no rates from the CPU's
+ * view of a launch, and the runtime loaded before any section. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "core/cost.h"
+#include "cuda_fake.h"
+
+static test_clock clk;
+static pt_timing *t;
+
+static void setup(void)
+{
+    fake_install();
+}
+
+static void teardown(void)
+{
+    pt_destroy(t);
+    t = NULL;
+    fake_uninstall();
+}
+
+TestSuite(honest, .init = setup, .fini = teardown);
+
+static pt_section_stats get(pt_timing *x, const char *path)
+{
+    pt_section_stats st;
+    const pt_section *s = pt_find(x, path);
+    cr_assert_not_null(s, "pt_find(\"%s\") found nothing", path);
+    cr_assert_eq(pt_section_get(x, s, &st), 0);
+    return st;
+}
+
+/* The report of view v as one string (free it). */
+static char *report(pt_timing *x, int v)
+{
+    test_text b = { 0 };
+    pt_log_fn(x, test_text_line, &b, .view = v);
+    cr_assert_not_null(b.s, "a report");
+    return b.s;
+}
+
+/* The line of text holding `what`, as a string of its own. */
+static char *line_with(const char *text, const char *what)
+{
+    static char out[1024];
+    const char *p = strstr(text, what), *a, *e;
+    cr_assert_not_null(p, "no line with \"%s\" in:\n%s", what, text);
+    for (a = p; a > text && a[-1] != '\n'; a--)
+        ;
+    e = strchr(p, '\n');
+    snprintf(out, sizeof out, "%.*s", (int)(e ? e - a : (long)strlen(a)), a);
+    return out;
+}
+
+/* ---- ptkit's own cost -------------------------------------------- */
+
+/* The pair's cost is measured as the timing is made, on its clock. */
+Test(honest, the_pair_cost_is_measured_on_the_machine)
+{
+    t = pt_create("measured", PT_CPU);
+    pt_run_stats r = run_stats(t);
+    cr_assert_gt(r.pair_ns, 0.0, "measured");
+    cr_assert_lt(r.pair_ns, 1e5, "a pair is far under 100 us: %g ns", r.pair_ns);
+    cr_assert_leq(r.pair_inside_ns, r.pair_ns);
+    /* 1000 empty children: their pairs' cost leaves the parent's self time. */
+    pt_start(t, "parent");
+    for (int i = 0; i < 1000; i++) {
+        pt_start(t, "empty");
+        pt_stop(t, "empty");
+    }
+    pt_stop(t, "parent");
+    pt_section_stats p = get(t, "parent"), c = get(t, "parent/empty");
+    double pairs_ms = 1000 * (r.pair_ns - r.pair_inside_ns) / 1e6,
+           raw_self_ms = p.total_ms - c.total_ms;
+    cr_assert_float_eq(p.overhead_ms, pairs_ms < raw_self_ms ? pairs_ms : raw_self_ms, 1e-9,
+                       "1000 pairs' outside part taken out (never more than the self time): "
+                       "%g ms", p.overhead_ms);
+    cr_assert_gt(p.overhead_ms, 0.0);
+    cr_assert_float_eq(p.self_ms, p.total_ms - c.total_ms - p.overhead_ms, 1e-9,
+                       "the self time is net of it");
+    cr_assert_eq(c.too_short, 1, "an empty section is too short to time");
+    char *s = report(t, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(s, "ptkit's own cost: a start+stop pair "), "in the header:\n%s", s);
+    free(s);
+}
+
+/* A given cost (as a saved run's): exact arithmetic on a manual clock. */
+Test(honest, self_time_is_net_of_the_childrens_pairs_and_says_so)
+{
+    t = test_timing(&clk, "given", PT_CPU);
+    pt__cost_set(t, 100, 40);
+    pt_start(t, "p");
+    for (int i = 0; i < 10; i++)
+        TEST_SPAN(t, &clk, "c", 1000);
+    clk.now += 20000;
+    pt_stop(t, "p");
+    pt_section_stats p = get(t, "p");
+    cr_assert_float_eq(p.total_ms, 0.030, 1e-12);
+    cr_assert_float_eq(p.overhead_ms, 10 * 60 / 1e6, 1e-12, "10 pairs x (100 - 40) ns");
+    cr_assert_float_eq(p.self_ms, (20000 - 600) / 1e6, 1e-12, "self net of them");
+    pt_run_stats r = run_stats(t);
+    cr_assert_float_eq(r.pair_ns, 100, 0);
+    cr_assert_float_eq(r.pair_inside_ns, 40, 0);
+    char *s = report(t, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(s, "a start+stop pair 100.0 ns (40.0 ns of it inside the inner "
+                                 "section)"), "%s", s);
+    free(s);
+    /* A user clock without a given cost: nothing measured, nothing taken out. */
+    pt__cost_set(t, 0, 0);
+    cr_assert_eq(get(t, "p").overhead_ms, 0.0);
+    s = report(t, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(s, "ptkit's own cost: not known for a user clock"), "%s", s);
+    free(s);
+}
+
+/* ---- too short to time ------------------------------------------- */
+
+Test(honest, sections_under_ten_pairs_are_marked_in_every_report)
+{
+    char path[] = "/tmp/pt-honest-XXXXXX";
+    t = test_timing(&clk, "short", PT_CPU);
+    pt__cost_set(t, 100, 40);
+    TEST_SPAN(t, &clk, "tiny", 500);
+    TEST_SPAN(t, &clk, "tiny", 700);
+    TEST_SPAN(t, &clk, "once", 900);
+    TEST_SPAN(t, &clk, "big", 5000);
+    TEST_SPAN(t, &clk, "edge", 1000);
+    cr_assert_eq(get(t, "tiny").too_short, 1, "700 ns, the later mean, under 1000");
+    cr_assert_eq(get(t, "once").too_short, 1, "one call of 900 ns");
+    cr_assert_eq(get(t, "big").too_short, 0);
+    cr_assert_eq(get(t, "edge").too_short, 0, "exactly 10x is long enough");
+    cr_assert_eq(run_stats(t).short_count, 2);
+    for (int v = PT_VIEW_TREE; v <= PT_VIEW_TREE; v++) {
+        char *s = report(t, v);
+        cr_assert_not_null(strstr(line_with(s, "tiny"), "[short]"), "view %d:\n%s", v, s);
+        cr_assert_null(strstr(line_with(s, "big"), "[short]"), "view %d", v);
+        cr_assert_not_null(strstr(s, "2 sections too short to time, marked [short]: a typical "
+                                     "call under 10x ptkit's measured cost"),
+                           "the footer counts them:\n%s", s);
+        free(s);
+    }
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    cr_assert_eq(pt_export_json(t, path), 0, "%s", pt_last_error(t));
+    char *j = test_read_file(path);
+    cr_assert_not_null(strstr(j, "\"short_count\": 2"), "%s", j);
+    cr_assert_not_null(strstr(j, "\"too_short\": 1"));
+    free(j);
+    unlink(path);
+}
+
+/* ---- the CPU's view of a launch ---------------------------------- */
+
+Test(honest, no_rates_from_a_launch_the_cpu_clock_timed)
+{
+    fake.count_err = 35; /* cudaErrorInsufficientDriver */
+    t = test_timing(&clk, "nodrv", PT_GPU_EVENTS);
+    pt_start_gpu(t, "k", 0);
+    clk.now += 1000;
+    pt_stop_gpu(t, "k", 0, .flops = 7.6e9, .read = 1e9);
+    pt_section_stats k = get(t, "k");
+    cr_assert_eq(k.cpu_clock, 1);
+    cr_assert_eq(k.gflops, 0.0, "no GFLOP/s for a kernel that may not have run");
+    cr_assert_eq(k.read_gbs, 0.0);
+    cr_assert_float_eq(k.flops, 7.6e9, 0, "what was declared is kept");
+    pt_run_stats r = run_stats(t);
+    cr_assert_eq(r.error_count, 0, "a machine without a driver is no error: %s",
+                 pt_last_error(t));
+    cr_assert_eq(r.note_count, 1, "but a note");
+    char *s = report(t, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(line_with(s, "k [gpu]"), "[cpu clock]"), "%s", s);
+    cr_assert_null(strstr(s, "7600"), "no rate printed:\n%s", s);
+    cr_assert_not_null(strstr(s, "rates left out: "), "%s", s);
+    cr_assert_null(strstr(s, "1 error"), "%s", s);
+    cr_assert_not_null(strstr(s, "1 note; last: "), "%s", s);
+    free(s);
+}
+
+Test(honest, events_that_worked_keep_their_rates)
+{
+    t = test_timing(&clk, "events", PT_GPU_EVENTS);
+    pt_start_gpu(t, "k", 0);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "k", 0, .flops = 1e9);
+    pt_section_stats k = get(t, "k");
+    cr_assert_eq(k.cpu_clock, 0);
+    cr_assert_float_eq(k.gflops, 1000.0, 1e-9);
+    cr_assert_eq(run_stats(t).gpu_fallback_why[0], '\0', "no reason when there was no fallback");
+}
+
+/* A failed event record: that occurrence is marked, with CUDA's reason. */
+Test(honest, a_failed_cuda_call_says_so)
+{
+    t = test_timing(&clk, "fail", PT_GPU_EVENTS);
+    fake.record_err = 700;
+    pt_start_gpu(t, "k", 0);
+    clk.now += 1000;
+    pt_stop_gpu(t, "k", 0);
+    cr_assert_eq(get(t, "k").cpu_clock, 1);
+    cr_assert(strstr(run_stats(t).gpu_fallback_why, "a CUDA call failed"), "%s",
+              run_stats(t).gpu_fallback_why);
+    cr_assert_eq(pt_error_count_of(t, PT_ECUDA), 1, "a failed call is an error");
+}
+
+/* ---- the runtime loaded before any section ----------------------- */
+
+Test(honest, the_device_is_probed_as_the_timing_is_made)
+{
+    t = test_timing(&clk, "probe", PT_GPU_EVENTS);
+    long long at_create = fake.count_calls;
+    cr_assert_gt(at_create, 0, "probed by pt_create, before any clock read");
+    pt_start(t, "outer");
+    pt_start_gpu(t, "k", 0);
+    fake.now_ms += 1.0;
+    pt_stop_gpu(t, "k", 0);
+    pt_stop(t, "outer");
+    cr_assert_eq(fake.count_calls, at_create, "no probe inside a section");
+    pt_reset(t);
+    pt_start_gpu(t, "k", 0);
+    pt_stop_gpu(t, "k", 0);
+    cr_assert_eq(fake.count_calls, at_create, "nor after a reset");
+}
+
+Test(honest, without_events_nothing_is_loaded)
+{
+    t = test_timing(&clk, "cpu", PT_CPU);
+    cr_assert_eq(fake.count_calls, 0);
+}
