@@ -1,7 +1,8 @@
 /* What a figure means: ptkit's own cost measured and taken out, sections
  * and phases too short to time marked, the true reason GPU sections fell
  * back to the CPU clock (a note, not an error), no rates from the CPU's
- * view of a launch, and the runtime loaded before any section. */
+ * view of a launch, the runtime loaded before any section, and each
+ * rank's spread after a gather. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,4 +235,56 @@ Test(honest, without_events_nothing_is_loaded)
 {
     t = test_timing(&clk, "cpu", PT_CPU);
     cr_assert_eq(fake.count_calls, 0);
+}
+
+/* ---- ranks ------------------------------------------------------- */
+
+Test(honest, ranks_merged_give_each_sections_spread)
+{
+    test_clock c1;
+    void *buf;
+    size_t len;
+    t = test_timing(&clk, "rank0", PT_CPU);
+    pt_timing *r1 = test_timing(&c1, "rank1", PT_CPU), *r2;
+    test_clock c2;
+    r2 = test_timing(&c2, "rank2", PT_CPU);
+    TEST_SPAN(t, &clk, "solve", 10000000);
+    TEST_SPAN(r1, &c1, "solve", 30000000);
+    TEST_SPAN(r1, &c1, "io", 5000000);
+    TEST_SPAN(r2, &c2, "solve", 20000000);
+    cr_assert_eq(pt_pack(r1, &buf, &len), 0);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 1), 0, "%s", pt_last_error(t));
+    free(buf);
+    cr_assert_eq(pt_unpack_merge_rank(t, NULL, 0, 3), 0, "a rank that sent nothing");
+    cr_assert_eq(pt_pack(r2, &buf, &len), 0);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 2), 0, "%s", pt_last_error(t));
+    free(buf);
+    pt_section_stats s = get(t, "solve"), io = get(t, "io");
+    cr_assert_eq(s.count, 3);
+    cr_assert_eq(s.ranks, 3);
+    cr_assert_float_eq(s.rank_min_ms, 10, 1e-12);
+    cr_assert_float_eq(s.rank_mean_ms, 20, 1e-12);
+    cr_assert_float_eq(s.rank_max_ms, 30, 1e-12);
+    cr_assert_eq(s.rank_slowest, 1);
+    cr_assert_eq(io.ranks, 1, "only rank 1 has it");
+    pt_run_stats r = run_stats(t);
+    cr_assert_eq(r.ranks, 4);
+    cr_assert_eq(r.ranks_empty, 1);
+    char *txt = report(t, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(txt, "ranks: 4 merged (this one and 3 gathered, of which 1 sent "
+                                   "nothing)"), "%s", txt);
+    cr_assert_not_null(strstr(txt, "ranks: 3 with it; each rank's total min 10.000, mean "
+                                   "20.000, max 30.000 ms; slowest rank 1"), "%s", txt);
+    free(txt);
+    pt_timing *none = pt_create("rank4", PT_CPU);
+    cr_assert_eq(pt_pack(none, &buf, &len), 0);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 4), 0, "%s", pt_last_error(t));
+    free(buf);
+    pt_destroy(none);
+    cr_assert_eq(run_stats(t).ranks, 5);
+    cr_assert_eq(run_stats(t).ranks_empty, 2, "an empty tree is a rank with nothing");
+    cr_assert_eq(pt_unpack_merge_rank(t, NULL, 4, 5), PT_EINVAL);
+    cr_assert_eq(pt_unpack_merge_rank(t, "x", 1, -1), PT_EINVAL);
+    pt_destroy(r1);
+    pt_destroy(r2);
 }

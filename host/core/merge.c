@@ -184,6 +184,8 @@ void pt__clear_occurrences(pt_section *s)
     s->cpu_timed = 0;
     s->ran_here = 0;
     s->ovh_ns = 0;
+    free(s->ranks);
+    s->ranks = NULL;
     if (s->phase) {
         free(s->phase->sm_ns);
         free(s->phase);

@@ -76,12 +76,21 @@ struct pt_section {
     uint64_t cpu_timed;       /* a GPU section's occurrences timed by the CPU clock */
     int ran_here;             /* a fold of host-mode records showed its work ran inside it */
     double ovh_ns;            /* a phase: the measured cost of its marks, taken out of its time */
+    struct pt__ranks *ranks;  /* each rank's total, once runs were merged by rank (merge.c) */
 
     pt__phase_ext *phase;     /* PT__K_PHASE only */
     double mem_hwm;           /* peak of the tracked total while open (gpu/memory.c) */
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
     struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
 };
+
+/* A section's total on each rank that has it, across the ranks merged
+ * (pt_unpack_merge_rank, pt_mpi_gather). */
+typedef struct pt__ranks {
+    uint64_t n;               /* ranks that have the section */
+    double min_ns, max_ns, sum_ns;
+    long long slowest;        /* the rank of max_ns */
+} pt__ranks;
 
 /* ptkit's own cost on this machine (core/cost.c): a start+stop pair as
  * the enclosing section sees it, and the part of it inside the inner
@@ -232,6 +241,7 @@ struct pt_timing {
     pt__cost cost;            /* core/cost.c */
     unsigned gpu_fallback;    /* PT__FB_*: why GPU sections were timed by the CPU clock */
     char fallback_why[192];   /* PT__FB_DEVICE: what the runtime said */
+    int ranks, ranks_empty;   /* runs merged by rank, this one included; ranks that sent nothing */
     uint64_t dropped;         /* device trace events dropped */
     pt_dev_clock dev_clock;   /* how folds turned cycles into time */
 

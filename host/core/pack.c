@@ -32,6 +32,7 @@
  * ends with the last section, before it touches the timing. */
 #include "core/errors.h"
 #include "core/merge.h"
+#include "core/ranks.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/tree.h"
@@ -344,28 +345,59 @@ static int read_tree(rbuf *r, pt_section *root)
     return rc;
 }
 
-int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
+/* pt_unpack_merge(), and with rank >= 0 each rank's totals kept (ranks.c). */
+static int unpack(pt_timing *t, const void *buf, size_t len, int rank, const char *fn)
 {
     rbuf r = { .p = buf, .n = len };
     pt_section root;
     int rc;
 
+    memset(&root, 0, sizeof root);
+    rc = read_tree(&r, &root);
+    if (rc == PT_EPARSE)
+        pt__fail(t, rc, "%s: %zu bytes, at byte %zu: %s%s; nothing merged", fn, len, r.why_at,
+                 r.cut ? "the bytes end inside " : "", r.why ? r.why : "malformed");
+    else if (rc == PT_ENOMEM)
+        pt__fail(t, rc, "%s: out of memory reading %zu bytes; nothing merged", fn, len);
+    else if (rank >= 0 && (rc = pt__ranks_begin(t)) < 0)
+        pt__fail(t, rc, "%s: out of memory keeping the ranks' totals; nothing merged", fn);
+    else if ((rc = pt__merge_tree(t, &t->root, &root)) < 0)
+        pt__fail(t, rc, "%s: out of memory merging; the tree holds part of it", fn);
+    else if ((rc = pt__merge_aside(&t->merged_root, &root)) < 0)
+        pt__fail(t, rc, "%s: out of memory keeping the merged run apart; the creating "
+                 "thread's part (pt_thread_part_get) holds some of it", fn);
+    else if (rank >= 0 && (rc = pt__ranks_add(t, &root, rank)) < 0)
+        pt__fail(t, rc, "%s: out of memory keeping rank %d's totals; its spread is missing "
+                 "some", fn, rank);
+    pt__section_free_children(&root);
+    return rc;
+}
+
+int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
+{
     if (!t)
         return 0;
     if (!buf)
         return pt__fail(t, PT_EINVAL, "pt_unpack_merge: NULL buf");
-    memset(&root, 0, sizeof root);
-    rc = read_tree(&r, &root);
-    if (rc == PT_EPARSE)
-        pt__fail(t, rc, "pt_unpack_merge: %zu bytes, at byte %zu: %s%s; nothing merged", len,
-                 r.why_at, r.cut ? "the bytes end inside " : "", r.why ? r.why : "malformed");
-    else if (rc == PT_ENOMEM)
-        pt__fail(t, rc, "pt_unpack_merge: out of memory reading %zu bytes; nothing merged", len);
-    else if ((rc = pt__merge_tree(t, &t->root, &root)) < 0)
-        pt__fail(t, rc, "pt_unpack_merge: out of memory merging; the tree holds part of it");
-    else if ((rc = pt__merge_aside(&t->merged_root, &root)) < 0)
-        pt__fail(t, rc, "pt_unpack_merge: out of memory keeping the merged run apart; the "
-                 "creating thread's part (pt_thread_part_get) holds some of it");
-    pt__section_free_children(&root);
-    return rc;
+    return unpack(t, buf, len, -1, "pt_unpack_merge");
+}
+
+int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank)
+{
+    int rc;
+
+    if (!t)
+        return 0;
+    if (rank < 0 || (!buf && len))
+        return pt__fail(t, PT_EINVAL, "pt_unpack_merge_rank: %s",
+                        rank < 0 ? "negative rank" : "NULL buf with a length");
+    if (!buf) {
+        /* A rank that took part with nothing to send. */
+        if ((rc = pt__ranks_begin(t)) < 0)
+            return pt__fail(t, rc, "pt_unpack_merge_rank: out of memory keeping the ranks' totals");
+        t->ranks++;
+        t->ranks_empty++;
+        return 0;
+    }
+    return unpack(t, buf, len, rank, "pt_unpack_merge_rank");
 }

@@ -88,6 +88,17 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
     s->mem_hwm = fig(f->mem_hwm);
     s->cpu_timed = f->cpu_timed;
     s->ovh_ns = fig(f->ovh_ns);
+    if (f->ranks > 0) {
+        if (!s->ranks)
+            s->ranks = calloc(1, sizeof *s->ranks);
+        if (!s->ranks)
+            return NULL;
+        s->ranks->n = f->ranks;
+        s->ranks->min_ns = fig(f->rank_min_ns);
+        s->ranks->max_ns = fig(f->rank_max_ns);
+        s->ranks->sum_ns = fig(f->rank_mean_ns) * (double)f->ranks;
+        s->ranks->slowest = f->rank_slowest;
+    }
     if (f->kind == PT__K_PHASE || f->kind == PT__K_UNATTR) {
         if (!s->phase)
             s->phase = calloc(1, sizeof *s->phase);
@@ -136,6 +147,8 @@ int pt__restore_run(pt_timing *t, const pt__restored_run *r)
     t->notes = r->notes;
     snprintf(t->last_note, sizeof t->last_note, "%s", r->last_note ? r->last_note : "");
     pt__cost_set(t, r->pair_ns, r->pair_inside_ns);
+    t->ranks = r->ranks > 0 ? r->ranks : 0;
+    t->ranks_empty = r->ranks_empty > 0 ? r->ranks_empty : 0;
     t->dropped = r->dropped;
     if (r->dev_clock)
         t->dev_clock = *r->dev_clock;

@@ -25,6 +25,9 @@ typedef struct pt__restored {
     double mem_hwm;
     uint64_t cpu_timed;       /* a GPU section's occurrences timed by the CPU clock */
     double ovh_ns;            /* a phase's marks' cost taken out */
+    uint64_t ranks;           /* ranks with the section (0: not merged by rank) */
+    double rank_min_ns, rank_mean_ns, rank_max_ns;
+    long long rank_slowest;
 } pt__restored;
 
 /* The run-level figures the reports print. */
@@ -41,6 +44,7 @@ typedef struct pt__restored_run {
     uint64_t notes;
     const char *last_note;
     double pair_ns, pair_inside_ns; /* ptkit's cost on the saved run's machine; 0: unknown */
+    int ranks, ranks_empty;
     uint64_t dropped;
     const pt_dev_clock *dev_clock; /* NULL: no device clock was used */
     int peak_src;             /* PT__PEAKS_USER, PT__PEAKS_DEVICE, else none */

@@ -36,6 +36,10 @@ const pt__figure pt__figures[] = {
     LATER("overhead_ms", overhead_ms),
     { "too_short", PT__FIG_U64, offsetof(pt_section_stats, too_short), 1 },
     { "cpu_clock", PT__FIG_U64, offsetof(pt_section_stats, cpu_clock), 1 },
+    { "ranks", PT__FIG_U64, offsetof(pt_section_stats, ranks), 1 },
+    LATER("rank_min_ms", rank_min_ms), LATER("rank_mean_ms", rank_mean_ms),
+    LATER("rank_max_ms", rank_max_ms),
+    { "rank_slowest", PT__FIG_U64, offsetof(pt_section_stats, rank_slowest), 1 },
 };
 #undef F64
 #undef U64
@@ -135,6 +139,20 @@ static double self_net(const pt_timing *t, const pt_section *s, double *ovh)
     return self - o;
 }
 
+/* Each rank's total of s, once runs were merged by rank. */
+static void rank_figures(const pt_section *s, pt_section_stats *o)
+{
+    const pt__ranks *k = s->ranks;
+
+    if (!k || k->n == 0)
+        return;
+    o->ranks = k->n;
+    o->rank_min_ms = k->min_ns / 1e6;
+    o->rank_max_ms = k->max_ns / 1e6;
+    o->rank_mean_ms = k->sum_ns / (double)k->n / 1e6;
+    o->rank_slowest = (uint64_t)k->slowest;
+}
+
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
 {
     double total = total_of(s), whole = root_total_ns(&t->root), ovh;
@@ -200,6 +218,7 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
     }
     roofline(t, o, total);
     o->mem_high_water = s->mem_hwm;
+    rank_figures(s, o);
 }
 
 int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
@@ -314,6 +333,8 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     }
     for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root))
         r->short_count += (size_t)too_short(t, s);
+    r->ranks = t->ranks;
+    r->ranks_empty = t->ranks_empty;
     r->open_count = pt__open_count(t);
     r->threads = pt_threads(t);
     r->dropped = t->dropped;

@@ -165,6 +165,7 @@ void pt_reset(pt_timing *t)
     t->gpu_fallback = 0;
     t->fallback_why[0] = '\0';
     t->dropped = 0;
+    t->ranks = t->ranks_empty = 0;
 }
 
 /* ---- what the layers above attach -------------------------------- */

@@ -223,6 +223,7 @@ static void free_node(pt_section *s)
         free(s->phase->sm_ns);
     free(s->phase);
     free(s->heat);
+    free(s->ranks);
     free(s->tab);
     free(s->name);
     free(s);

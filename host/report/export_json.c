@@ -11,7 +11,8 @@
  *                "gpu_fallback_why",       why GPU sections were CPU-timed
  *                "note_count",             facts of the machine, not errors
  *                "pair_ns", "pair_inside_ns", ptkit's measured cost (0: unknown)
- *                "short_count" },          sections marked too_short
+ *                "short_count",            sections marked too_short
+ *                "ranks", "ranks_empty" }, runs merged by rank (0: none)
  *     "threads": [ { "index", "tid", "occurrences", "busy_ms", "open",
  *                    "parts": [ { "path", "count", "total_ms" } ] } ],
  *                                     the creating thread first (index 0);

@@ -34,6 +34,8 @@ void pt__json_stats(pt__json *w, const pt_run_stats *rs)
     pt__json_k_num(w, "pair_ns", rs->pair_ns);
     pt__json_k_num(w, "pair_inside_ns", rs->pair_inside_ns);
     pt__json_k_u64(w, "short_count", rs->short_count);
+    pt__json_k_i64(w, "ranks", rs->ranks);
+    pt__json_k_i64(w, "ranks_empty", rs->ranks_empty);
     pt__json_close(w, '}');
 }
 

@@ -11,7 +11,7 @@ PT__HIDDEN void pt__json_clock(pt__json *w, const pt_run_stats *rs);
 /* { "section_count", "total_ms", "error_count", "gpu_timing",
  *   "gpu_fallback", "open_count", "dropped", "trace_dropped",
  *   "gpu_fallback_why", "note_count", "pair_ns", "pair_inside_ns",
- *   "short_count" } */
+ *   "short_count", "ranks", "ranks_empty" } */
 PT__HIDDEN void pt__json_stats(pt__json *w, const pt_run_stats *rs);
 /* null, or, once a fold used it, { "calibrated", "cycles_per_ns",
  * "tick_ns", "blocks_own", "blocks_cal", "device", "device_name",

@@ -92,6 +92,13 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
         pt__line_clean(k, rs->gpu_fallback_why);
         pt__line_emit(k);
     }
+    if (rs->ranks > 0) {
+        pt__line_printf(k, "  ranks: %d merged (this one and %d gathered", rs->ranks, rs->ranks - 1);
+        if (rs->ranks_empty > 0)
+            pt__line_printf(k, ", of which %d sent nothing", rs->ranks_empty);
+        pt__line_str(k, "); under each section, the spread of each rank's total and the slowest rank");
+        pt__line_emit(k);
+    }
     /* The conversion of device cycles is stated whenever a fold used it,
      * with how many blocks went each way, so a reader can judge the
      * per-block times below. */

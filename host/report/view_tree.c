@@ -88,6 +88,15 @@ static void tree_extra(pt__lines *k, const pt__row *w, size_t indent)
                                "children's start+stop pairs)", a);
         pt__line_emit(k);
     }
+    if (st->ranks > 0) {
+        pt__fmt_ms(a, st->rank_min_ms);
+        pt__fmt_ms(b, st->rank_mean_ms);
+        pt__fmt_ms(c, st->rank_max_ms);
+        pt__line_spaces(k, indent + 4);
+        pt__line_printf(k, "ranks: %" PRIu64 " with it; each rank's total min %s, mean %s, max %s "
+                           "ms; slowest rank %" PRIu64, st->ranks, a, b, c, st->rank_slowest);
+        pt__line_emit(k);
+    }
     if (st->phase && st->blocks > 0) {
         pt__fmt_ms(a, st->block_mean_ms);
         pt__fmt_ms(b, st->block_min_ms);

@@ -307,6 +307,11 @@ typedef struct pt_section_stats {
                                   events: pt_run_stats.gpu_fallback_why says why); its
                                   rates are then 0, left out, unless a fold of host-mode
                                   records showed the work ran inside the section */
+    /* Runs merged by rank (pt_unpack_merge_rank(), pt_mpi_gather()): each rank's
+     * total of this section, across the ranks that have it. 0 when none were. */
+    uint64_t ranks;          /**< ranks that have the section */
+    double rank_min_ms, rank_mean_ms, rank_max_ms;
+    uint64_t rank_slowest;   /**< the rank with the largest total */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */
@@ -366,6 +371,8 @@ typedef struct pt_run_stats {
                                   clock, whose cost is not known */
     double pair_inside_ns;   /**< the part of it inside the inner section's own time */
     size_t short_count;      /**< sections marked too_short */
+    int ranks;               /**< runs merged by rank, this one included; 0 when none */
+    int ranks_empty;         /**< of them, ranks that took part with nothing to merge */
 } pt_run_stats;
 /** \brief The timing's summary, resolving pending GPU work first; zeros
  *  (clock "") for a NULL t.
@@ -704,6 +711,16 @@ PT_EXTERN int pt_pack(pt_timing *t, void **buf, size_t *len);
  *  later format): described, and t's tree is left unchanged; PT_ENOMEM
  *  (while merging, the tree may hold part of it). */
 PT_EXTERN int pt_unpack_merge(pt_timing *t, const void *buf, size_t len);
+/** \brief pt_unpack_merge() of the tree rank `rank` packed, keeping each
+ *  rank's total of every section: the reports then say how many ranks were
+ *  merged and give each section's spread across them (min, mean and max of
+ *  the ranks' totals, and the slowest rank). t's own sections count as rank
+ *  0's, as pt_mpi_gather() merges into rank 0. A NULL buf with len 0 is a
+ *  rank that took part with nothing to send (counted, nothing merged); a
+ *  packed tree without sections (a rank's NULL timing) counts the same.
+ *  \return as pt_unpack_merge(); PT_EINVAL for a negative rank or a NULL buf
+ *  with a length. */
+PT_EXTERN int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank);
 
 /* ------------------------------------------------------------------ */
 /* Names of the previous release, kept for this one                   */

@@ -35,7 +35,10 @@ static inline int pt__mpi_fail(pt_timing *t, const char *call, int err)
 
 /** \brief Gather every rank's tree into rank 0's timing, merged by path
  *  (see pt_unpack_merge(): counts and totals added, mean and deviation
- *  combined exactly, the first occurrence rank 0's own where it has one).
+ *  combined exactly, the first occurrence rank 0's own where it has one),
+ *  keeping each rank's total of every section (pt_unpack_merge_rank()):
+ *  rank 0's reports say how many ranks were merged and give each
+ *  section's spread across them and its slowest rank.
  *  Collective: every rank of comm calls it, before MPI_Finalize(), with no
  *  thread timing into t. A rank with a NULL t, or whose tree cannot be
  *  packed, still takes part (sending nothing), so no rank waits for ever.
@@ -130,14 +133,16 @@ static inline int pt_mpi_gather(pt_timing *t, MPI_Comm comm)
     }
 
     /* Rank 0's own tree is already in t; a size of 0 is a rank that sent
-     * nothing (its own call returned why). */
+     * nothing (its own call returned why), counted as such. Each rank's
+     * totals are kept, for the spread the reports show. */
     if (rank == 0)
-        for (r = 1; r < size; r++)
-            if (sizes[r] > 0) {
-                int m = pt_unpack_merge(t, all + displs[r], (size_t)sizes[r]);
-                if (m < 0 && rc == 0)
-                    rc = m;
-            }
+        for (r = 1; r < size; r++) {
+            int m = sizes[r] > 0
+                        ? pt_unpack_merge_rank(t, all + displs[r], (size_t)sizes[r], r)
+                        : pt_unpack_merge_rank(t, NULL, 0, r);
+            if (m < 0 && rc == 0)
+                rc = m;
+        }
 out:
     free(all);
     free(sizes);

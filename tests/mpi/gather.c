@@ -4,7 +4,8 @@
  * rank's occurrences itself: counts, totals and FLOPS exactly, the mean
  * and the deviation to rounding. Then a gather where rank 1 passes a NULL
  * timing (it must take part, not hang), and an export to "run-%r.json"
- * from every rank, whose files rank 0 finds one per rank.
+ * from every rank, whose files rank 0 finds one per rank. Rank 0 keeps each
+ * rank's total of every section: their spread and the slowest rank.
  *
  *   mpirun -np N build/tests/mpi_gather OUTDIR
  *
@@ -150,6 +151,26 @@ int main(int argc, char **argv)
             snprintf(only, sizeof only, "rank %d only", r);
             compare(t, one, only);
         }
+        {
+            /* Each rank's total of step/work: (r + 2) calls of (10 r + i + 1) ms. */
+            pt_section_stats w;
+            double lo = 0, hi = 0, sum = 0;
+            pt_section_get(t, pt_find(t, "step/work"), &w);
+            for (int r = 0; r < size; r++) {
+                double tot = (r + 2) * (10.0 * r + 1) + (r + 1) * (r + 2) / 2.0;
+                lo = r == 0 || tot < lo ? tot : lo;
+                hi = tot > hi ? tot : hi;
+                sum += tot;
+            }
+            check(run_stats(t).ranks == size, "ranks merged", run_stats(t).ranks, size);
+            check(w.ranks == (uint64_t)size, "step/work: ranks", (double)w.ranks, size);
+            check(close_to(w.rank_min_ms, lo), "step/work: rank_min_ms", w.rank_min_ms, lo);
+            check(close_to(w.rank_max_ms, hi), "step/work: rank_max_ms", w.rank_max_ms, hi);
+            check(close_to(w.rank_mean_ms, sum / size), "step/work: rank_mean_ms",
+                  w.rank_mean_ms, sum / size);
+            check(w.rank_slowest == (uint64_t)(size - 1), "step/work: the slowest rank",
+                  (double)w.rank_slowest, size - 1);
+        }
         check(run_stats(t).section_count == run_stats(one).section_count, "sections",
               (double)run_stats(t).section_count, (double)run_stats(one).section_count);
         pt_log(t, stdout);
@@ -177,6 +198,9 @@ int main(int argc, char **argv)
             check(st.count == (uint64_t)(size - (size > 1)), "with a NULL rank 1: x count",
                   (double)st.count, size - (size > 1));
         }
+        check(run_stats(u).ranks == size, "with a NULL rank 1: ranks", run_stats(u).ranks, size);
+        check(run_stats(u).ranks_empty == (size > 1), "with a NULL rank 1: ranks that sent nothing",
+              run_stats(u).ranks_empty, size > 1);
     }
     pt_destroy(u);
 
