@@ -1,13 +1,15 @@
 /* What a figure means: ptkit's own cost measured and taken out, sections
  * and phases too short to time marked, the true reason GPU sections fell
  * back to the CPU clock (a note, not an error), no rates from the CPU's
- * view of a launch, the runtime loaded before any section, and each
- * rank's spread after a gather. */
+ * view of a launch, the runtime loaded before any section, the kernel
+ * table, and each rank's spread after a gather. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <pt/pt_dev.h>
 
 #include "common.h"
 #include "core/cost.h"
@@ -59,6 +61,24 @@ static char *line_with(const char *text, const char *what)
     e = strchr(p, '\n');
     snprintf(out, sizeof out, "%.*s", (int)(e ? e - a : (long)strlen(a)), a);
     return out;
+}
+
+/* Writes slot s of b as END leaves it (as tests/fold.c does). */
+static void slot(pt_dev_records *b, int s, long long clk_span, long long gt_span,
+                 const long long *cycles, const long long *hits)
+{
+    pt_dev_buf a = pt_dev_arg(b);
+    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
+    r[PT_DEV_S_DONE] = 1;
+    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = 0;
+    r[PT_DEV_S_CLK0] = 1000000007LL;
+    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
+    r[PT_DEV_S_GT0] = 5000000000LL;
+    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + gt_span;
+    for (int p = 0; p < a.nphases; p++) {
+        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
+        r[PT_DEV_SLOT_HDR + 2 * p + 1] = hits[p];
+    }
 }
 
 /* ---- ptkit's own cost -------------------------------------------- */
@@ -139,7 +159,7 @@ Test(honest, sections_under_ten_pairs_are_marked_in_every_report)
     cr_assert_eq(get(t, "big").too_short, 0);
     cr_assert_eq(get(t, "edge").too_short, 0, "exactly 10x is long enough");
     cr_assert_eq(run_stats(t).short_count, 2);
-    for (int v = PT_VIEW_TREE; v <= PT_VIEW_TREE; v++) {
+    for (int v = PT_VIEW_TREE; v <= PT_VIEW_TABLE; v++) {
         char *s = report(t, v);
         cr_assert_not_null(strstr(line_with(s, "tiny"), "[short]"), "view %d:\n%s", v, s);
         cr_assert_null(strstr(line_with(s, "big"), "[short]"), "view %d", v);
@@ -235,6 +255,55 @@ Test(honest, without_events_nothing_is_loaded)
 {
     t = test_timing(&clk, "cpu", PT_CPU);
     cr_assert_eq(fake.count_calls, 0);
+}
+
+/* ---- the kernel table -------------------------------------------- */
+
+Test(honest, the_kernel_table_lists_launches_and_their_phases)
+{
+    const char *names[] = { "load", "math" };
+    pt__calib_set(-1, 4.0, 1000.0);
+    t = test_timing(&clk, "kernels", PT_GPU_EVENTS);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, names, PT_DEV_HOST, 0);
+    pt_start(t, "step");
+    TEST_SPAN(t, &clk, "host work", 3000000);
+    for (int i = 0; i < 3; i++) {
+        pt_start_gpu(t, "gemm", 0);
+        fake.now_ms += 1.0 + i;
+        pt_stop_gpu(t, "gemm", 0);
+    }
+    pt_start_gpu(t, "fft", 0);
+    slot(b, 0, 2000000, 500000, (long long[]){ 600000, 1000000 }, (long long[]){ 1, 1 });
+    fake.now_ms += 0.5;
+    pt_stop_gpu(t, "fft", 0);
+    cr_assert_eq(pt_dev_fold(t, b, "fft"), 0, "%s", pt_last_error(t));
+    pt_stop(t, "step");
+    char *s = report(t, PT_VIEW_KERNELS);
+    cr_assert_not_null(strstr(s, "Kernel / phase"), "%s", s);
+    cr_assert_null(strstr(s, "host work"), "no CPU section:\n%s", s);
+    const char *g = line_with(s, "step/gemm");
+    cr_assert_not_null(strstr(g, "[gpu]"), "%s", g);
+    cr_assert_not_null(strstr(g, " 3 "), "calls: %s", g);
+    cr_assert_not_null(strstr(g, "6.000"), "total: %s", g);
+    cr_assert_not_null(strstr(g, "2.500"), "mean of the later calls: %s", g);
+    cr_assert_not_null(strstr(line_with(s, "step/fft/load"), "[phase]"), "%s", s);
+    cr_assert_not_null(strstr(line_with(s, "TOTAL"), "6.500"), "the launches' sum:\n%s", s);
+    free(s);
+    s = report(t, PT_VIEW_TABLE);
+    cr_assert_not_null(strstr(s, "host work"));
+    cr_assert_not_null(strstr(line_with(s, "step/gemm"), "[gpu]"), "GPU rows marked:\n%s", s);
+    cr_assert_null(strstr(line_with(s, "step/host work"), "[gpu]"));
+    free(s);
+    pt_dev_records_free(b);
+}
+
+Test(honest, a_kernel_table_without_launches_says_so)
+{
+    t = test_timing(&clk, "none", PT_CPU);
+    TEST_SPAN(t, &clk, "a", 1000);
+    char *s = report(t, PT_VIEW_KERNELS);
+    cr_assert_not_null(strstr(s, "(no GPU launches)"), "%s", s);
+    free(s);
 }
 
 /* ---- ranks ------------------------------------------------------- */

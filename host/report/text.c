@@ -186,7 +186,7 @@ static void footer(pt_timing *t, pt__lines *k, const pt_run_stats *rs, const cha
 
 static int check_opts(pt_timing *t, const pt_log_opts *o, const char *fn)
 {
-    if (o->view < PT_VIEW_TREE || o->view > PT_VIEW_MEMORY)
+    if (o->view < PT_VIEW_TREE || o->view > PT_VIEW_KERNELS)
         return pt__fail(t, PT_EINVAL, "%s: unknown view %d", fn, o->view);
     if (o->sort < PT_SORT_ORDER || o->sort > PT_SORT_NAME)
         return pt__fail(t, PT_EINVAL, "%s: unknown sort %d", fn, o->sort);
@@ -212,9 +212,9 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
     if (o->view == PT_VIEW_BOTTLENECKS) {
         rc = pt__view_bottlenecks(t, &k, o, &rs);
     } else {
-        rc = pt__rows_collect(t, &t->root, o, o->view == PT_VIEW_TABLE || o->view == PT_VIEW_MEMORY, &r);
-        if (rc == 0 && o->view == PT_VIEW_TABLE)
-            pt__view_table(&k, &r, &rs);
+        rc = pt__rows_collect(t, &t->root, o, o->view != PT_VIEW_TREE, &r);
+        if (rc == 0 && (o->view == PT_VIEW_TABLE || o->view == PT_VIEW_KERNELS))
+            pt__view_table(&k, &r, &rs, o->view == PT_VIEW_KERNELS);
         else if (rc == 0 && o->view == PT_VIEW_MEMORY)
             pt__view_memory(t, &k, &r);
         else if (rc == 0 && r.n == 0) {

@@ -17,7 +17,7 @@ enum { P_CALLS, P_TOTAL, P_MEAN, P_PCT, PCOL };
  * ran. Rows are the tree view's, so the order and depth limit hold. */
 int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads)
 {
-    static const char *const head[PCOL] = { "Calls", "Total ms", "Mean ms", "% of section" };
+    static const char *const head[PCOL] = { "Calls", "Total ms", "ms per call", "% of section" };
     pt_thread_part *part;
     size_t w[PCOL], name_w = strlen("Section by thread"), cells;
     char (*cell)[PCOL][PT__CELL];

@@ -9,8 +9,9 @@
 PT__HIDDEN void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o);
 /* Under the tree, each thread's part of the sections (view_threads.c). */
 PT__HIDDEN int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads);
-/* Flat: calls, total, mean, min, max per section (view_table.c). */
-PT__HIDDEN void pt__view_table(pt__lines *k, pt__rows *r, const pt_run_stats *rs);
+/* Flat: calls, total, first, mean, min, max per section (view_table.c);
+ * with kernels, only GPU launches and their phases (PT_VIEW_KERNELS). */
+PT__HIDDEN void pt__view_table(pt__lines *k, pt__rows *r, const pt_run_stats *rs, int kernels);
 /* The sections with the most self time (view_bottlenecks.c). */
 PT__HIDDEN int pt__view_bottlenecks(pt_timing *t, pt__lines *k, const pt_log_opts *o,
                                     const pt_run_stats *rs);

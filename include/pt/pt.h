@@ -578,9 +578,12 @@ PT_EXTERN void pt_error_fn_set(pt_timing *t, pt_line_fn fn, void *ctx);
 /** What to show. */
 enum pt_view {
     PT_VIEW_TREE = 0,   /**< the indented tree with every figure */
-    PT_VIEW_TABLE,      /**< flat: calls, total, mean, min, max per section */
+    PT_VIEW_TABLE,      /**< flat: calls, total, first, mean, min, max per section (mean, min
+                             and max of the calls after the first, as in the tree); GPU
+                             launches and phases marked */
     PT_VIEW_BOTTLENECKS, /**< the `top` sections by self time */
-    PT_VIEW_MEMORY      /**< tracked tensors, totals, device memory, per-section high-water */
+    PT_VIEW_MEMORY,     /**< tracked tensors, totals, device memory, per-section high-water */
+    PT_VIEW_KERNELS     /**< GPU launches and their phases only, as PT_VIEW_TABLE */
 };
 
 /** Report options, given as designated initializers:
