@@ -13,9 +13,23 @@
  * Every wait is bounded in cycles, so a globaltimer that never moves ends
  * the kernel with a zero tick (which the host rejects) instead of hanging.
  *
- * out[0] tick (ns), out[1] clock64 cycles, out[2] globaltimer ns of the
- * timed spin, out[3] %smid. Built into a fatbin and embedded in libptkit
- * (device/device.mk); host/gpu/calibrate.c launches it by name. */
+ * Then it measures what a PT_DEV_MARK costs, as user kernels compile it
+ * (pt_dev.h's own macros, a constant phase, aggregate records): marks back
+ * to back, four phases in turn so that no phase's sum telescopes into two
+ * clock reads, 32 a loop turn. Each mark charges the cycles since the
+ * previous one, which with nothing between them is the mark's own cost:
+ * its clock read and its bookkeeping. The host takes that many cycles per
+ * hit out of every phase a fold reports.
+ *
+ * out is laid out as device/pt_calibrate.h says. Built into a fatbin and
+ * embedded in libptkit (device/device.mk); host/gpu/calibrate.c launches
+ * it by name. */
+#include "pt_calibrate.h"
+
+#include <pt/pt_dev.h>
+
+/* Loop turns of 32 marks. */
+#define PT__CAL_MARK_TURNS 64
 
 /* About 5 s at 2 GHz: far beyond any tick, short of a hung kernel. */
 #define PT__CAL_MAX_WAIT (10LL * 1000 * 1000 * 1000)
@@ -39,6 +53,32 @@ static __device__ unsigned long long pt__edge(void)
     return now;
 }
 
+/* The cycles PT__CAL_MARK_TURNS x 32 marks charged and the marks counted,
+ * read back from their record at out + PT__CAL_REC. */
+static __device__ void pt__mark_cost(long long *out)
+{
+    long long *rec = out + PT__CAL_REC;
+    pt_dev_buf b;
+
+    for (long long i = 0; i < PT_DEV_BUF_WORDS(1, PT__CAL_MARK_PHASES, 0); i++)
+        rec[i] = 0;
+    b.data = rec;
+    b.nslots = 1;
+    b.nphases = PT__CAL_MARK_PHASES;
+    b.trace_cap = 0;
+    b.mode = PT_DEV_MODE_AGGREGATE;
+    {
+        PT_DEV_BEGIN_AT(b, 0);
+        for (int turn = 0; turn < PT__CAL_MARK_TURNS; turn++) {
+#pragma unroll
+            for (int k = 0; k < 8; k++)
+                PT__CAL_MARKS();
+        }
+        PT_DEV_END(b);
+    }
+    pt__cal_marks_read(rec, &out[PT__CAL_MARK_CYCLES], &out[PT__CAL_MARKS]);
+}
+
 extern "C" __global__ void pt_calibrate(long long *out, int reads, long long spin_ns)
 {
     unsigned long long prev, now, tick = 0, t0, t1, start;
@@ -48,8 +88,9 @@ extern "C" __global__ void pt_calibrate(long long *out, int reads, long long spi
     if (threadIdx.x != 0 || blockIdx.x != 0)
         return;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    out[0] = out[1] = out[2] = 0;
-    out[3] = smid;
+    out[PT__CAL_TICK] = out[PT__CAL_CYCLES] = out[PT__CAL_NS] = 0;
+    out[PT__CAL_MARK_CYCLES] = out[PT__CAL_MARKS] = 0;
+    out[PT__CAL_SMID] = smid;
 
     prev = pt__gt();
     for (int i = 0; i < reads; i++) {
@@ -77,7 +118,8 @@ extern "C" __global__ void pt_calibrate(long long *out, int reads, long long spi
         return;
     c1 = clock64();
 
-    out[0] = (long long)tick;
-    out[1] = c1 - c0;
-    out[2] = (long long)(t1 - t0);
+    out[PT__CAL_TICK] = (long long)tick;
+    out[PT__CAL_CYCLES] = c1 - c0;
+    out[PT__CAL_NS] = (long long)(t1 - t0);
+    pt__mark_cost(out);
 }

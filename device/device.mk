@@ -11,7 +11,8 @@ NVCCFLAGS ?=
 PT_NVCCFLAGS := -O3 -std=c++17 -Iinclude -Idevice
 
 DEVICE_KERNELS := calibrate reduce
-DEVICE_HDRS := device/pt_fold_math.h include/pt/pt_dev_buf.h
+DEVICE_HDRS := device/pt_fold_math.h device/pt_calibrate.h include/pt/pt_dev_buf.h include/pt/pt_dev.h \
+               $(wildcard include/pt/detail/pt_dev_*.h)
 
 ifeq ($(CUDA),1)
 DEVICE_GEN := $(DEVICE_KERNELS:%=$(BUILD)/gen/pt_fatbin_%.c)

@@ -15,6 +15,14 @@
  * clock64 span, converts at its own rate (globaltimer span / clock64 span,
  * ns per cycle); any other at the calibrated rate.
  *
+ * Each phase's cycles are net of the marks' own cost first: hits x the
+ * cycles one mark costs, as the calibration measured it on the device
+ * (pt__phase_ns), never below zero. Every interval a mark closes holds
+ * one mark's clock read and bookkeeping, which the program without the
+ * marks would not spend; what is taken out is summed per phase, so the
+ * reports can say how much. A mark cost of 0 (not measured) takes out
+ * nothing.
+ *
  * The summary is an array of 8-byte words (pt__rword), zero-initialized:
  * sums start at 0, maxima are kept as the bits of non-negative values
  * (ordered like the values), minima as the complement of those bits, so
@@ -62,14 +70,16 @@ enum {
     PT__R_PHASES             /* per phase: 4 words, then per SM per phase */
 };
 /* Per phase p: */
-#define PT__R_SUM(p) (PT__R_PHASES + 4 * (p))      /* double: sum over blocks (ns) */
+#define PT__R_PER_PHASE 5
+#define PT__R_SUM(p) (PT__R_PHASES + PT__R_PER_PHASE * (p)) /* double: sum over blocks (ns) */
 #define PT__R_MIN_INV(p) (PT__R_SUM(p) + 1)       /* ~bits of the minimum */
 #define PT__R_MAX(p) (PT__R_SUM(p) + 2)           /* bits of the maximum */
 #define PT__R_HITS(p) (PT__R_SUM(p) + 3)          /* marks */
+#define PT__R_OVH(p) (PT__R_SUM(p) + 4)           /* double: the marks' cost taken out (ns) */
 /* Per SM s and phase p (double, ns): */
-#define PT__R_SM(nphases, s, p) (PT__R_PHASES + 4 * (nphases) + (s) * (nphases) + (p))
+#define PT__R_SM(nphases, s, p) (PT__R_PHASES + PT__R_PER_PHASE * (nphases) + (s) * (nphases) + (p))
 /* Words in a summary of nphases phases and nsm SM columns. */
-#define PT__R_WORDS(nphases, nsm) ((long long)PT__R_PHASES + 4LL * (nphases) + \
+#define PT__R_WORDS(nphases, nsm) ((long long)PT__R_PHASES + (long long)PT__R_PER_PHASE * (nphases) + \
                                    (long long)(nsm) * (nphases))
 
 PT__HD unsigned long long pt__dbits(double v)
@@ -120,9 +130,25 @@ PT__HD int pt__slot_rate(const long long *rec, double tick_ns, double cal_ns_per
     return 0;
 }
 
-/* Adds one slot record into the summary r. nsm: the per-SM columns r has. */
+/* A phase's cycles in one slot as nanoseconds at rate, net of its hits x
+ * mark_cycles (never below 0); the nanoseconds taken out go in *ovh. */
+PT__HD double pt__phase_ns(long long cyc, long long hits, double mark_cycles, double rate,
+                           double *ovh)
+{
+    double c = cyc > 0 ? (double)cyc : 0.0, net = c;
+    if (hits > 0 && mark_cycles > 0) {
+        net = c - (double)hits * mark_cycles;
+        if (net < 0)
+            net = 0;
+    }
+    *ovh = (c - net) * rate;
+    return net * rate;
+}
+
+/* Adds one slot record into the summary r. nsm: the per-SM columns r has;
+ * mark_cycles: one mark's cost on the device (0: unknown). */
 PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int nsm,
-                         double tick_ns, double cal_ns_per_cycle)
+                         double tick_ns, double cal_ns_per_cycle, double mark_cycles)
 {
     const long long *ph = rec + PT_DEV_SLOT_HDR;
     long long clk, smid;
@@ -163,9 +189,11 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
             PT__R_ADDI(r[PT__R_UNTRACED], marks);
     }
     for (int p = 0; p < nphases; p++) {
-        long long cyc = ph[2 * p], hits = ph[2 * p + 1];
-        double ns = cyc > 0 ? (double)cyc * rate : 0.0;
+        long long hits = ph[2 * p + 1];
+        double ovh, ns = pt__phase_ns(ph[2 * p], hits, mark_cycles, rate, &ovh);
         PT__R_ADDD(r[PT__R_SUM(p)], ns);
+        if (ovh > 0)
+            PT__R_ADDD(r[PT__R_OVH(p)], ovh);
         PT__R_MAXU(r[PT__R_MIN_INV(p)], ~pt__dbits(ns));
         PT__R_MAXU(r[PT__R_MAX(p)], pt__dbits(ns));
         if (hits > 0)

@@ -17,7 +17,7 @@
 
 extern "C" __global__ void pt_reduce(const long long *buf, pt__rword *res, int nslots,
                                      int nphases, int trace_cap, int nsm, double tick_ns,
-                                     double ns_per_cycle)
+                                     double ns_per_cycle, double mark_cycles)
 {
     long long sw = PT_DEV_SLOT_WORDS(nphases, trace_cap);
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -26,5 +26,6 @@ extern "C" __global__ void pt_reduce(const long long *buf, pt__rword *res, int n
     if (i < PT_DEV_HDR)
         res[i].i = buf[i];
     for (; i < nslots; i += stride)
-        pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick_ns, ns_per_cycle);
+        pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick_ns, ns_per_cycle,
+                     mark_cycles);
 }

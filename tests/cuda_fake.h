@@ -4,13 +4,16 @@
  * write block records into a device buffer by hand) and whose events read
  * a clock the test moves (fake.now_ms), so elapsed times are exact. Each
  * call can be made to fail, and the calls are counted. ptkit's two kernels
- * are emulated: the calibration returns the figures in fake.cal_*, and the
+ * are emulated: the calibration returns the figures in fake.cal_* (no
+ * marks counted unless a test sets cal_mark_cycles and cal_marks, so the
+ * mark's cost is unknown and nothing is taken out of phases), and the
  * reduction runs pt__red_slot() on the host, as the real kernel does on the
  * device. Each Criterion test runs in a process of its own, so the state
  * is a plain static. */
 #ifndef PT_TESTS_CUDA_FAKE_H
 #define PT_TESTS_CUDA_FAKE_H
 
+#include "pt_calibrate.h"
 #include "pt_fold_math.h"
 #include "gpu/calibrate.h"
 #include "gpu/cuda.h"
@@ -41,6 +44,7 @@ typedef struct fake_gpu {
     double synced_ms[64];     /* the end events waited for, in order */
     int nsynced;
     long long cal_tick, cal_cycles, cal_ns, cal_smid; /* the calibration kernel's answer */
+    long long cal_mark_cycles, cal_marks; /* its marks: cycles charged, marks counted */
     int attr[128], attr_set[128]; /* cudaDeviceGetAttribute's answers; 4 where not set */
     size_t mem_free, mem_total; /* cudaMemGetInfo's answer */
     pt__cuerr meminfo_err;
@@ -229,10 +233,12 @@ static pt__cuerr f_launch(const void *func, pt__dim3 grid, pt__dim3 block, void 
     fake.launches++;
     if (func == (const void *)FAKE_KERNEL_CALIBRATE) {
         long long *out = (long long *)*(void **)args[0];
-        out[0] = fake.cal_tick;
-        out[1] = fake.cal_cycles;
-        out[2] = fake.cal_ns;
-        out[3] = fake.cal_smid;
+        out[PT__CAL_TICK] = fake.cal_tick;
+        out[PT__CAL_CYCLES] = fake.cal_cycles;
+        out[PT__CAL_NS] = fake.cal_ns;
+        out[PT__CAL_SMID] = fake.cal_smid;
+        out[PT__CAL_MARK_CYCLES] = fake.cal_mark_cycles;
+        out[PT__CAL_MARKS] = fake.cal_marks;
         return 0;
     }
     if (func == (const void *)FAKE_KERNEL_REDUCE) {
@@ -240,13 +246,13 @@ static pt__cuerr f_launch(const void *func, pt__dim3 grid, pt__dim3 block, void 
         pt__rword *res = (pt__rword *)*(void **)args[1];
         int nslots = *(int *)args[2], nphases = *(int *)args[3], cap = *(int *)args[4];
         int nsm = *(int *)args[5];
-        double tick = *(double *)args[6], rate = *(double *)args[7];
+        double tick = *(double *)args[6], rate = *(double *)args[7], mark = *(double *)args[8];
         long long sw = PT_DEV_SLOT_WORDS(nphases, cap);
         fake.reduce_launches++;
         for (int i = 0; i < PT_DEV_HDR; i++)
             res[i].i = buf[i];
         for (int i = 0; i < nslots; i++)
-            pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick, rate);
+            pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick, rate, mark);
         return 0;
     }
     return 98; /* cudaErrorInvalidDeviceFunction */

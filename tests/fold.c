@@ -728,7 +728,7 @@ Test(fold, the_reduction_summary_encodes_min_and_max)
     memset(r, 0, sizeof r);
     const long long *d = pt_dev_arg(b).data;
     for (int s = 0; s < 3; s++)
-        pt__red_slot(r, d + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(1, 0), 1, 3, 1000.0, 0.5);
+        pt__red_slot(r, d + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(1, 0), 1, 3, 1000.0, 0.5, 0);
     cr_assert_eq(r[PT__R_DONE].i, 3);
     cr_assert_eq(r[PT__R_OWN].i, 2);
     cr_assert_eq(r[PT__R_CAL].i, 1);

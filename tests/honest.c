@@ -179,6 +179,59 @@ Test(honest, sections_under_ten_pairs_are_marked_in_every_report)
     unlink(path);
 }
 
+/* ---- the device mark's cost -------------------------------------- */
+
+/* hits x the measured mark cost leaves each phase; a phase whose marks
+ * are under 10 mark costs apart is too short to time. */
+Test(honest, phases_are_net_of_their_marks_measured_cost)
+{
+    const char *names[] = { "dense", "sparse" };
+    pt__calib_set(-1, 4.0, 1000.0); /* 0.25 ns a cycle */
+    pt__calib_set_mark(-1, 100);    /* 25 ns a mark */
+    t = test_timing(&clk, "marks", PT_CPU);
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, names, PT_DEV_HOST, 0);
+    slot(b, 0, 4000000, 1000000, (long long[]){ 1200000, 2000000 }, (long long[]){ 2000, 10 });
+    TEST_SPAN(t, &clk, "step", 1250000);
+    cr_assert_eq(pt_dev_fold(t, b, "step"), 0, "%s", pt_last_error(t));
+    pt_section_stats d = get(t, "step/dense"), s = get(t, "step/sparse");
+    cr_assert_float_eq(d.total_ms, (1200000 - 2000 * 100) * 0.25 / 1e6, 1e-12, "%g", d.total_ms);
+    cr_assert_float_eq(d.overhead_ms, 2000 * 100 * 0.25 / 1e6, 1e-12, "%g", d.overhead_ms);
+    cr_assert_float_eq(s.total_ms, (2000000 - 10 * 100) * 0.25 / 1e6, 1e-12);
+    cr_assert_eq(d.too_short, 1, "125 ns a mark, under 10 x 25 ns");
+    cr_assert_eq(s.too_short, 0);
+    pt_dev_clock dc;
+    pt_dev_clock_get(t, &dc);
+    cr_assert_float_eq(dc.mark_cycles, 100, 0);
+    char *r = report(t, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(r, "a mark costs 100.0 cycles (25.00 ns), measured, taken out of "
+                                 "every phase"), "%s", r);
+    cr_assert_not_null(strstr(line_with(r, "dense"), "[short]"));
+    free(r);
+    pt_dev_records_free(b);
+}
+
+/* The calibration kernel's marks: cycles charged over marks counted. */
+Test(honest, the_calibration_kernel_measures_a_mark)
+{
+    pt__calib cal;
+    fake.cal_mark_cycles = 2048 * 37;
+    fake.cal_marks = 2048;
+    pt__calib_get(pt__cuda(), 0, &cal);
+    if (pt__fatbin_calibrate_size == 0)
+        cr_skip_test("built with CUDA=0: no calibration kernel");
+    cr_assert_eq(cal.ok, 1, "%s", cal.why);
+    cr_assert_float_eq(cal.mark_cycles, 37.0, 1e-12);
+    pt__calib_get(NULL, -1, &cal);
+    cr_assert_gt(cal.mark_cycles, 0.0, "host mode measures its own marks");
+}
+
+Test(honest, no_marks_counted_leaves_the_cost_unknown)
+{
+    pt__calib cal;
+    pt__calib_get(pt__cuda(), 0, &cal);
+    cr_assert_eq(cal.mark_cycles, 0.0, "nothing is made up");
+}
+
 /* ---- the CPU's view of a launch ---------------------------------- */
 
 Test(honest, no_rates_from_a_launch_the_cpu_clock_timed)

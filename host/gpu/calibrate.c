@@ -8,10 +8,19 @@
  * For host mode (pt_dev.h compiled for the CPU), "clock64" is the TSC on
  * x86 and nanoseconds elsewhere, and "globaltimer" is CLOCK_MONOTONIC; the
  * host calibration measures those. The fold uses the figures for blocks
- * too short to carry their own rate; never a nominal clock rate. */
+ * too short to carry their own rate; never a nominal clock rate.
+ *
+ * Both also measure what one PT_DEV_MARK costs there, in cycles: marks
+ * back to back charge each other exactly that (device/calibrate.cu says
+ * how on a GPU; host mode runs pt_dev.h's own macros the same way). The
+ * fold takes hits x that out of each phase. */
 #include "gpu/calibrate.h"
 
+#include "pt_calibrate.h"
+
 #include "core/clock.h"
+
+#include <pt/pt_dev.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -93,11 +102,38 @@ static double host_cycles_per_ns(void)
 #endif
 }
 
+/* Host mode's mark: pt_dev.h's macros compiled here as a program's
+ * host-mode code compiles them, marks back to back over four phases in
+ * turn; the least of a few rounds, so a preemption does not count. */
+#define HOST_MARK_TURNS 256
+static double host_mark_cycles(void)
+{
+    _Alignas(16) long long rec[PT_DEV_BUF_WORDS(1, PT__CAL_MARK_PHASES, 0)];
+    pt_dev_buf b = { rec, 1, PT__CAL_MARK_PHASES, 0, PT_DEV_MODE_AGGREGATE };
+    double best = 0;
+
+    for (int round = 0; round < 5; round++) {
+        long long cycles, hits;
+        memset(rec, 0, sizeof rec);
+        {
+            PT_DEV_BEGIN_AT(b, 0);
+            for (int turn = 0; turn < HOST_MARK_TURNS; turn++)
+                PT__CAL_MARKS();
+            PT_DEV_END(b);
+        }
+        pt__cal_marks_read(rec, &cycles, &hits);
+        if (hits > 0 && (best == 0 || (double)cycles / (double)hits < best))
+            best = (double)cycles / (double)hits;
+    }
+    return best;
+}
+
 static void host_calibrate(pt__calib *c)
 {
     memset(c, 0, sizeof *c);
     c->cycles_per_ns = host_cycles_per_ns();
     c->tick_ns = host_tick_ns();
+    c->mark_cycles = host_mark_cycles();
     c->smid = -1;
     c->ok = 1;
     snprintf(c->name, sizeof c->name, "host");
@@ -148,7 +184,8 @@ static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
     pt__cukernel k = NULL;
     pt_stream s = NULL;
     void *d = NULL;
-    long long out[8] = { 0 }, spin = PT__CALIB_SPIN_NS;
+    /* PT__CAL_OUT words come back; the marks' record stays on the device. */
+    long long out[PT__CAL_OUT] = { 0 }, spin = PT__CALIB_SPIN_NS;
     int reads = PT__CALIB_READS;
     void *args[3];
     pt__cuerr e;
@@ -165,7 +202,7 @@ static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
     args[2] = &spin;
     if ((e = cu->LibraryGetKernel(&k, lib, "pt_calibrate")) != 0) {
         step = "cudaLibraryGetKernel(pt_calibrate)";
-    } else if ((e = cu->Malloc(&d, sizeof out)) != 0) {
+    } else if ((e = cu->Malloc(&d, (size_t)PT__CAL_WORDS * sizeof(long long))) != 0) {
         d = NULL;
         step = "cudaMalloc";
     } else if ((e = cu->StreamCreateWithFlags(&s, PT__CU_STREAM_NON_BLOCKING)) != 0) {
@@ -188,16 +225,18 @@ static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
                  pt__cuda_errstr(cu, e));
         return;
     }
-    /* out: tick (ns), clock64 cycles and globaltimer ns of the timed spin, %smid. */
-    if (out[0] <= 0 || out[1] <= 0 || out[2] <= 0) {
+    if (out[PT__CAL_TICK] <= 0 || out[PT__CAL_CYCLES] <= 0 || out[PT__CAL_NS] <= 0) {
         snprintf(c->why, sizeof c->why,
-                 "calibration kernel gave tick %lld ns, %lld cycles in %lld ns", out[0], out[1],
-                 out[2]);
+                 "calibration kernel gave tick %lld ns, %lld cycles in %lld ns", out[PT__CAL_TICK],
+                 out[PT__CAL_CYCLES], out[PT__CAL_NS]);
         return;
     }
-    c->tick_ns = (double)out[0];
-    c->cycles_per_ns = (double)out[1] / (double)out[2];
-    c->smid = (int)out[3];
+    c->tick_ns = (double)out[PT__CAL_TICK];
+    c->cycles_per_ns = (double)out[PT__CAL_CYCLES] / (double)out[PT__CAL_NS];
+    c->smid = (int)out[PT__CAL_SMID];
+    /* No marks counted: the cost stays unknown, and nothing is taken out. */
+    c->mark_cycles = out[PT__CAL_MARK_CYCLES] > 0 && out[PT__CAL_MARKS] > 0
+                         ? (double)out[PT__CAL_MARK_CYCLES] / (double)out[PT__CAL_MARKS] : 0;
     c->ok = 1;
 }
 
@@ -270,6 +309,16 @@ void pt__calib_set(int device, double cycles_per_ns, double tick_ns)
         en->c.smid = -1;
         snprintf(en->c.name, sizeof en->c.name, device < 0 ? "host" : "CUDA device %d", device);
     }
+    pthread_mutex_unlock(&lock);
+}
+
+void pt__calib_set_mark(int device, double mark_cycles)
+{
+    if (device >= PT__CALIB_MAXDEV)
+        return;
+    pthread_mutex_lock(&lock);
+    follow_runtime();
+    (device < 0 ? &host_entry : &dev_entry[device])->c.mark_cycles = mark_cycles > 0 ? mark_cycles : 0;
     pthread_mutex_unlock(&lock);
 }
 

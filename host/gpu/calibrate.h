@@ -11,6 +11,7 @@ typedef struct pt__calib {
     double cycles_per_ns;     /* clock64 cycles per globaltimer ns */
     double tick_ns;           /* smallest globaltimer step */
     int smid;                 /* where the calibration kernel ran */
+    double mark_cycles;       /* one PT_DEV_MARK's cost; 0 when not measured */
     char name[96];            /* device name, or "host" */
     char why[192];            /* why not ok */
 } pt__calib;
@@ -22,6 +23,8 @@ PT__HIDDEN void pt__calib_get(const pt__cuda_api *cu, int device, pt__calib *out
 /* Tests: make device's calibration exactly these figures (cycles_per_ns
  * <= 0 removes the override). */
 PT__HIDDEN void pt__calib_set(int device, double cycles_per_ns, double tick_ns);
+/* Tests: make device's measured mark cost exactly this (after pt__calib_set). */
+PT__HIDDEN void pt__calib_set_mark(int device, double mark_cycles);
 /* ptkit's reduction kernel on cu, or NULL with why filled. */
 PT__HIDDEN pt__cukernel pt__reduce_kernel(const pt__cuda_api *cu, char *why, size_t n);
 

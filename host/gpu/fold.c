@@ -100,14 +100,14 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
     const pt__cuda_api *cu = b->cu;
     int nsm = PT__RED_NSM_DEVICE, nslots = b->nslots, nphases = b->nphases, cap = b->trace_cap;
     size_t bytes = (size_t)PT__R_WORDS(nphases, nsm) * sizeof(pt__rword);
-    double tick, rate;
+    double tick, rate, mark;
     const char *what;
     pt__stage *st;
     pt__cukernel k;
     pt__calib cal;
     pt__cuerr e;
     char why[192];
-    void *args[8];
+    void *args[9];
     unsigned grid;
 
     pt__calib_get(cu, b->device, &cal);
@@ -133,6 +133,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
         return 1;
     tick = cal.tick_ns;
     rate = 1.0 / cal.cycles_per_ns;
+    mark = cal.mark_cycles;
     args[0] = &b->data;
     args[1] = &b->red_dev;
     args[2] = &nslots;
@@ -141,6 +142,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
     args[5] = &nsm;
     args[6] = &tick;
     args[7] = &rate;
+    args[8] = &mark;
     grid = (unsigned)((nslots + 255) / 256);
     if (grid > 4096)
         grid = 4096;
@@ -172,6 +174,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
     j->src.calibrated = 1;
     j->src.tick_ns = tick;
     j->src.ns_per_cycle = rate;
+    j->src.mark_cycles = mark;
     return 0;
 }
 

@@ -13,8 +13,11 @@
  *          between them, do not make a phase longer than their sum)
  *   P_p  = (sum over blocks of phase p's time) / c: phase p's share of W
  *
- * and if the P_p add up to more than L (clock noise), they are scaled down
- * to add up to L. Each phase becomes a child section of kind PT__K_PHASE
+ * with each block's phase time net of its marks' measured cost (hits x the
+ * cycles a mark costs on that device, pt_fold_math.h), and if the P_p add
+ * up to more than L (clock noise), they are scaled down to add up to L.
+ * The cost taken out stays in the launch: in "(unattributed)", and said
+ * per phase (its overhead). Each phase becomes a child section of kind PT__K_PHASE
  * recording P_p, with its per-block figures (blocks, hits, sum, min, max,
  * per-SM sums); the child "(unattributed)" records L - sum P_p. So the
  * children add up to the launch, and repeated launches fold into the same
@@ -46,6 +49,7 @@ typedef struct conv {
     int calibrated;           /* the calibration holds (else: the launch's pooled rate) */
     double tick_ns;           /* globaltimer tick; 0 when not calibrated */
     double ns_per_cycle;      /* the rate for blocks without their own */
+    double mark_cycles;       /* one mark's measured cost; 0 when not measured */
     int device;
     char name[96];
 } conv;
@@ -86,6 +90,7 @@ static int conversion(pt_timing *t, const pt_dev_records *b, const long long *d,
         cv->calibrated = 1;
         cv->tick_ns = cal.tick_ns;
         cv->ns_per_cycle = 1.0 / cal.cycles_per_ns;
+        cv->mark_cycles = cal.mark_cycles;
         return 0;
     }
     for (int s = 0; d && s < b->nslots; s++) {
@@ -215,6 +220,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
         double share = r[PT__R_SUM(p)].d / conc * scale;
         c->kind = PT__K_PHASE;
         pt__record(c, share);
+        c->ovh_ns += r[PT__R_OVH(p)].d / conc * scale;
         rest -= share;
         x->hits += (double)r[PT__R_HITS(p)].i;
         if (done > 0) {
@@ -241,6 +247,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     dc->calibrated = cv->calibrated;
     dc->cycles_per_ns = cv->ns_per_cycle > 0 ? 1.0 / cv->ns_per_cycle : 0;
     dc->tick_ns = cv->tick_ns;
+    dc->mark_cycles = cv->mark_cycles;
     dc->blocks_own += r[PT__R_OWN].i;
     dc->blocks_cal += r[PT__R_CAL].i;
     dc->device = cv->device;
@@ -261,7 +268,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
  * failed allocation only loses that picture: the fold's figures are
  * whole without it, so it is not counted as an error. */
 static void keep_heat(pt_section *node, const pt_dev_records *b, const long long *d,
-                      double tick_ns, double ns_per_cycle)
+                      double tick_ns, double ns_per_cycle, double mark_cycles)
 {
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
     int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS;
@@ -294,9 +301,9 @@ static void keep_heat(pt_section *node, const pt_dev_records *b, const long long
         double rate;
         pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
         for (int p = 0; p < b->nphases; p++) {
-            long long cyc = rec[PT_DEV_SLOT_HDR + 2 * p];
-            h->ns[i * b->nphases + p] = rec[PT_DEV_S_DONE] != 1 ? NAN
-                                        : cyc > 0 ? (double)cyc * rate : 0.0;
+            double ovh, ns = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p],
+                                          rec[PT_DEV_SLOT_HDR + 2 * p + 1], mark_cycles, rate, &ovh);
+            h->ns[i * b->nphases + p] = rec[PT_DEV_S_DONE] != 1 ? NAN : ns;
         }
     }
 }
@@ -329,10 +336,11 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
      * takes the launch's pooled rate. */
     for (int s = 0; s < b->nslots; s++)
         pt__red_slot(r, d + PT_DEV_HDR + s * sw, b->nphases, nsm,
-                     cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
+                     cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, cv.mark_cycles);
     rc = finish(t, j, r, nsm, L, &cv);
     free(r);
-    keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle);
+    keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
+              cv.mark_cycles);
     if (t->trace) {
         pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names };
         pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,
@@ -354,6 +362,7 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
     cv.calibrated = j->calibrated;
     cv.tick_ns = j->tick_ns;
     cv.ns_per_cycle = j->ns_per_cycle;
+    cv.mark_cycles = j->mark_cycles;
     cv.device = j->buf->device;
     pt__calib_get(j->buf->cu, j->buf->device, &cal);
     snprintf(cv.name, sizeof cv.name, "%s", cal.name);

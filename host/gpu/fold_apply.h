@@ -14,6 +14,7 @@ typedef struct pt__fold_src {
     int reduced;              /* data is a reduction result (device/pt_fold_math.h) */
     int nsm;                  /* the result's per-SM width when reduced */
     double tick_ns, ns_per_cycle; /* the calibration the reduction used */
+    double mark_cycles;       /* and the mark's cost it took out */
     int calibrated;
 } pt__fold_src;
 
