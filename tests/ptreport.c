@@ -20,6 +20,7 @@
 #include <pt/pt_dev.h>
 
 #include "common.h"
+#include "core/cost.h"
 #include "cuda_fake.h"
 
 #define MS 1000000 /* ns */
@@ -195,6 +196,49 @@ Test(ptreport, show_is_pt_logs_tree)
     free(want);
     free(got);
     pt_destroy(t);
+}
+
+/* What a figure means survives the file: the measured pair cost, each
+ * rank's spread, GPU sections the CPU clock timed (and why), sections too
+ * short to time, and the notes: show prints what pt_log printed. */
+Test(ptreport, show_keeps_what_each_figure_means)
+{
+    test_clock clk, c1;
+    pt_timing *t, *r1;
+    void *buf;
+    size_t len;
+    char *want, *got;
+
+    fake_install();
+    fake.count_err = 35; /* no driver: GPU sections fall back to the CPU clock */
+    t = test_timing(&clk, "meaning", PT_GPU_EVENTS);
+    r1 = test_timing(&c1, "rank 1", PT_CPU);
+    pt__cost_set(t, 100, 40);
+    TEST_SPAN(t, &clk, "tiny", 500);
+    pt_start_gpu(t, "kernel", 0);
+    clk.now += 2 * MS;
+    pt_stop_gpu(t, "kernel", 0, .flops = 1e9);
+    TEST_SPAN(r1, &c1, "tiny", 800);
+    cr_assert_eq(pt_pack(r1, &buf, &len), 0);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 1), 0, "%s", pt_last_error(t));
+    free(buf);
+    save(t, "run.json");
+    pt_log_to(t, in_dir("want.txt"), (pt_log_opts){ 0 });
+    cr_assert_eq(run("show %s", in_dir("run.json")), 0, "show failed: %s", err_text());
+    want = slurp(in_dir("want.txt"));
+    got = out_text();
+    cr_assert_str_eq(got, want, "ptreport show differs from pt_log:\n%s\nwanted:\n%s", got, want);
+    cr_assert(strstr(got, "a start+stop pair 100.0 ns (40.0 ns of it inside"), "%s", got);
+    cr_assert(strstr(got, "ranks: 2 merged"), "%s", got);
+    cr_assert(strstr(got, "kernel [gpu] [cpu clock]"), "%s", got);
+    cr_assert(strstr(got, "fake CUDA error 35"), "the reason: %s", got);
+    cr_assert(strstr(got, "tiny [short]"), "%s", got);
+    cr_assert(strstr(got, "1 note; last: "), "%s", got);
+    free(want);
+    free(got);
+    pt_destroy(r1);
+    pt_destroy(t);
+    fake_uninstall();
 }
 
 Test(ptreport, show_options_match_pt_log)

@@ -227,6 +227,9 @@ static int pool_state(pt_timing *pool, const pr_run *runs, int n)
             rr.last_error = one.last_error;
         rr.gpu_timing |= one.gpu_timing;
         rr.gpu_fallback |= one.gpu_fallback;
+        if (!rr.gpu_fallback_why || !*rr.gpu_fallback_why)
+            rr.gpu_fallback_why = one.gpu_fallback_why;
+        rr.notes += one.notes;
         rr.dropped += one.dropped;
     }
     rr.section_count = pool->main.nsections;

@@ -8,6 +8,7 @@
 #include "core/restore.h"
 #include "gpu/memory.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,10 @@ static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_
             .xfer = { f->xfer_bytes[0], f->xfer_bytes[1], f->xfer_bytes[2] },
             .blocks = f->blocks, .hits = f->hits, .block_mean_ns = f->block_mean_ms * 1e6,
             .block_min_ns = f->block_min_ms * 1e6, .block_max_ns = f->block_max_ms * 1e6,
-            .mem_hwm = f->mem_high_water,
+            .mem_hwm = f->mem_high_water, .cpu_timed = f->cpu_clock,
+            .ovh_ns = f->overhead_ms * 1e6, .ranks = f->ranks,
+            .rank_min_ns = f->rank_min_ms * 1e6, .rank_mean_ns = f->rank_mean_ms * 1e6,
+            .rank_max_ns = f->rank_max_ms * 1e6, .rank_slowest = (long long)f->rank_slowest,
         };
         pt_section *s = pt__restore_section(t, parent, v[i].name, &r);
         if (!s || restore_secs(t, s, v[i].kids, v[i].nkids) < 0)
@@ -52,15 +56,38 @@ static long long int_of(json_t *o, const char *key)
     return (long long)json_integer_value(json_object_get(o, key));
 }
 
+/* A count the file may leave out: 0 then, or when it is not a count. */
+static uint64_t uint_of(json_t *o, const char *key)
+{
+    json_int_t v = json_integer_value(json_object_get(o, key));
+    return v > 0 && v <= INT_MAX ? (uint64_t)v : 0;
+}
+
+/* A figure the file holds as null (NaN), or leaves out, reads as 0, as
+ * restore.c reads the sections' figures. */
+static double num(json_t *o, const char *key)
+{
+    double v = json_number_value(json_object_get(o, key));
+    return isfinite(v) ? v : 0;
+}
+
 void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uint64_t *by_code)
 {
     json_t *codes = json_object_get(json_object_get(run->doc, "errors"), "by_code");
+    json_t *st = json_object_get(run->doc, "stats");
 
     *rr = (pt__restored_run){
         .clock = run->clock, .clock_ghz = run->clock_ghz,
         .section_count = (size_t)run->section_count, .errors = run->error_count,
         .errors_of = by_code, .last_error = run->errors_last, .gpu_timing = run->gpu_timing,
         .gpu_fallback = run->gpu_fallback, .dropped = run->dropped,
+        /* Written by later versions of schema 1: absent, they are 0 or "". */
+        .gpu_fallback_why = json_string_value(json_object_get(st, "gpu_fallback_why")),
+        .notes = uint_of(st, "note_count"),
+        .last_note = json_string_value(json_object_get(json_object_get(run->doc, "errors"),
+                                                       "last_note")),
+        .pair_ns = num(st, "pair_ns"), .pair_inside_ns = num(st, "pair_inside_ns"),
+        .ranks = (int)uint_of(st, "ranks"), .ranks_empty = (int)uint_of(st, "ranks_empty"),
     };
     /* The codes by name, as the export writes them; a name this build
      * does not know is left out. */
@@ -82,6 +109,7 @@ void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uin
         dc->device = (int)int_of(o, "device");
         dc->folds = int_of(o, "folds");
         dc->slots_skipped = int_of(o, "slots_skipped");
+        dc->mark_cycles = num(o, "mark_cycles");
         snprintf(dc->device_name, sizeof dc->device_name, "%s", name ? name : "");
         rr->dev_clock = dc;
     }
@@ -107,14 +135,6 @@ static int restore_run(pt_timing *t, const pr_run *run)
 
     pr_run_state(run, &rr, &dc, by_code);
     return pt__restore_run(t, &rr) == 0 ? 0 : -1;
-}
-
-/* A figure the file holds as null (NaN) reads as 0, as restore.c reads
- * the sections' figures. */
-static double num(json_t *o, const char *key)
-{
-    double v = json_number_value(json_object_get(o, key));
-    return isfinite(v) ? v : 0;
 }
 
 /* The tracked memory as the export wrote it: the tensors in the order
