@@ -20,6 +20,7 @@
 #include <pt/pt_dev.h>
 
 #include "common.h"
+#include "core/cost.h"
 #include "cuda_fake.h"
 
 static test_clock clk;
@@ -544,6 +545,41 @@ Test(html, the_page_renders_in_chromium, .timeout = 120)
     cr_assert(n > 20000, "a screenshot with content (%zu bytes)", n);
     cr_assert(memcmp(img, "\x89PNG\r\n\x1a\n", 8) == 0, "a PNG");
     free(img);
+}
+
+/* What each figure means is drawn: ptkit's measured cost, the fallback's
+ * reason, the ranks merged, the notes, and rows marked [cpu clock] and
+ * [short], counted in the footer. */
+Test(html, the_page_says_what_its_figures_mean, .timeout = 120)
+{
+    test_clock c1;
+    pt_timing *r1 = test_timing(&c1, "rank 1", PT_CPU);
+    void *buf;
+    size_t len;
+
+    pt__cost_set(t, 100, 40);
+    TEST_SPAN(t, &clk, "tiny", 500);
+    pt_start_gpu(t, "kernel", 0); /* without PT_GPU_EVENTS: the CPU clock */
+    clk.now += 2000000;
+    pt_stop_gpu(t, "kernel", 0, .flops = 1e9);
+    TEST_SPAN(r1, &c1, "tiny", 800);
+    cr_assert_eq(pt_pack(r1, &buf, &len), 0);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 1), 0, "%s", pt_last_error(t));
+    free(buf);
+    pt_destroy(r1);
+    const char *page = in_dir("meaning.html"), *dom = in_dir("meaning-dom.html");
+    cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
+    browse(page, "--dump-dom", dom);
+    char *h = slurp(dom, NULL);
+    cr_assert(strstr(h, "a start+stop pair 100.0 ns (40.0 ns of it inside"), "the cost");
+    cr_assert(strstr(h, "id=\"pt-fallback\""), "the fallback");
+    cr_assert(strstr(h, "created without PT_GPU_EVENTS"), "and its reason");
+    cr_assert(strstr(h, "2 ranks merged"), "the ranks");
+    cr_assert(strstr(h, "id=\"pt-notes\""), "the note");
+    cr_assert(strstr(h, " [cpu clock]"), "the CPU-timed launch marked");
+    cr_assert(strstr(h, " [short]"), "the short section marked");
+    cr_assert(strstr(h, "1 section too short to time"), "and counted in the footer");
+    free(h);
 }
 
 /* Elements named `name` in a serialized DOM. Attribute values are skipped
