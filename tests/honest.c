@@ -159,7 +159,7 @@ Test(honest, sections_under_ten_pairs_are_marked_in_every_report)
     cr_assert_eq(get(t, "big").too_short, 0);
     cr_assert_eq(get(t, "edge").too_short, 0, "exactly 10x is long enough");
     cr_assert_eq(run_stats(t).short_count, 2);
-    for (int v = PT_VIEW_TREE; v <= PT_VIEW_TABLE; v++) {
+    for (int v = PT_VIEW_TREE; v <= PT_VIEW_BOTTLENECKS; v++) {
         char *s = report(t, v);
         cr_assert_not_null(strstr(line_with(s, "tiny"), "[short]"), "view %d:\n%s", v, s);
         cr_assert_null(strstr(line_with(s, "big"), "[short]"), "view %d", v);

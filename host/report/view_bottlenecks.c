@@ -1,4 +1,6 @@
-/* The bottlenecks: the sections with the most self time, largest first. */
+/* The bottlenecks: the sections with the most self time, largest first,
+ * each marked as the table marks it (GPU launch, phase, CPU clock, too
+ * short to time, open). */
 #include "report/views.h"
 
 #include <inttypes.h>
@@ -29,6 +31,7 @@ int pt__view_bottlenecks(pt_timing *t, pt__lines *k, const pt_log_opts *o, const
         static const char *const head[BCOL] = { "Rank", "Section", "Self ms", "% of whole",
                                             "Calls" };
         size_t w[BCOL], total_w = 0;
+        char marks[PT__MARKS];
         for (int c = 0; c < BCOL; c++)
             w[c] = strlen(head[c]);
         for (size_t i = 0; i < r.n; i++) {
@@ -60,6 +63,7 @@ int pt__view_bottlenecks(pt_timing *t, pt__lines *k, const pt_log_opts *o, const
                     pt__line_str(k, PT__GAP);
                 pt__line_cell(k, c == B_SECTION ? x->label : x->cell[c], w[c], c != B_SECTION);
             }
+            pt__line_str(k, pt__marks(&x->st, 1, marks, sizeof marks));
             pt__line_emit(k);
         }
     }
