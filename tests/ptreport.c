@@ -405,13 +405,13 @@ Test(ptreport, merge_spreads_and_counts_are_exact)
                      in_dir("r3.json"), in_dir("all.json")),
                  0, "%s", err_text());
     doc = load_json(in_dir("all.json"));
-    cr_assert_eq(json_integer_value(json_object_get(doc, "schema")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(doc, "schema")), PT_JSON_SCHEMA);
     cr_assert_eq(num_at(doc, "merged", "inputs"), 3);
     secs = json_object_get(doc, "sections");
     cr_assert_eq(json_array_size(secs), 2, "work and rare");
     work = json_array_get(secs, 0);
     only = json_array_get(secs, 1);
-    cr_assert_str_eq(json_string_value(json_object_get(work, "path")), "work");
+    cr_assert_str_eq(json_string_value(json_object_get(work, "name")), "work");
     json_t *m = json_object_get(work, "merged");
     cr_assert_eq(num_at(m, "inputs", NULL), 3);
     cr_assert_eq(num_at(m, "count", NULL), 6, "1 + 2 + 3 calls");
@@ -426,7 +426,7 @@ Test(ptreport, merge_spreads_and_counts_are_exact)
     cr_assert_eq(num_at(work, "first_ms", NULL), 1, "r1's first call");
     cr_assert_eq(num_at(work, "min_ms", NULL), 2);
     cr_assert_eq(num_at(work, "max_ms", NULL), 3);
-    cr_assert_str_eq(json_string_value(json_object_get(only, "path")), "rare");
+    cr_assert_str_eq(json_string_value(json_object_get(only, "name")), "rare");
     cr_assert_eq(num_at(json_object_get(only, "merged"), "inputs", NULL), 2, "in r1 and r3");
     cr_assert_eq(num_at(doc, "stats", "total_ms"), 16, "14 + 2 x 1 ms");
     cr_assert_eq(num_at(doc, "stats", "section_count"), 2);
@@ -652,7 +652,9 @@ Test(ptreport, convert_trace_widens_a_parent_its_children_outgrow)
     save(t, "run.json");
     doc = load_json(in_dir("run.json"));
     host = json_array_get(json_object_get(doc, "sections"), 0);
-    wait = json_array_get(json_object_get(host, "children"), 0);
+    wait = json_array_get(json_object_get(doc, "sections"), 1);
+    cr_assert_eq(json_integer_value(json_object_get(wait, "parent")), 0, "under host");
+    (void)host;
     json_object_set_new(wait, "total_ms", json_real(5));
     json_object_set_new(wait, "first_ms", json_real(5));
     cr_assert_eq(json_dump_file(doc, in_dir("edited.json"), JSON_INDENT(1)), 0);
@@ -1097,10 +1099,10 @@ static void expect_error(const char *name, const char *where, const char *what)
 
 Test(ptreport, wrong_schema_is_refused_where_it_stands)
 {
-    /* The export starts "{\n  \"schema\": 1," so the value is at line 2, column 13. */
-    save_edited("s2.json", "\"schema\": 1", "\"schema\": 2");
-    expect_error("s2.json", "2:13", "schema 2 is not supported: ptreport reads schema 1");
-    save_edited("s3.json", "\"schema\": 1", "\"schema\": \"1\"");
+    /* The export starts "{\n  \"schema\": 2," so the value is at line 2, column 13. */
+    save_edited("s2.json", "\"schema\": 2", "\"schema\": 3");
+    expect_error("s2.json", "2:13", "schema 3 is not supported: ptreport reads schemas 1 to 2");
+    save_edited("s3.json", "\"schema\": 2", "\"schema\": \"1\"");
     expect_error("s3.json", "2:13", "\"schema\" must be an integer");
     spit(in_dir("arr.json"), "[1, 2]\n");
     expect_error("arr.json", "1:1", "a run must be a JSON object");

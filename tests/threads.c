@@ -311,7 +311,12 @@ Test(threads, json_lists_threads_and_pooled_sections)
         /* Thread 0 ran nothing; 1 and 2 ran outer, inner and their own. */
         cr_assert_eq(json_array_size(parts), i ? 3 : 0);
         json_array_foreach(parts, k, pp) {
-            const char *pth = json_string_value(json_object_get(pp, "path"));
+            json_t *sx = json_array_get(json_object_get(doc, "sections"),
+                                         (size_t)json_integer_value(json_object_get(pp, "id")));
+            const char *nm = json_string_value(json_object_get(sx, "name"));
+            const char *pth = !nm ? NULL
+                              : json_integer_value(json_object_get(sx, "parent")) >= 0
+                                  ? (strcmp(nm, "inner") == 0 ? "outer/inner" : nm) : nm;
             json_int_t n = json_integer_value(json_object_get(pp, "count"));
             double ms = json_real_value(json_object_get(pp, "total_ms"));
             cr_assert_not_null(pth);

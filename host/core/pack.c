@@ -8,7 +8,7 @@
  *   "PTPK"  u32 version  u64 sections
  *   then each section in preorder:
  *     u32 depth         1 for a child of the root; at most one more than
- *                       the previous section's, at most PACK_MAX_DEPTH
+ *                       the previous section's
  *     u8 kind           enum pt__kind
  *     u8 flags          bit 0: phase figures follow
  *     u32 name_len      then the title's bytes, no NUL among them
@@ -22,8 +22,10 @@
  * These are the figures pt__merge_tree() pools, so a tree packed on one
  * rank and merged on another adds up exactly as if it had been recorded
  * there. The reader checks every length against the bytes left, every
- * depth, kind and flag, and that every double is finite and the buffer
- * ends with the last section, before it touches the timing. */
+ * depth, kind and flag, that every double is finite and >= 0 (times,
+ * spreads, bytes and FLOPS are never negative) and that the buffer ends
+ * with the last section, before it touches the timing. Neither side
+ * recurses, so a tree packs and merges however deep it is. */
 #include "core/errors.h"
 #include "core/merge.h"
 #include "core/threads.h"
@@ -36,9 +38,6 @@
 
 #define PACK_VERSION 1u
 #define PACK_HEADER 16u
-/* pt__merge_tree() recurses once per level; a deeper tree is refused on
- * both sides rather than risk the stack. */
-#define PACK_MAX_DEPTH 4096u
 #define PACK_NFIG 14
 
 static const unsigned char magic[4] = { 'P', 'T', 'P', 'K' };
@@ -132,11 +131,11 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
         /* Preorder without recursion (tree.h). */
         for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
             uint32_t depth = (uint32_t)s->depth;
-            if (s->name_len > UINT32_MAX || depth > PACK_MAX_DEPTH) {
+            if (s->name_len > UINT32_MAX || (uint64_t)s->depth > UINT32_MAX) {
                 free(w.p);
                 return pt__fail(t, PT_ERANGE, "pt_pack: \"%.64s\" is %s", s->name,
-                                depth > PACK_MAX_DEPTH ? "nested too deep to pack"
-                                                       : "too long a title to pack");
+                                s->name_len > UINT32_MAX ? "too long a title to pack"
+                                                         : "nested too deep to pack");
             }
             put_section(&w, s, depth);
             n++;
@@ -198,6 +197,8 @@ static int get_f(rbuf *r, double *d, const char *what)
     memcpy(d, &v, sizeof *d);
     if (!isfinite(*d))
         return fault(r, "a figure that is not a finite number");
+    if (*d < 0)
+        return fault(r, "a negative figure (times, spreads, bytes and FLOPS are >= 0)");
     return 0;
 }
 
@@ -229,8 +230,15 @@ static int get_phase(rbuf *r, pt_section *s)
     return 0;
 }
 
+/* The sections on the path to the one being read, by depth; grows with
+ * the depth, which the bytes bound. */
+typedef struct path {
+    pt_section **v;
+    size_t cap;
+} path;
+
 /* One section read under the section at depth-1 on the path to it. */
-static int get_section(rbuf *r, pt_section **path, uint32_t *top)
+static int get_section(rbuf *r, path *pa, uint32_t *top)
 {
     uint64_t depth, kind, flags, name_len;
     double fig[PACK_NFIG];
@@ -239,8 +247,16 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
 
     if (get_u(r, &depth, 4, "a section's depth") < 0)
         return PT_EPARSE;
-    if (depth < 1 || depth > *top + 1 || depth > PACK_MAX_DEPTH)
+    if (depth < 1 || depth > (uint64_t)*top + 1 || depth > INT32_MAX)
         return fault(r, "a depth that does not follow the previous section's");
+    if (depth >= pa->cap) {
+        size_t cap = pa->cap * 2;
+        pt_section **v = realloc(pa->v, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        pa->v = v;
+        pa->cap = cap;
+    }
     if (get_u(r, &kind, 1, "a section's kind") < 0 || get_u(r, &flags, 1, "a section's flags") < 0)
         return PT_EPARSE;
     if (kind > PT__K_UNATTR || flags > 1)
@@ -263,7 +279,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
     s->key = s->name;
     r->at += (size_t)name_len;
     /* Linked in at once, so the tree is freed whole whatever fails next. */
-    parent = path[depth - 1];
+    parent = pa->v[depth - 1];
     s->parent = parent;
     s->depth = (int)depth;
     s->kind = (int)kind;
@@ -272,7 +288,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
     else
         parent->child = s;
     parent->last_child = s;
-    path[depth] = s;
+    pa->v[depth] = s;
     *top = (uint32_t)depth;
 
     if (get_u(r, &s->count, 8, "a section's count") < 0)
@@ -303,7 +319,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
 /* The bytes as a tree under root; 0, PT_EPARSE (r->why says what) or PT_ENOMEM. */
 static int read_tree(rbuf *r, pt_section *root)
 {
-    pt_section **path;
+    path pa;
     uint64_t version, n;
     uint32_t top = 0;
     int rc = 0;
@@ -318,13 +334,14 @@ static int read_tree(rbuf *r, pt_section *root)
     /* Every section takes more than 8 bytes: a count beyond that cannot be right. */
     if (n > (r->n - r->at) / 8)
         return fault(r, "more sections than bytes left");
-    path = malloc((PACK_MAX_DEPTH + 1) * sizeof *path);
-    if (!path)
+    pa.cap = 64;
+    pa.v = malloc(pa.cap * sizeof *pa.v);
+    if (!pa.v)
         return PT_ENOMEM;
-    path[0] = root;
+    pa.v[0] = root;
     for (uint64_t i = 0; i < n && rc == 0; i++)
-        rc = get_section(r, path, &top);
-    free(path);
+        rc = get_section(r, &pa, &top);
+    free(pa.v);
     if (rc == 0 && r->at != r->n)
         rc = fault(r, "bytes after the last section");
     return rc;

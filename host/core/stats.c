@@ -8,6 +8,7 @@
 #include "core/trace.h"
 #include "core/tree.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -58,17 +59,23 @@ const char *pt__kind_name(int kind)
     }
 }
 
-static double root_total_ns(const pt_section *root)
-{
-    double ns = 0;
-    for (const pt_section *c = root->child; c; c = c->next)
-        ns += c->total_ns;
-    return ns;
-}
-
+/* A section's total; the root's is the whole run's, which pt__settle()
+ * computed once for every section of a report to read. */
 static double total_of(const pt_section *s)
 {
-    return s->parent ? s->total_ns : root_total_ns(s);
+    return s->total_ns;
+}
+
+/* a as a percentage of b, finite whatever the two are (a saved run
+ * may hold huge figures): 0 when b is not positive. */
+static double pct_of(double a, double b)
+{
+    double r;
+
+    if (!(b > 0) || !(a > 0))
+        return 0;
+    r = a / b;
+    return r < DBL_MAX / 100 ? 100.0 * r : DBL_MAX;
 }
 
 /* Intensity, % of the peaks and the bound. The ridge point is where the
@@ -93,7 +100,7 @@ static void roofline(const pt_timing *t, pt_section_stats *o, double total_ns)
 
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
 {
-    double total = total_of(s), children = 0, whole = root_total_ns(&t->root);
+    double total = total_of(s), children = 0, whole = t->root.total_ns;
     uint64_t rest;
 
     memset(o, 0, sizeof *o);
@@ -118,11 +125,11 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
         o->stddev_ms = sqrt(s->m2_ns / (double)(rest - 1)) / 1e6;
     if (s->parent) {
         double pt = total_of(s->parent);
-        o->pct_parent = pt > 0 ? 100.0 * total / pt : 0;
+        o->pct_parent = pct_of(total, pt);
     } else {
         o->pct_parent = total > 0 ? 100.0 : 0;
     }
-    o->pct_total = whole > 0 ? 100.0 * total / whole : 0;
+    o->pct_total = pct_of(total, whole);
     o->read_bytes = s->read;
     o->written_bytes = s->written;
     o->flops = s->flops;
@@ -253,7 +260,7 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     pt__settle(t);
     pt__peaks_resolve(t);
     r->section_count = t->main.nsections;
-    r->total_ms = root_total_ns(&t->root) / 1e6;
+    r->total_ms = t->root.total_ns / 1e6;
     r->error_count = t->errors;
     r->gpu_timing = (t->flags & PT_GPU_EVENTS) && !t->gpu_fallback;
     r->gpu_fallback = t->gpu_fallback;

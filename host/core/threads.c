@@ -239,39 +239,37 @@ int pt_thread_get(pt_timing *t, int i, pt_thread_info *out)
     return r ? 0 : PT_ENOTFOUND;
 }
 
-/* One tree's figures of s's path into out; 0 where the tree lacks it. */
-static void part_of(const pt_section *root, const pt_section *s, uint64_t *count, double *ns)
+/* A counterpart's figures; 0 where the tree lacks the section. */
+static void figures_of(const pt_section *c, uint64_t *count, double *ns)
 {
-    const pt_section *c = pt__counterpart(root, s);
-
     *count = c ? c->count : 0;
     *ns = c ? c->total_ns : 0;
 }
 
-int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+/* Thread i's part of s from the counterparts of s: cp[0] in the runs
+ * merged in, cp[k] in the part of the k-th thread of the list. */
+static int part_from(pt_timing *t, const pt_section *s, int i, const pt_section *const *cp,
+                     pt_thread_part *out)
 {
-    uint64_t count = 0;
-    double ns = 0;
-    int found = 0;
+    uint64_t count = 0, c;
+    double ns = 0, n;
+    int found = 0, k = 1;
 
     memset(out, 0, sizeof *out);
     out->thread = i;
-    pthread_mutex_lock(&t->lock);
     if (i == PT_THREAD_MERGED) {
-        part_of(&t->merged_root, s, &count, &ns);
+        figures_of(cp[0], &count, &ns);
         found = 1;
     } else if (i == 0) {
         /* The creating thread records into t->root itself: its part is
          * what the others and the merged runs did not bring. */
-        uint64_t c;
-        double n;
         count = s->count;
         ns = s->total_ns;
-        part_of(&t->merged_root, s, &c, &n);
+        figures_of(cp[0], &c, &n);
         count -= c < count ? c : count;
         ns -= n;
-        for (const pt__thr *r = t->threads; r; r = r->next) {
-            part_of(&r->part_root, s, &c, &n);
+        for (const pt__thr *r = t->threads; r; r = r->next, k++) {
+            figures_of(cp[k], &c, &n);
             count -= c < count ? c : count;
             ns -= n;
         }
@@ -279,13 +277,12 @@ int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *o
             ns = 0;
         found = 1;
     } else {
-        for (const pt__thr *r = t->threads; r && !found; r = r->next)
+        for (const pt__thr *r = t->threads; r && !found; r = r->next, k++)
             if (r->index == i) {
-                part_of(&r->part_root, s, &count, &ns);
+                figures_of(cp[k], &count, &ns);
                 found = 1;
             }
     }
-    pthread_mutex_unlock(&t->lock);
     if (!found)
         return PT_ENOTFOUND;
     out->count = count;
@@ -293,6 +290,96 @@ int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *o
     out->mean_ms = count ? out->total_ms / (double)count : 0;
     out->pct_section = s->total_ns > 0 ? 100.0 * ns / s->total_ns : 0;
     return 0;
+}
+
+/* The trees a part is read from: the runs merged in, then each thread's. */
+static int part_trees(pt_timing *t)
+{
+    return t->nthreads + 1;
+}
+
+static const pt_section *part_root(pt_timing *t, int k)
+{
+    const pt__thr *r = t->threads;
+    if (k == 0)
+        return &t->merged_root;
+    while (--k > 0)
+        r = r->next;
+    return &r->part_root;
+}
+
+int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)
+{
+    const pt_section *small[16] = { 0 }, **cp = small;
+    int n, rc;
+
+    pthread_mutex_lock(&t->lock);
+    n = part_trees(t);
+    if (n > 16 && !(cp = malloc((size_t)n * sizeof *cp))) {
+        pthread_mutex_unlock(&t->lock);
+        return PT_ENOMEM;
+    }
+    for (int k = 0; k < n; k++)
+        cp[k] = pt__counterpart(part_root(t, k), s);
+    rc = part_from(t, s, i, cp, out);
+    pthread_mutex_unlock(&t->lock);
+    if (cp != small)
+        free(cp);
+    return rc;
+}
+
+/* ---- every section's parts, in one walk -------------------------- */
+
+int pt__parts_init(pt_timing *t, pt__parts *w)
+{
+    memset(w, 0, sizeof *w);
+    w->t = t;
+    w->ntrees = part_trees(t);
+    w->roots = malloc((size_t)w->ntrees * sizeof *w->roots);
+    w->here = malloc((size_t)w->ntrees * sizeof *w->here);
+    if (!w->roots || !w->here) {
+        pt__parts_free(w);
+        return PT_ENOMEM;
+    }
+    for (int k = 0; k < w->ntrees; k++)
+        w->roots[k] = part_root(t, k);
+    return 0;
+}
+
+void pt__parts_free(pt__parts *w)
+{
+    free(w->roots);
+    free(w->here);
+    free(w->cp);
+    memset(w, 0, sizeof *w);
+}
+
+int pt__parts_step(pt__parts *w, const pt_section *s)
+{
+    size_t d = (size_t)s->depth, nt = (size_t)w->ntrees;
+
+    if (d >= w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        while (cap <= d)
+            cap *= 2;
+        const pt_section **v = realloc(w->cp, cap * nt * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        w->cp = v;
+        w->cap = cap;
+        for (size_t k = 0; k < nt; k++)
+            w->cp[k] = w->roots[k]; /* depth 0: the roots */
+    }
+    for (size_t k = 0; k < nt; k++) {
+        w->cp[d * nt + k] = pt__child_of(w->cp[(d - 1) * nt + k], s);
+        w->here[k] = w->cp[d * nt + k];
+    }
+    return 0;
+}
+
+int pt__parts_get(pt__parts *w, const pt_section *s, int i, pt_thread_part *out)
+{
+    return part_from(w->t, s, i, w->here, out);
 }
 
 int pt_thread_part_get(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)

@@ -91,6 +91,23 @@ PT__HIDDEN int pt__threads_open_elsewhere(pt_timing *t, const pt__thr *r, const 
  * report's, after pt__settle) and arguments known good: s a section of
  * t->root, i >= PT_THREAD_MERGED. */
 PT__HIDDEN int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *out);
+/* Every section's parts in one walk of t->root, depth first (any order
+ * of siblings), each counterpart found from its parent's in constant
+ * time: linear in the sections and the depth, where pt__section_part()
+ * costs the section's depth. Step to each section, parents before
+ * children, then read its parts. Threads pooled already, as above. */
+typedef struct pt__parts {
+    pt_timing *t;
+    int ntrees;                   /* the runs merged in, then each thread's part */
+    const pt_section **roots;
+    const pt_section **cp;        /* counterparts by depth, ntrees a depth */
+    const pt_section **here;      /* those of the section stepped to last */
+    size_t cap;
+} pt__parts;
+PT__HIDDEN int pt__parts_init(pt_timing *t, pt__parts *w);
+PT__HIDDEN int pt__parts_step(pt__parts *w, const pt_section *s);
+PT__HIDDEN int pt__parts_get(pt__parts *w, const pt_section *s, int i, pt_thread_part *out);
+PT__HIDDEN void pt__parts_free(pt__parts *w);
 /* Open sections on every thread (frames opened while disabled aside). */
 PT__HIDDEN size_t pt__open_count(pt_timing *t);
 /* 0 on the creating thread, else PT_ETHREAD counted for the call fn. */

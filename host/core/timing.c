@@ -166,6 +166,7 @@ void pt__settle(pt_timing *t)
     for (int i = 0; i < PT__EXT_N; i++)
         if (t->ext[i].ops && t->ext[i].ops->settle)
             t->ext[i].ops->settle(t);
+    t->root.total_ns = pt__root_total(&t->root);
 }
 
 void pt__peaks_resolve(pt_timing *t)
