@@ -27,6 +27,7 @@
  * with the last section, before it touches the timing. Neither side
  * recurses, so a tree packs and merges however deep it is. */
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/merge.h"
 #include "core/threads.h"
 #include "core/timing.h"
@@ -117,7 +118,7 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
 {
     wbuf w = { NULL, 0, 0, 0 };
     uint64_t n = 0;
-    size_t open;
+    size_t open = 0;
 
     if (!buf || !len)
         return pt__fail(t, PT_EINVAL, "pt_pack: NULL %s", buf ? "len" : "buf");
@@ -127,11 +128,13 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
     put_u(&w, PACK_VERSION, 4);
     put_u(&w, 0, 8); /* the count, written at the end */
     if (t) {
+        pt__read_begin(t);
         pt__settle(t);
         /* Preorder without recursion (tree.h). */
         for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
             uint32_t depth = (uint32_t)s->depth;
             if (s->name_len > UINT32_MAX || (uint64_t)s->depth > UINT32_MAX) {
+                pt__read_end(t);
                 free(w.p);
                 return pt__fail(t, PT_ERANGE, "pt_pack: \"%.64s\" is %s", s->name,
                                 s->name_len > UINT32_MAX ? "too long a title to pack"
@@ -140,6 +143,8 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
             put_section(&w, s, depth);
             n++;
         }
+        open = pt__open_count(t);
+        pt__read_end(t);
     }
     if (w.oom) {
         free(w.p);
@@ -150,7 +155,7 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
         w.p[8 + i] = (unsigned char)(n >> (8 * i));
     *buf = w.p;
     *len = w.n;
-    if (!t || !(open = pt__open_count(t)))
+    if (!t || !open)
         return 0;
     return pt__fail(t, PT_EOPEN, "pt_pack: packed without the running occurrence of %zu open "
                     "section%s", open, open == 1 ? "" : "s");
@@ -358,6 +363,7 @@ int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
     if (!buf)
         return pt__fail(t, PT_EINVAL, "pt_unpack_merge: NULL buf");
     memset(&root, 0, sizeof root);
+    pt__read_begin(t);
     rc = read_tree(&r, &root);
     if (rc == PT_EPARSE)
         pt__fail(t, rc, "pt_unpack_merge: %zu bytes, at byte %zu: %s%s; nothing merged", len,
@@ -370,5 +376,6 @@ int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
         pt__fail(t, rc, "pt_unpack_merge: out of memory keeping the merged run apart; the "
                  "creating thread's part (pt_thread_part_get) holds some of it");
     pt__section_free_children(&root);
+    pt__read_end(t);
     return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/hooks.h"
 #include "core/metrics.h"
 #include "core/threads.h"
@@ -21,16 +22,11 @@
 
 /* pt__start and pt__stop test for NULL before anything else, so a NULL
  * timing costs a call and a branch, not the body's register saves. */
-__attribute__((noinline)) static int start(pt_timing *t, const char *title, const pt_metrics *m)
+static inline int start_in(pt_timing *t, pt__thr *r, const char *title, const pt_metrics *m)
 {
     pt_section *node;
-    pt__thr *r;
     int rc = 0;
 
-    r = pt__thr_of(t);
-    if (!r)
-        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
-                        title ? title : "(null)");
     if (!t->enabled) {
         if (pt__thr_push(r, NULL) < 0)
             return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): stack", title ? title : "(null)");
@@ -48,6 +44,22 @@ __attribute__((noinline)) static int start(pt_timing *t, const char *title, cons
         pt__hooks_start(t, node);
     /* Read the clock last, so the bookkeeping above is not in the section. */
     r->stack[r->depth - 1].t0 = pt__now(t);
+    return rc;
+}
+
+/* The thread's recorder is written between enter and leave (gate.h), so
+ * a report on another thread never reads it half written. */
+__attribute__((noinline)) static int start(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    pt__thr *r = pt__thr_of(t);
+    int rc;
+
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
+    pt__enter(t, r);
+    rc = start_in(t, r, title, m);
+    pt__leave(r);
     return rc;
 }
 
@@ -103,20 +115,14 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     return 0;
 }
 
-__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m)
+static inline int stop_in(pt_timing *t, pt__thr *r, int64_t now, const char *title,
+                          const pt_metrics *m)
 {
-    int64_t now;
     pt__frame *f;
     pt_section *node;
-    pt__thr *r;
     double ns;
     int rc;
 
-    now = pt__now(t);
-    r = pt__thr_of(t);
-    if (!r)
-        return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
-                        title ? title : "(null)");
     /* The common case first: the open section, stopped by the same
      * pointer that started it. Everything else goes through the checks. */
     f = r->depth ? &r->stack[r->depth - 1] : NULL;
@@ -138,17 +144,34 @@ __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const
     return pt__metrics_empty(m) ? 0 : pt__add_metrics(t, node, m, "pt_stop");
 }
 
+__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    int64_t now = pt__now(t);
+    pt__thr *r = pt__thr_of(t);
+    int rc;
+
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
+    pt__enter(t, r);
+    rc = stop_in(t, r, now, title, m);
+    pt__leave(r);
+    return rc;
+}
+
 int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
 {
     return t ? stop(t, title, m) : 0;
 }
 
 /* The calling thread's innermost open section; NULL with none, or inside
- * a start made while disabled (*ghost set). */
-static pt_section *open_node(pt_timing *t, int *ghost)
+ * a start made while disabled (*ghost set). The caller leaves *rp. */
+static pt_section *open_node(pt_timing *t, int *ghost, pt__thr **rp)
 {
-    pt__thr *r = pt__thr_of(t);
+    pt__thr *r = *rp = pt__thr_of(t);
     *ghost = 0;
+    if (r)
+        pt__enter(t, r);
     if (!r || !r->depth)
         return NULL;
     *ghost = r->stack[r->depth - 1].node == NULL;
@@ -159,21 +182,27 @@ static pt_section *open_node(pt_timing *t, int *ghost)
 int pt__add(pt_timing *t, const pt_metrics *m)
 {
     pt_section *node;
-    int ghost;
+    pt__thr *r;
+    int ghost, rc;
 
     if (!t)
         return 0;
-    node = open_node(t, &ghost);
+    node = open_node(t, &ghost, &r);
     if (ghost)
-        return 0; /* inside a start made while disabled */
-    if (!node)
-        return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
-    return pt__add_metrics(t, node, m, "pt_add");
+        rc = 0; /* inside a start made while disabled */
+    else if (!node)
+        rc = t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
+    else
+        rc = pt__add_metrics(t, node, m, "pt_add");
+    if (r)
+        pt__leave(r);
+    return rc;
 }
 
 int pt_transfer(pt_timing *t, double bytes, unsigned dir)
 {
     pt_section *node;
+    pt__thr *r;
     int i, ghost, sat = 0;
 
     if (!t)
@@ -189,12 +218,15 @@ int pt_transfer(pt_timing *t, double bytes, unsigned dir)
     if (!pt__metric_ok(bytes))
         return pt__fail(t, PT_ERANGE, "pt_transfer: bytes must be finite and >= 0 (%g); ignored",
                         bytes);
-    node = open_node(t, &ghost);
+    node = open_node(t, &ghost, &r);
+    if (node && !ghost)
+        node->xfer[i] = pt__sat_add(node->xfer[i], bytes, &sat);
+    if (r)
+        pt__leave(r);
     if (ghost)
         return 0;
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_transfer with no section open") : 0;
-    node->xfer[i] = pt__sat_add(node->xfer[i], bytes, &sat);
     if (sat)
         return pt__fail(t, PT_ERANGE, "pt_transfer(%g bytes) in \"%s\": the bytes pass the largest "
                         "double; held at %g (saturated)", bytes, node->name, DBL_MAX);

@@ -3,6 +3,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/trace.h"
@@ -106,7 +107,7 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
     memset(o, 0, sizeof *o);
     o->name = s->name;
     o->depth = s->depth;
-    o->open = s->open > 0;
+    o->open = s->open > 0 || s->open_else > 0;
     o->gpu = s->kind == PT__K_GPU;
     o->phase = s->kind == PT__K_PHASE || s->kind == PT__K_UNATTR;
     o->count = s->parent ? s->count : (s->child != NULL);
@@ -162,9 +163,11 @@ int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
 {
     if (!t || !s || !out)
         return PT_EINVAL;
+    pt__read_begin(t);
     pt__settle(t);
     pt__peaks_resolve(t);
     pt__stats_of(t, s, out);
+    pt__read_end(t);
     return 0;
 }
 
@@ -231,6 +234,7 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
 
     if (!t || !out || n == 0)
         return 0;
+    pt__read_begin(t);
     pt__settle(t);
     /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
     for (s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
@@ -246,6 +250,7 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
         }
         out[i] = s;
     }
+    pt__read_end(t);
     return k;
 }
 
@@ -257,6 +262,7 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     r->clock = "";
     if (!t)
         return 0;
+    pt__read_begin(t);
     pt__settle(t);
     pt__peaks_resolve(t);
     r->section_count = t->main.nsections;
@@ -270,6 +276,7 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     r->trace_dropped = pt__trace_dropped(t);
     r->clock = pt__clock_name(t);
     r->clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
+    pt__read_end(t);
     return 0;
 }
 

@@ -8,14 +8,16 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Every thread has a distinct address here. */
-PT__HIDDEN extern _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
+/* The calling thread's identity, made if needed, with a reference for the
+ * caller; NULL without memory. */
+PT__HIDDEN struct pt__id *pt__id_hold(void);
+PT__HIDDEN void pt__id_release(struct pt__id *id);
 /* The calling thread's recorder for t, created at its first use; NULL
  * without memory. */
 PT__HIDDEN pt__thr *pt__thr_other(pt_timing *t);
 static inline pt__thr *pt__thr_of(pt_timing *t)
 {
-    return t->owner == &pt__me ? &t->main : pt__thr_other(t);
+    return t->owner == pt__id_tls ? &t->main : pt__thr_other(t);
 }
 
 /* r's innermost open section for other threads to read. */
@@ -78,7 +80,8 @@ static inline pt_section *pt__top(const pt_timing *t)
     return pt__thr_top(&t->main);
 }
 
-PT__HIDDEN void pt__threads_init(pt_timing *t);
+/* 0, or PT_ENOMEM (no identity for the creating thread). */
+PT__HIDDEN int pt__threads_init(pt_timing *t);
 PT__HIDDEN void pt__threads_free(pt_timing *t);
 PT__HIDDEN void pt__threads_reset(pt_timing *t); /* pt_reset: empty every tree */
 /* Pool every other thread's occurrences into t->root by path. Called by
@@ -108,6 +111,10 @@ PT__HIDDEN int pt__parts_init(pt_timing *t, pt__parts *w);
 PT__HIDDEN int pt__parts_step(pt__parts *w, const pt_section *s);
 PT__HIDDEN int pt__parts_get(pt__parts *w, const pt_section *s, int i, pt_thread_part *out);
 PT__HIDDEN void pt__parts_free(pt__parts *w);
+/* The open sections of every thread: the creating thread's stack as
+ * pt__stack_str() writes it, then "; thread 2: a > b" for each other
+ * thread with sections open ("(exited)" for one that ended with them). */
+PT__HIDDEN void pt__open_str(pt_timing *t, char *buf, size_t n);
 /* Open sections on every thread (frames opened while disabled aside). */
 PT__HIDDEN size_t pt__open_count(pt_timing *t);
 /* 0 on the creating thread, else PT_ETHREAD counted for the call fn. */
