@@ -77,6 +77,7 @@ struct pt_section {
     double mem_hwm;           /* peak of the tracked total while open (gpu/memory.c) */
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
     struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
+    uint64_t folded;          /* a launch: the occurrence (its count) folded last, 0: none */
 };
 
 /* Per-block phase times of a launch's last fold, for the HTML report's
