@@ -136,12 +136,17 @@ static inline int stop_in(pt_timing *t, pt__thr *r, int64_t now, const char *tit
         return pt__fail(t, PT_EMISMATCH,
                         "pt_stop(\"%s\"): it was opened by pt_start_gpu; close it with pt_stop_gpu",
                         title);
-    ns = (double)(now - f->t0) * t->ns_per_tick;
+    ns = pt__span_ns(t, f->t0, now);
     pt__record(node, ns);
     if (t->hooks)
-        pt__hooks_stop(t, node, f->t0, now, 0);
+        pt__hooks_stop(t, node, f->t0, now < f->t0 ? f->t0 : now, 0);
     pt__stop_pop(r, node, ns);
-    return pt__metrics_empty(m) ? 0 : pt__add_metrics(t, node, m, "pt_stop");
+    rc = now < f->t0 ? pt__clock_back(t, "pt_stop", title, f->t0, now) : 0;
+    if (!pt__metrics_empty(m)) {
+        int r2 = pt__add_metrics(t, node, m, "pt_stop");
+        rc = rc ? rc : r2;
+    }
+    return rc;
 }
 
 __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m)

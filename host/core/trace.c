@@ -63,6 +63,7 @@ void pt__trace_clear(pt_timing *t)
     folds_free(tr);
     tr->nhost = tr->ngpu = tr->ncounter = 0;
     tr->dropped_host = tr->dropped_gpu = tr->dropped_counter = 0;
+    tr->full = 0;
     tr->launches_cut = tr->blocks_cut = 0;
     tr->launch_node = NULL;
 }
@@ -116,9 +117,23 @@ static void *room(void **arr, size_t *n, size_t *alloc, size_t size, size_t cap,
     return (char *)*arr + (*n)++ * size;
 }
 
+/* A full log is a fault like a full device buffer: counted and said
+ * once (PT_EFULL), the events it then drops counted in the report. */
+static void full(pt_timing *t, const char *what)
+{
+    pt__trace *tr = t->trace;
+
+    if (tr->full)
+        return;
+    tr->full = 1;
+    pt__fail(t, PT_EFULL, "PT_TRACE: the log is full (%zu %s events, pt_trace_capacity_set()); "
+             "later ones are counted as dropped, not kept", tr->cap, what);
+}
+
 double pt__trace_us(const pt_timing *t, int64_t tick)
 {
-    return (double)(tick - t->origin) * t->ns_per_tick / 1e3;
+    /* The difference wraps rather than overflows at any two values. */
+    return (double)(int64_t)((uint64_t)tick - (uint64_t)t->origin) * t->ns_per_tick / 1e3;
 }
 
 void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1, int gpu)
@@ -127,6 +142,8 @@ void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1
     pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e, tr->cap,
                         &tr->dropped_host);
 
+    if (!e && tr->nhost >= tr->cap)
+        full(t, "host");
     if (e) {
         e->node = node;
         e->t0 = t0;
@@ -152,6 +169,8 @@ void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64
     tr->launch_node = node;
     tr->launch_us = pt__trace_us(t, ref_tick) + from_ref_ns / 1e3;
     e = room((void **)&tr->gpu, &tr->ngpu, &tr->gpu_alloc, sizeof *e, tr->cap, &tr->dropped_gpu);
+    if (!e && tr->ngpu >= tr->cap)
+        full(t, "GPU");
     if (!e)
         return;
     e->node = node;
@@ -169,6 +188,8 @@ void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double v
         return;
     e = room((void **)&tr->counter, &tr->ncounter, &tr->counter_alloc, sizeof *e, tr->cap,
              &tr->dropped_counter);
+    if (!e && tr->ncounter >= tr->cap)
+        full(t, "counter");
     if (!e)
         return;
     snprintf(e->name, sizeof e->name, "%s", name);
