@@ -633,6 +633,43 @@ Test(export, an_existing_file_is_replaced_whole)
     free(text);
 }
 
+Test(export, a_read_only_file_is_refused_and_kept)
+{
+    /* Nobody may write it: a rename would replace it all the same (and
+     * root passes mode bits), so the export refuses it, as an open would. */
+    const char *path = in_dir("ro.csv");
+    FILE *f = fopen(path, "w");
+
+    cr_assert_not_null(f);
+    fputs("kept\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0444), 0);
+    TEST_SPAN(t, &clk, "x", MS);
+    cr_assert_eq(pt_export_csv(t, path), PT_EIO);
+    cr_assert(strstr(pt_last_error(t), "a read-only file (mode 0444)"), "%s", pt_last_error(t));
+    char *text = slurp(path);
+    cr_assert_str_eq(text, "kept\n", "the file is as it was");
+    free(text);
+    cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
+    chmod(path, 0644);
+}
+
+Test(export, a_name_of_250_bytes_is_written)
+{
+    /* The temporary name beside it would pass NAME_MAX (255): a shorter
+     * one in the same directory is used. */
+    char name[251];
+
+    memset(name, 'n', 246);
+    memcpy(name + 246, ".csv", 5);
+    TEST_SPAN(t, &clk, "x", MS);
+    cr_assert_eq(pt_export_csv(t, in_dir(name)), 0, "%s", pt_last_error(t));
+    char *text = slurp(in_dir(name));
+    cr_assert(strstr(text, "\nx,x,1,cpu,"), "%s", text);
+    free(text);
+    cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
+}
+
 /* A directory where nothing can be created: mode 0555, which binds
  * every user but root; as root (who passes mode bits), a tmpfs mounted
  * read-only there, in a mount namespace of this test process's own so

@@ -1046,6 +1046,47 @@ Test(ptreport, convert_unwritable_outputs_exit_2_and_write_nothing)
     }
 }
 
+Test(ptreport, merge_outputs_are_refused_as_convert_refuses_them)
+{
+    static const double s[] = { 1, 2 };
+    struct stat st;
+    char name[251], *err, *text;
+
+    save_spans("run.json", s, 2, NULL);
+    cr_assert_eq(run("merge %s -o ''", in_dir("run.json")), 2, "an empty -o");
+    err = err_text();
+    cr_assert(strstr(err, "merge: an empty -o"), "%s", err);
+    free(err);
+    cr_assert_eq(mkfifo(in_dir("fifo"), 0644), 0);
+    cr_assert_eq(run("merge %s -o %s", in_dir("run.json"), in_dir("fifo")), 2, "a FIFO");
+    err = err_text();
+    cr_assert(strstr(err, "fifo: not a regular file"), "%s", err);
+    free(err);
+    cr_assert_eq(stat(in_dir("fifo"), &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "still a FIFO");
+    unlink(in_dir("fifo"));
+    spit(in_dir("ro.json"), "kept\n");
+    cr_assert_eq(chmod(in_dir("ro.json"), 0444), 0);
+    cr_assert_eq(run("merge %s -o %s", in_dir("run.json"), in_dir("ro.json")), 2, "read-only");
+    err = err_text();
+    cr_assert(strstr(err, "ro.json: a read-only file"), "%s", err);
+    free(err);
+    text = slurp(in_dir("ro.json"));
+    cr_assert_str_eq(text, "kept\n", "kept as it was");
+    free(text);
+    unlink(in_dir("ro.json"));
+    /* A temporary name beside a 250-byte name would pass NAME_MAX. */
+    memset(name, 'm', 245);
+    memcpy(name + 245, ".json", 6);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run.json"), in_dir(name)), 0,
+                 "a 250-byte name");
+    text = slurp(in_dir(name));
+    cr_assert(strstr(text, "\"schema\""), "a whole run");
+    free(text);
+    unlink(in_dir(name));
+    cr_assert_eq(entries_with(dir, "."), 2, "no temporary left: only . and ..");
+}
+
 /* ---- bad input ------------------------------------------------------------ */
 
 Test(ptreport, malformed_json_names_line_and_column)

@@ -239,8 +239,9 @@ int pr_merge(int argc, char **argv)
         }
     }
     m.nfiles = n;
-    if (n == 0 || !outp) {
-        rc = pr_fail("merge: %s\n%s", n == 0 ? "no run given" : "no -o given", merge_usage);
+    if (n == 0 || !outp || !*outp) {
+        rc = pr_fail("merge: %s\n%s", n == 0 ? "no run given" : !outp ? "no -o given" : "an empty -o",
+                     merge_usage);
         goto done;
     }
     for (; loaded < n; loaded++) {
