@@ -1149,6 +1149,66 @@ Test(ptreport, wrong_schema_is_refused_where_it_stands)
     expect_error("arr.json", "1:1", "a run must be a JSON object");
 }
 
+/* The saved run with the first section's member `key` set to `value`. */
+static void save_section_member(const char *name, const char *key, const char *value)
+{
+    static const double s[] = { 1, 2 };
+    char *text, *at, *end, *out, pat[64];
+    save_spans("orig.json", s, 2, NULL);
+    text = slurp(in_dir("orig.json"));
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    at = strstr(strstr(text, "\"sections\""), pat);
+    cr_assert_not_null(at, "no %s in the first section", key);
+    at += strlen(pat);
+    end = at + strcspn(at, ",}\n");
+    out = malloc(strlen(text) + strlen(value) + 1);
+    memcpy(out, text, (size_t)(at - text));
+    strcpy(out + (at - text), value);
+    strcat(out, end);
+    spit(in_dir(name), out);
+    free(text);
+    free(out);
+}
+
+Test(ptreport, figures_out_of_range_are_refused_and_merged_counts_saturate)
+{
+    char *e, *o;
+    static const char *const bad[][2] = {
+        { "total_ms", "-5" }, { "total_ms", "1e308" }, { "first_ms", "-1" },
+    };
+    /* Hand-edited negative or huge figures would show as negative totals
+     * or inf%: refused where they stand. */
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        save_section_member("bad.json", bad[i][0], bad[i][1]);
+        cr_assert_eq(run("show %s", in_dir("bad.json")), 2, "%s: %s", bad[i][0], bad[i][1]);
+        e = err_text();
+        cr_assert(strstr(e, "must be a number >= 0 (at most 1e300)"), "%s", e);
+        free(e);
+    }
+    /* A null total is an unknown figure, not a lack of memory. */
+    save_section_member("null.json", "total_ms", "null");
+    cr_assert_eq(run("show %s", in_dir("null.json")), 0);
+    e = err_text();
+    cr_assert_null(strstr(e, "out of memory"), "%s", e);
+    free(e);
+    /* An empty name is a name (show read past its cleaned copy once). */
+    save_section_member("empty.json", "name", "\"\"");
+    cr_assert_eq(run("show %s", in_dir("empty.json")), 0);
+    o = out_text();
+    cr_assert(strstr(o, "\n             2     3.000     1.000  2.000"), "the untitled row, whole: %s", o);
+    free(o);
+    /* Counts that overflow when summed stay at the largest count, never
+     * negative, and the merged file reads back. */
+    save_section_member("big.json", "count", "4611686018427387904");
+    cr_assert_eq(run("merge %s %s %s -o %s", in_dir("big.json"), in_dir("big.json"),
+                     in_dir("big.json"), in_dir("all.json")), 0);
+    cr_assert_eq(run("show %s", in_dir("all.json")), 0, "the merged file reads back");
+    o = out_text();
+    cr_assert(strstr(o, "9223372036854775807"), "saturated: %s", o);
+    cr_assert_null(strstr(o, " -"), "nothing negative: %s", o);
+    free(o);
+}
+
 Test(ptreport, wrong_member_types_are_located)
 {
     char *text, *at;
