@@ -1149,6 +1149,78 @@ Test(ptreport, wrong_schema_is_refused_where_it_stands)
     expect_error("arr.json", "1:1", "a run must be a JSON object");
 }
 
+Test(ptreport, titles_that_differ_in_bytes_stay_apart)
+{
+    /* "a\xff" and "a\xfe" both read "a\uFFFD" as UTF-8: the saved run
+     * keeps their bytes, so show, merge and diff keep them apart. */
+    test_clock clk;
+    pt_timing *t = test_timing(&clk, "bytes", PT_CPU);
+    char *o, *e;
+    json_t *doc;
+
+    TEST_SPAN(t, &clk, "a\xff", MS);
+    TEST_SPAN(t, &clk, "a\xfe", 2 * MS);
+    TEST_SPAN(t, &clk, "a\xfe", 2 * MS);
+    save(t, "run.json");
+    pt_destroy(t);
+    cr_assert_eq(run("show %s", in_dir("run.json")), 0);
+    o = out_text();
+    cr_assert(strstr(o, "1     1.000"), "a\\xff kept: %s", o);
+    cr_assert(strstr(o, "2     4.000"), "a\\xfe kept: %s", o);
+    free(o);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run.json"), in_dir("all.json")),
+                 0);
+    doc = load_json(in_dir("all.json"));
+    cr_assert_eq(json_array_size(json_object_get(doc, "sections")), 2, "two sections, not one");
+    cr_assert_eq(num_at(json_array_get(json_object_get(doc, "sections"), 0), "count", NULL), 2);
+    cr_assert_eq(num_at(json_array_get(json_object_get(doc, "sections"), 1), "count", NULL), 4);
+    json_decref(doc);
+    cr_assert_eq(run("diff %s %s", in_dir("run.json"), in_dir("all.json")), 0, "paired rightly");
+    /* Without their bytes (a hand edit, an older file) the two are alike:
+     * refused, never collapsed into one. */
+    {
+        char *text = slurp(in_dir("run.json")), *at;
+        while ((at = strstr(text, "\"name_bytes\"")) != NULL)
+            memcpy(at, "\"nome_bytes\"", 12);
+        spit(in_dir("alike.json"), text);
+        free(text);
+    }
+    cr_assert_eq(run("show %s", in_dir("alike.json")), 2);
+    e = err_text();
+    cr_assert(strstr(e, "a second section titled"), "%s", e);
+    free(e);
+}
+
+Test(ptreport, a_run_10000_deep_reads_back)
+{
+    /* The export is a flat list: no nesting limit of a JSON parser, and
+     * its size grows with the sections, not with the depth squared. */
+    test_clock clk;
+    pt_timing *t = test_timing(&clk, "deep", PT_CPU);
+    struct stat st;
+    char *o;
+    enum { DEEP = 10000 };
+
+    for (int i = 0; i < DEEP; i++)
+        pt_start(t, "d");
+    clk.now += MS;
+    for (int i = 0; i < DEEP; i++)
+        pt_stop(t, "d");
+    save(t, "deep.json");
+    pt_destroy(t);
+    cr_assert_eq(stat(in_dir("deep.json"), &st), 0);
+    cr_assert_lt(st.st_size, (off_t)DEEP * 2048, "linear in the sections: %lld bytes",
+                 (long long)st.st_size);
+    cr_assert_eq(run("show %s", in_dir("deep.json")), 0, "show reads it");
+    o = out_text();
+    cr_assert(strstr(o, "10000 sections"), "%.300s", o);
+    free(o);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("deep.json"), in_dir("deep.json"),
+                     in_dir("all.json")), 0, "merge reads it");
+    cr_assert_eq(run("convert %s --to csv -o %s", in_dir("all.json"), in_dir("all.csv")), 0,
+                 "and reads what it wrote");
+}
+
 /* The saved run with the first section's member `key` set to `value`. */
 static void save_section_member(const char *name, const char *key, const char *value)
 {
