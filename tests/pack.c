@@ -469,6 +469,15 @@ Test(pack, every_byte_flipped)
 
 /* Neither pt_pack nor pt_unpack_merge recurses: 100,000 levels pack,
  * merge (twice, into sections that exist the second time) and report. */
+/* Counts lines and keeps the widest (ctx: size_t[2]). */
+static void count_line(void *ctx, const char *line)
+{
+    size_t *n = ctx, w = strlen(line);
+    n[0]++;
+    if (w > n[1])
+        n[1] = w;
+}
+
 Test(pack, any_depth_packs_and_merges)
 {
     pt_timing *a = pt_create("a", PT_CPU), *b = pt_create("b", PT_CPU);
@@ -493,7 +502,10 @@ Test(pack, any_depth_packs_and_merges)
                      (unsigned long long)st.count);
     }
     cr_assert_eq(d, deep, "every level is there");
-    cr_assert_eq(pt_log_fn(b, test_text_line, &(test_text){ 0 }), 0, "%s", pt_last_error(b));
+    size_t lines[2] = { 0, 0 }; /* how many, the widest */
+    cr_assert_eq(pt_log_fn(b, count_line, lines), 0, "%s", pt_last_error(b));
+    cr_assert_geq(lines[0], (size_t)deep, "a row for every level: %zu lines", lines[0]);
+    cr_assert_lt(lines[1], 400, "no line grows with the depth: %zu bytes", lines[1]);
     free(buf);
     pt_destroy(a);
     pt_destroy(b);
