@@ -54,9 +54,9 @@ void pt__enter_slow(pt_timing *t, pt__thr *r)
         atomic_store_explicit(&r->busy, 0, memory_order_release);
         pthread_mutex_lock(&t->gate_lock); /* until the report ends */
         pthread_mutex_unlock(&t->gate_lock);
-        atomic_store_explicit(&r->busy, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);
-        if (!atomic_load_explicit(&t->gate, memory_order_acquire))
+        atomic_store_explicit(&r->busy, 1, PT__GATE_ORDER);
+        PT__GATE_FENCE();
+        if (!atomic_load_explicit(&t->gate, PT__GATE_LOAD))
             return;
     }
 }
@@ -71,7 +71,7 @@ static int any_busy(pt_timing *t, const struct pt__id *me, int *others)
         if (r->self == me && me)
             continue;
         (*others)++;
-        busy |= atomic_load_explicit(&r->busy, memory_order_acquire);
+        busy |= atomic_load_explicit(&r->busy, memory_order_seq_cst);
     }
     return busy;
 }
@@ -95,7 +95,7 @@ void pt__read_begin(pt_timing *t)
         if (!fenced) {
             /* Every thread sees the gate now, or is seen busy below. */
             if (pt__gate_fenced)
-                atomic_thread_fence(memory_order_seq_cst);
+                PT__GATE_FENCE();
             else
                 syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
             fenced = 1;
