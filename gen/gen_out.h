@@ -5,6 +5,7 @@
 #define PT_GEN_OUT_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,10 @@ static void gen_printf(gen_buf *b, const char *fmt, ...)
  * Returns 0, or -1 after describing the failure on stderr. */
 static int gen_write(const gen_buf *b, const char *prog, const char *path)
 {
+    struct stat st;
+    const char *slash;
     char *tmp;
-    size_t n;
+    size_t n, dir;
     int fd;
     mode_t mask;
     FILE *f;
@@ -90,13 +93,31 @@ static int gen_write(const gen_buf *b, const char *prog, const char *path)
         }
         return 0;
     }
+    /* The rename replaces a regular file only: a device or FIFO (as root,
+     * -o /dev/null) would become a plain file, and a read-only file is
+     * not to be replaced. */
+    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || (st.st_mode & 0222) == 0)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path,
+                !S_ISREG(st.st_mode) ? "not a regular file; the output is written to a temporary "
+                                       "file and renamed over it, which a device, FIFO or "
+                                       "directory cannot take"
+                                     : "a read-only file; make it writable to replace it");
+        return -1;
+    }
+    slash = strrchr(path, '/');
+    dir = slash ? (size_t)(slash - path) + 1 : 0;
     n = strlen(path) + sizeof ".tmp.XXXXXX";
     tmp = malloc(n);
     if (!tmp) {
         fprintf(stderr, "%s: out of memory\n", prog);
         return -1;
     }
-    snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+    /* Beside the target, under a short name where its own plus the suffix
+     * would pass NAME_MAX. */
+    if (strlen(path + dir) + sizeof ".tmp.XXXXXX" - 1 <= NAME_MAX)
+        snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+    else
+        snprintf(tmp, n, "%.*s.tmp.XXXXXX", (int)dir, path);
     fd = mkstemp(tmp);
     if (fd < 0) {
         fprintf(stderr, "%s: %s: %s\n", prog, tmp, strerror(errno));

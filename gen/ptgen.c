@@ -135,6 +135,28 @@ static int fail(const parser *ps, int line, const char *fmt, ...)
     return -1;
 }
 
+/* s[0..n) for a message, every byte that is not printable ASCII as \xNN
+ * (a byte-order mark or a stray control character would hide in the
+ * terminal), cut with "..." to fit out. */
+static void visible(char *out, size_t cap, const char *s, size_t n)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (k + 8 > cap) {
+            memcpy(out + k, "...", 3);
+            k += 3;
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            out[k++] = (char)c;
+        else
+            k += (size_t)snprintf(out + k, cap - k, "\\x%02x", c);
+    }
+    out[k] = '\0';
+}
+
 /* One line, without its newline. Returns 0, or -1 after an error message. */
 static int parse_line(parser *ps, const char *s, size_t n, int line)
 {
@@ -164,7 +186,9 @@ static int parse_line(parser *ps, const char *s, size_t n, int line)
         if (!name)
             return fail(ps, line, "out of memory");
         if (!is_ident(name, i - start)) {
-            fail(ps, line, "invalid phase name '%s': a name is a C identifier", name);
+            char shown[4 * 64 + 8];
+            visible(shown, sizeof shown, name, i - start);
+            fail(ps, line, "invalid phase name '%s': a name is a C identifier", shown);
             free(name);
             return -1;
         }
@@ -250,6 +274,10 @@ static int parse(parser *ps, const char *text, size_t len)
     size_t pos = 0;
     int line = 0;
 
+    /* Editors may start a UTF-8 file with a byte-order mark: it is no part
+     * of the first name. */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        pos = 3;
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
@@ -466,7 +494,17 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    text = gen_read("ptgen", in, &len);
+    /* Writing over the phase list would lose it. */
+    if (strcmp(in, "-") != 0 && strcmp(out, "-") != 0) {
+        struct stat si, so;
+        if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino) {
+            fprintf(stderr, "ptgen: -o %s is the phase list itself; name another file\n", out);
+            free(name);
+            return 2;
+        }
+    }
+        text = gen_read("ptgen", in, &len);
     ps = calloc(1, sizeof *ps);
     if (!text || !ps) {
         if (!ps)

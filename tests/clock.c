@@ -1,5 +1,8 @@
 /* The real clocks: only what real clocks promise (order, bounds). */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -67,5 +70,53 @@ Test(clock, nested_sections_are_ordered)
     pt_section_get(t, pt_find(t, "outer/inner"), &i);
     cr_assert_geq(o.total_ms, i.total_ms, "outer %g < inner %g", o.total_ms, i.total_ms);
     cr_assert_geq(i.total_ms, 1.0);
+    pt_destroy(t);
+}
+
+Test(clock, a_user_clock_that_goes_back_counts_an_error)
+{
+    /* A user clock may go back: the occurrence counts as 0 ns, never a
+     * negative time, and the fault is counted and said. */
+    test_clock c;
+    pt_timing *t = test_timing(&c, "back", PT_CPU | PT_TRACE);
+    pt_section_stats s;
+
+    c.now = 5000;
+    pt_start(t, "work");
+    c.now = 1000;
+    cr_assert_eq(pt_stop(t, "work"), PT_ERANGE);
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1);
+    cr_assert(strstr(pt_last_error(t), "pt_stop(\"work\"): the user clock went back by 4000 ticks"),
+              "%s", pt_last_error(t));
+    pt_section_get(t, pt_find(t, "work"), &s);
+    cr_assert_eq(s.count, 1, "the occurrence is kept");
+    cr_assert_eq(s.total_ms, 0.0, "as 0 ns, not negative: %g", s.total_ms);
+    cr_assert_eq(s.min_ms, 0.0);
+    cr_assert_geq(run_stats(t).total_ms, 0.0);
+
+    /* From the most negative reading to the most positive one and back:
+     * no signed overflow (UBSan) and no negative figure. */
+    c.now = INT64_MIN;
+    pt_start(t, "far");
+    c.now = INT64_MAX;
+    cr_assert_eq(pt_stop(t, "far"), 0, "%s", pt_last_error(t));
+    pt_start(t, "far");
+    c.now = INT64_MIN;
+    cr_assert_eq(pt_stop(t, "far"), PT_ERANGE);
+    pt_section_get(t, pt_find(t, "far"), &s);
+    cr_assert_eq(s.count, 2);
+    cr_assert_gt(s.first_ms, 1e12, "the whole range forward: %g ms", s.first_ms);
+    cr_assert_eq(s.min_ms, 0.0, "the whole range back counts 0");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    cr_assert_eq(pt_log(t, f), 0);
+    fclose(f);
+    char *errs = strstr(buf, "errors; last:");
+    cr_assert_not_null(errs, "%s", buf);
+    *errs = '\0'; /* the message quotes the readings */
+    for (const char *m = buf; (m = strchr(m, '-')) != NULL; m++)
+        cr_assert(m[1] < '0' || m[1] > '9', "no negative figure in the report:\n%s", buf);
+    free(buf);
     pt_destroy(t);
 }

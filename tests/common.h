@@ -92,7 +92,7 @@ static inline char *test_read_file(const char *path)
  * takes stay valid together. */
 static inline const char *test_path(const char *d, const char *name)
 {
-    static char buf[8][256];
+    static char buf[8][1024];
     static unsigned next;
     char *b = buf[next++ % 8];
     snprintf(b, sizeof buf[0], "%s/%s", d, name);

@@ -339,6 +339,25 @@ static json_t *member(json_t *o, const char *k)
     return v;
 }
 
+/* Sections at the top of the flat list (parent -1). */
+static size_t top_level(json_t *secs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(secs); i++)
+        n += json_integer_value(member(json_array_get(secs, i), "parent")) == -1;
+    return n;
+}
+
+/* The section after s in depth-first order, through the walk API. */
+static const pt_section *walk_next(const pt_section *s)
+{
+    if (pt_section_child(s))
+        return pt_section_child(s);
+    while (s && !pt_section_next(s))
+        s = pt_section_parent(pt_section_parent(s)) ? pt_section_parent(s) : NULL;
+    return s ? pt_section_next(s) : NULL;
+}
+
 Test(export, json_top_level_describes_the_run)
 {
     workload();
@@ -372,49 +391,60 @@ Test(export, json_top_level_describes_the_run)
     cr_assert_eq(json_integer_value(member(member(errs, "by_code"), "PT_ENOSTART")), 1,
                  "errors.by_code names the code");
     cr_assert_eq(json_object_size(member(errs, "by_code")), 1, "only codes that happened");
-    cr_assert_eq(json_array_size(member(j, "sections")), 2, "two top-level sections");
+    cr_assert_eq(top_level(member(j, "sections")), 2, "two top-level sections");
     json_decref(j);
 }
 
 static const char *const json_ints[] = { "depth", "count", "blocks" };
 
-/* Checks one section object and its children against the timing. */
-static void check_section(json_t *o, int depth)
+/* Checks the flat list against the timing: every section once, depth
+ * first in order of first start, each with its place, its parent's place
+ * and every figure. */
+static void check_sections(json_t *secs)
 {
-    const char *path = json_string_value(member(o, "path"));
-    pt_section_stats s = stats_of(path);
+    const pt_section *s = pt_section_child(pt_root(t));
+    long long up[64];
+    char path[512];
 
-    cr_assert_str_eq(json_string_value(member(o, "name")), s.name, "%s: name", path);
-    cr_assert_eq(json_integer_value(member(o, "depth")), depth, "%s: depth", path);
-    cr_assert_str_eq(json_string_value(member(o, "kind")), s.gpu ? "gpu" : "cpu", "%s: kind", path);
-    cr_assert(json_is_boolean(member(o, "open")) && json_is_true(member(o, "open")) == s.open,
-              "%s: open", path);
-    cr_assert_eq((uint64_t)json_integer_value(member(o, "count")), s.count, "%s: count", path);
-    cr_assert_eq((uint64_t)json_integer_value(member(o, "blocks")), s.blocks, "%s: blocks", path);
-    for (size_t i = 0; i < sizeof json_ints / sizeof json_ints[0]; i++)
-        cr_assert(json_is_integer(member(o, json_ints[i])), "%s: %s is an integer", path,
-                  json_ints[i]);
-    for (int k = 0; k < NCSV; k++) {
-        if (!is_double_column(csv_columns[k]))
-            continue;
-        double want = figure(&s, csv_columns[k]);
-        double got = json_number_value(member(o, csv_columns[k]));
-        cr_assert(got == want, "%s: %s is %.17g, read %.17g", path, csv_columns[k], want, got);
+    for (size_t i = 0; i < json_array_size(secs); i++, s = walk_next(s)) {
+        json_t *o = json_array_get(secs, i);
+        cr_assert_not_null(s, "no more sections than the tree has");
+        pt_section_path(s, path, sizeof path);
+        pt_section_stats st = stats_of(path);
+        int depth = st.depth;
+        up[depth] = (long long)i;
+        cr_assert_eq(json_integer_value(member(o, "id")), (json_int_t)i, "%s: id", path);
+        cr_assert_eq(json_integer_value(member(o, "parent")), depth > 1 ? up[depth - 1] : -1,
+                     "%s: parent", path);
+        cr_assert_null(json_object_get(o, "path"), "%s: no path (it grows with the depth)",
+                       path);
+        cr_assert_null(json_object_get(o, "children"), "%s: not nested", path);
+        cr_assert_str_eq(json_string_value(member(o, "name")), st.name, "%s: name", path);
+        cr_assert_eq(json_integer_value(member(o, "depth")), depth, "%s: depth", path);
+        cr_assert_str_eq(json_string_value(member(o, "kind")), st.gpu ? "gpu" : "cpu",
+                         "%s: kind", path);
+        cr_assert(json_is_boolean(member(o, "open")) && json_is_true(member(o, "open")) == st.open,
+                  "%s: open", path);
+        cr_assert_eq((uint64_t)json_integer_value(member(o, "count")), st.count, "%s: count",
+                     path);
+        cr_assert_eq((uint64_t)json_integer_value(member(o, "blocks")), st.blocks, "%s: blocks",
+                     path);
+        for (size_t k = 0; k < sizeof json_ints / sizeof json_ints[0]; k++)
+            cr_assert(json_is_integer(member(o, json_ints[k])), "%s: %s is an integer", path,
+                      json_ints[k]);
+        for (int k = 0; k < NCSV; k++) {
+            if (!is_double_column(csv_columns[k]))
+                continue;
+            double want = figure(&st, csv_columns[k]);
+            double got = json_number_value(member(o, csv_columns[k]));
+            cr_assert(got == want, "%s: %s is %.17g, read %.17g", path, csv_columns[k], want,
+                      got);
+        }
     }
-    json_t *kids = member(o, "children");
-    cr_assert(json_is_array(kids), "%s: children is an array", path);
-    const pt_section *c = pt_section_child(pt_find(t, path));
-    for (size_t i = 0; i < json_array_size(kids); i++, c = pt_section_next(c)) {
-        cr_assert_not_null(c, "%s: no more children than the tree has", path);
-        json_t *k = json_array_get(kids, i);
-        cr_assert_str_eq(json_string_value(member(k, "name")), pt_section_name(c),
-                         "%s: children in order of first start", path);
-        check_section(k, depth + 1);
-    }
-    cr_assert_null(c, "%s: every child is exported", path);
+    cr_assert_null(s, "every section is exported");
 }
 
-Test(export, json_sections_nest_with_every_figure)
+Test(export, json_sections_are_flat_with_every_figure)
 {
     workload();
     cr_assert_eq(pt_export_json(t, in_dir("perf.json")), 0, "%s", pt_last_error(t));
@@ -422,9 +452,9 @@ Test(export, json_sections_nest_with_every_figure)
     json_t *secs = member(j, "sections");
     cr_assert_str_eq(json_string_value(member(json_array_get(secs, 0), "name")), "frame",
                      "first top-level section");
-    for (size_t i = 0; i < json_array_size(secs); i++)
-        check_section(json_array_get(secs, i), 1);
-    json_t *solve = json_array_get(member(json_array_get(secs, 0), "children"), 0);
+    check_sections(secs);
+    json_t *solve = json_array_get(secs, 1);
+    cr_assert_str_eq(json_string_value(member(solve, "name")), "solve", "frame's first child");
     cr_assert_eq(json_number_value(member(solve, "total_ms")), 15.0, "1+2+3 + 2+3+4 ms");
     cr_assert_eq(json_number_value(member(solve, "first_ms")), 1.0, "the first solve");
     cr_assert_eq(json_number_value(member(solve, "gflops")), 120.0, "1.8 GFLOP in 15 ms");
@@ -489,7 +519,8 @@ Test(export, json_states_device_clock_and_phase_kinds)
     cr_assert(json_is_true(member(member(j, "stats"), "gpu_fallback")), "gpu_fallback");
     json_t *step = json_array_get(member(j, "sections"), 0);
     cr_assert_str_eq(json_string_value(member(step, "kind")), "gpu", "the launch");
-    json_t *a = json_array_get(member(step, "children"), 0);
+    json_t *a = json_array_get(member(j, "sections"), 1);
+    cr_assert_eq(json_integer_value(member(a, "parent")), 0, "under the launch");
     cr_assert_str_eq(json_string_value(member(a, "kind")), "phase", "the phase");
     cr_assert_eq(json_integer_value(member(a, "blocks")), 4, "blocks");
     cr_assert_eq(json_number_value(member(a, "block_mean_ms")), 2.0, "8 ms over 4 blocks");
@@ -509,8 +540,10 @@ Test(export, json_with_open_sections_is_complete_and_eopen)
     cr_assert_eq(rc, PT_EOPEN, "open sections: %s", pt_strerror(rc));
     json_t *j = load(in_dir("open.json"));
     json_t *secs = member(j, "sections");
-    cr_assert_eq(json_array_size(secs), 3, "frame, post and the open outer");
-    cr_assert(json_is_true(member(json_array_get(secs, 2), "open")), "outer is open");
+    json_t *outer = json_array_get(secs, json_array_size(secs) - 1);
+    cr_assert_eq(top_level(secs), 3, "frame, post and the open outer");
+    cr_assert_str_eq(json_string_value(member(outer, "name")), "outer", "last");
+    cr_assert(json_is_true(member(outer, "open")), "outer is open");
     cr_assert_eq(json_integer_value(member(member(j, "stats"), "open_count")), 1, "open_count");
     json_decref(j);
 }
@@ -601,6 +634,43 @@ Test(export, an_existing_file_is_replaced_whole)
     cr_assert_eq(after.st_mode & 0777, 0640, "the old file's permissions are kept");
     cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
     free(text);
+}
+
+Test(export, a_read_only_file_is_refused_and_kept)
+{
+    /* Nobody may write it: a rename would replace it all the same (and
+     * root passes mode bits), so the export refuses it, as an open would. */
+    const char *path = in_dir("ro.csv");
+    FILE *f = fopen(path, "w");
+
+    cr_assert_not_null(f);
+    fputs("kept\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0444), 0);
+    TEST_SPAN(t, &clk, "x", MS);
+    cr_assert_eq(pt_export_csv(t, path), PT_EIO);
+    cr_assert(strstr(pt_last_error(t), "a read-only file (mode 0444)"), "%s", pt_last_error(t));
+    char *text = slurp(path);
+    cr_assert_str_eq(text, "kept\n", "the file is as it was");
+    free(text);
+    cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
+    chmod(path, 0644);
+}
+
+Test(export, a_name_of_250_bytes_is_written)
+{
+    /* The temporary name beside it would pass NAME_MAX (255): a shorter
+     * one in the same directory is used. */
+    char name[251];
+
+    memset(name, 'n', 246);
+    memcpy(name + 246, ".csv", 5);
+    TEST_SPAN(t, &clk, "x", MS);
+    cr_assert_eq(pt_export_csv(t, in_dir(name)), 0, "%s", pt_last_error(t));
+    char *text = slurp(in_dir(name));
+    cr_assert(strstr(text, "\nx,x,1,cpu,"), "%s", text);
+    free(text);
+    cr_assert_eq(entries(dir, ""), 1, "no temporary left beside it");
 }
 
 /* A directory where nothing can be created: mode 0555, which binds

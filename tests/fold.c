@@ -132,6 +132,25 @@ Test(fold, children_add_up_to_the_launch)
     pt_dev_records_free(b);
 }
 
+Test(fold, a_launch_folds_once)
+{
+    /* A second fold of the same occurrence would add its phases again:
+     * the children would come to twice the launch. */
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fold(b, "step"), PT_ESTATE, "the same launch again");
+    cr_assert(strstr(pt_last_error(t), "folded already"), "%s", pt_last_error(t));
+    cr_assert_eq(get("step/phase 0").count, 1, "folded once");
+    cr_assert_float_eq(get("step/phase 0").total_ms + get("step/(unattributed)").total_ms,
+                       get("step").total_ms, EPS, "children add up to the launch");
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "the next launch folds: %s", pt_last_error(t));
+    cr_assert_eq(get("step/phase 0").count, 2);
+    pt_dev_records_free(b);
+}
+
 Test(fold, per_block_mean_min_max_and_imbalance)
 {
     pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
@@ -307,6 +326,24 @@ Test(fold, bad_phases_and_slots_are_counted)
     cr_assert(strstr(pt_last_error(t), "4 blocks with a slot index out of range"), "%s",
               pt_last_error(t));
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "still folded");
+    pt_dev_records_free(b);
+}
+
+Test(fold, out_of_range_names_the_limit_a_mark_meets)
+{
+    /* With more phases than a kernel records by default, a mark past
+     * PT_DEV_MAX_PHASES is out of range too: the message says so. */
+    int np = PT_DEV_MAX_PHASES + 4;
+    pt_dev_records *b = pt_dev_records_create(t, 1, np, NULL, PT_DEV_HOST, 0);
+    long long cyc[PT_DEV_MAX_PHASES + 4] = { 1000000 };
+    char want[128];
+    slot(b, 0, 0, 2000000, 0, 1000000, cyc, NULL);
+    pt_dev_arg(b).data[PT_DEV_HDR + PT_DEV_S_BAD_PHASE] = 1;
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), PT_ERANGE);
+    snprintf(want, sizeof want, "or [0, %d) in a kernel built without PT_DEV_MAX_PHASES",
+             PT_DEV_MAX_PHASES);
+    cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
     pt_dev_records_free(b);
 }
 
@@ -541,6 +578,25 @@ Test(fold, many_folds_in_flight_each_see_their_own_launch)
     pt_dev_records_free(b);
 }
 
+Test(fold, a_queued_launch_folds_once)
+{
+    gpu_timing();
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 1;
+    pt_stop_gpu(t, "step", 0);
+    fake.not_ready = 1;
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fold(b, "step"), PT_ESTATE, "still pending, already folded");
+    fake.not_ready = 0;
+    pt_sync(t);
+    cr_assert_eq(fold(b, "step"), PT_ESTATE, "resolved, already folded");
+    cr_assert_eq(get("step/phase 0").count, 1, "folded once");
+    cr_assert_eq(pt_error_count_of(t, PT_ESTATE), 2);
+    pt_dev_records_free(b);
+}
+
 Test(fold, a_fold_takes_in_finished_launches_without_waiting)
 {
     gpu_timing();
@@ -556,6 +612,9 @@ Test(fold, a_fold_takes_in_finished_launches_without_waiting)
     fold(b, "step");
     cr_assert_eq(pt_find(t, "other")->count, 0, "not finished: not waited for");
     fake.not_ready = 0;
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 1;
+    pt_stop_gpu(t, "step", 0);
     fold(b, "step");
     cr_assert_eq(pt_find(t, "other")->count, 1, "finished work is taken in at the fold");
     pt_sync(t);

@@ -172,6 +172,20 @@ Test(memory, the_memory_table)
     free(b.s);
 }
 
+Test(memory, an_empty_tensor_name_is_a_name)
+{
+    /* The cleaned copy of "" ends with its NUL like any other (the view
+     * read past it once: ASan, valgrind). */
+    test_text b = { 0 };
+
+    cr_assert_eq(pt_track(t, "", NULL, 2e6, NULL, 0, ""), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_log_fn(t, test_text_line, &b, .view = PT_VIEW_MEMORY), 0, "%s",
+                 pt_last_error(t));
+    cr_assert(strstr(b.s, "\n        ()  "), "the empty name, its row whole:\n%s", b.s);
+    cr_assert(strstr(b.s, "2.000\n"), "its size:\n%s", b.s);
+    free(b.s);
+}
+
 Test(memory, csv_and_json_read_back)
 {
     char dir[] = "/tmp/ptkit-mem-XXXXXX", path[128], line[2048];

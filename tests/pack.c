@@ -468,29 +468,77 @@ Test(pack, every_byte_flipped)
     pt_destroy(a);
 }
 
-Test(pack, nesting_limit)
+/* Neither pt_pack nor pt_unpack_merge recurses: 100,000 levels pack,
+ * merge (twice, into sections that exist the second time) and report. */
+/* Counts lines and keeps the widest (ctx: size_t[2]). */
+static void count_line(void *ctx, const char *line)
+{
+    size_t *n = ctx, w = strlen(line);
+    n[0]++;
+    if (w > n[1])
+        n[1] = w;
+}
+
+Test(pack, any_depth_packs_and_merges)
 {
     pt_timing *a = pt_create("a", PT_CPU), *b = pt_create("b", PT_CPU);
+    const int deep = 100000;
+    const pt_section *s;
     void *buf;
     size_t len;
-    int rc, i;
+    int i, d = 0;
 
-    for (i = 0; i < 4096; i++)
+    for (i = 0; i < deep; i++)
         pt_start(a, "d");
-    for (i = 0; i < 4096; i++)
+    for (i = 0; i < deep; i++)
         pt_stop(a, "d");
     pack_ok(a, &buf, &len);
-    cr_assert_eq(pt_unpack_merge(b, buf, len), 0, "4096 levels: %s", pt_last_error(b));
-    cr_assert_eq(run_stats(b).section_count, 4096);
+    cr_assert_eq(pt_unpack_merge(b, buf, len), 0, "%d levels: %s", deep, pt_last_error(b));
+    cr_assert_eq(pt_unpack_merge(b, buf, len), 0, "again: %s", pt_last_error(b));
+    cr_assert_eq(run_stats(b).section_count, (size_t)deep);
+    for (s = pt_section_child(pt_root(b)); s; s = pt_section_child(s), d++) {
+        pt_section_stats st;
+        pt_section_get(b, s, &st);
+        cr_assert_eq(st.count, 2, "level %d merged twice: %llu", d + 1,
+                     (unsigned long long)st.count);
+    }
+    cr_assert_eq(d, deep, "every level is there");
+    size_t lines[2] = { 0, 0 }; /* how many, the widest */
+    cr_assert_eq(pt_log_fn(b, count_line, lines), 0, "%s", pt_last_error(b));
+    cr_assert_geq(lines[0], (size_t)deep, "a row for every level: %zu lines", lines[0]);
+    cr_assert_lt(lines[1], 400, "no line grows with the depth: %zu bytes", lines[1]);
     free(buf);
-    for (i = 0; i < 4097; i++)
-        pt_start(a, "d");
-    for (i = 0; i < 4097; i++)
-        pt_stop(a, "d");
-    rc = pt_pack(a, &buf, &len);
-    cr_assert_eq(rc, PT_ERANGE, "4097 levels: %s", pt_strerror(rc));
-    cr_assert_null(buf);
-    cr_assert(strstr(pt_last_error(a), "nested too deep"), "%s", pt_last_error(a));
+    pt_destroy(a);
+    pt_destroy(b);
+}
+
+/* A negative time or a negative spread (which would make a NaN
+ * deviation) is refused, and nothing is merged. */
+Test(pack, negative_figures_are_refused)
+{
+    pt_timing *a = pt_create("a", PT_CPU), *b = pt_create("b", PT_CPU);
+    static const size_t at[] = { 0, 4 }; /* total, m2 among the figures */
+    void *buf;
+    size_t len;
+
+    for (int i = 0; i < 3; i++) {
+        pt_start(a, "x");
+        pt_stop(a, "x");
+    }
+    pack_ok(a, &buf, &len);
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        unsigned char *p = malloc(len);
+        double v = -1;
+        /* header 16, depth 4, kind 1, flags 1, name_len 4, "x", count 8 */
+        size_t off = 16 + 4 + 1 + 1 + 4 + 1 + 8 + 8 * at[k];
+        memcpy(p, buf, len);
+        memcpy(p + off, &v, sizeof v);
+        cr_assert_eq(pt_unpack_merge(b, p, len), PT_EPARSE, "figure %zu negative", at[k]);
+        cr_assert(strstr(pt_last_error(b), "negative"), "%s", pt_last_error(b));
+        cr_assert_eq(run_stats(b).section_count, 0, "nothing merged");
+        free(p);
+    }
+    free(buf);
     pt_destroy(a);
     pt_destroy(b);
 }
@@ -510,9 +558,9 @@ static pt_timing *huge(const char *name, double sign)
     s = (pt_section *)pt_find(t, "big");
     s->count = UINT64_MAX - 1;
     s->total_ns = s->read = s->written = s->flops = 1.5e308;
-    s->xfer[0] = s->xfer[1] = s->xfer[2] = -1.5e308;
-    s->first_ns = s->min_ns = -1.7e308;
-    s->mean_ns = sign * 1.7e308;
+    s->xfer[0] = s->xfer[1] = s->xfer[2] = 1.5e308;
+    s->first_ns = s->min_ns = 1.7e308;
+    s->mean_ns = sign > 0 ? 1.7e308 : 1e-300;
     s->max_ns = 1.7e308;
     s->m2_ns = 1.7e308;
     s->kind = PT__K_PHASE;
@@ -539,8 +587,9 @@ Test(pack, merged_figures_that_overflow_saturate)
     cr_assert_eq(pt_unpack_merge(b, x, nx), 0, "%s", pt_last_error(b));
     free(x);
     s = pt_find(b, "big");
-    cr_assert_eq(s->count, UINT64_MAX, "the count saturates, not wraps");
-    cr_assert_eq(s->phase->blocks, UINT64_MAX, "the blocks saturate, not wrap");
+    cr_assert_eq(s->count, (uint64_t)INT64_MAX,
+                 "the count saturates where every JSON reader still reads it, not wraps");
+    cr_assert_eq(s->phase->blocks, (uint64_t)INT64_MAX, "the blocks saturate, not wrap");
 #define FINITE(f) cr_assert(isfinite(s->f), #f " is %g", s->f)
     FINITE(total_ns); FINITE(first_ns); FINITE(last_ns); FINITE(mean_ns); FINITE(m2_ns);
     FINITE(min_ns); FINITE(max_ns); FINITE(read); FINITE(written); FINITE(flops);
@@ -548,7 +597,7 @@ Test(pack, merged_figures_that_overflow_saturate)
     FINITE(phase->hits); FINITE(phase->block_sum_ns); FINITE(phase->sm_ns[0]);
 #undef FINITE
     cr_assert_eq(s->total_ns, DBL_MAX, "the largest double");
-    cr_assert_eq(s->xfer[0], -DBL_MAX, "the most negative double");
+    cr_assert_eq(s->xfer[0], DBL_MAX, "held at the largest double");
 
     pack_ok(b, &x, &nx);
     cr_assert_eq(pt_unpack_merge(c, x, nx), 0, "the merged tree reads back: %s",

@@ -425,3 +425,93 @@ Test(ptgen_tool, missing_input_and_usage_errors)
     cr_assert(strstr(r.err, "usage: ptgen"), "no usage text: %s", r.err);
     run_free(&r);
 }
+
+/* `cd dir && ptgen ARGS`: the exit status, stderr into *err (malloc'ed). */
+static int ptgen_args(const char *args, char **err)
+{
+    char cmd[2048], cwd[512], bin[1024], path[600];
+    int st;
+
+    if (build_dir()[0] == '/')
+        snprintf(bin, sizeof bin, "%s/bin/ptgen", build_dir());
+    else
+        snprintf(bin, sizeof bin, "%s/%s/bin/ptgen", getcwd(cwd, sizeof cwd), build_dir());
+    snprintf(cmd, sizeof cmd, "cd %s && '%s' %s 2> stderr.txt", dir, bin, args);
+    st = system(cmd);
+    cr_assert(WIFEXITED(st), "ptgen did not exit normally: %d", st);
+    snprintf(path, sizeof path, "%s/stderr.txt", dir);
+    *err = test_read_file(path);
+    cr_assert_not_null(*err);
+    return WEXITSTATUS(st);
+}
+
+Test(ptgen_tool, only_a_regular_file_is_replaced)
+{
+    char path[600], *err;
+    struct stat st;
+
+    write_input("a\n", 2);
+    /* A FIFO (or a device: as root, -o /dev/null) is not made a file. */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    cr_assert_eq(ptgen_args("phases.txt -o fifo", &err), 1);
+    cr_assert(strstr(err, "ptgen: fifo: not a regular file"), "%s", err);
+    free(err);
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "still a FIFO");
+    unlink(path);
+    /* Nor is the phase list itself, under any name. */
+    cr_assert_eq(ptgen_args("phases.txt -o ./phases.txt", &err), 2);
+    cr_assert(strstr(err, "is the phase list itself"), "%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/phases.txt", dir);
+    char *in = test_read_file(path);
+    cr_assert_str_eq(in, "a\n", "the list is kept");
+    free(in);
+    /* A read-only file is refused, even for root, and kept. */
+    snprintf(path, sizeof path, "%s/ro.h", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("kept\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0444), 0);
+    cr_assert_eq(ptgen_args("phases.txt -o ro.h", &err), 1);
+    cr_assert(strstr(err, "ptgen: ro.h: a read-only file"), "%s", err);
+    free(err);
+    in = test_read_file(path);
+    cr_assert_str_eq(in, "kept\n");
+    free(in);
+    unlink(path);
+}
+
+Test(ptgen_tool, a_name_of_250_bytes_is_written)
+{
+    /* Its temporary name would pass NAME_MAX beside it. */
+    char name[251], args[400], *err;
+
+    memset(name, 'h', 248);
+    memcpy(name + 248, ".h", 3);
+    write_input("a\n", 2);
+    snprintf(args, sizeof args, "phases.txt -o %s --name long", name);
+    cr_assert_eq(ptgen_args(args, &err), 0, "%s", err);
+    free(err);
+    snprintf(args, sizeof args, "%s/%s", dir, name);
+    char *out = test_read_file(args);
+    cr_assert_not_null(out);
+    cr_assert(strstr(out, "enum long_phase"), "%s", out);
+    free(out);
+    unlink(args);
+}
+
+Test(ptgen_tool, a_byte_order_mark_is_no_part_of_a_name)
+{
+    run r = ptgen_run("\xef\xbb\xbf" "first\nsecond\n", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "PH_FIRST = 0,"), "%s", r.out);
+    run_free(&r);
+    char path[600];
+    snprintf(path, sizeof path, "%s/out.h", dir);
+    unlink(path);
+    /* Elsewhere it is a bad byte, and the message shows it. */
+    expect_error("first\n\xef\xbb\xbfsecond\n", "phases.txt:2: invalid phase name '\\xef\\xbb\\xbfsecond'");
+}

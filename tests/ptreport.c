@@ -449,13 +449,13 @@ Test(ptreport, merge_spreads_and_counts_are_exact)
                      in_dir("r3.json"), in_dir("all.json")),
                  0, "%s", err_text());
     doc = load_json(in_dir("all.json"));
-    cr_assert_eq(json_integer_value(json_object_get(doc, "schema")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(doc, "schema")), PT_JSON_SCHEMA);
     cr_assert_eq(num_at(doc, "merged", "inputs"), 3);
     secs = json_object_get(doc, "sections");
     cr_assert_eq(json_array_size(secs), 2, "work and rare");
     work = json_array_get(secs, 0);
     only = json_array_get(secs, 1);
-    cr_assert_str_eq(json_string_value(json_object_get(work, "path")), "work");
+    cr_assert_str_eq(json_string_value(json_object_get(work, "name")), "work");
     json_t *m = json_object_get(work, "merged");
     cr_assert_eq(num_at(m, "inputs", NULL), 3);
     cr_assert_eq(num_at(m, "count", NULL), 6, "1 + 2 + 3 calls");
@@ -470,7 +470,7 @@ Test(ptreport, merge_spreads_and_counts_are_exact)
     cr_assert_eq(num_at(work, "first_ms", NULL), 1, "r1's first call");
     cr_assert_eq(num_at(work, "min_ms", NULL), 2);
     cr_assert_eq(num_at(work, "max_ms", NULL), 3);
-    cr_assert_str_eq(json_string_value(json_object_get(only, "path")), "rare");
+    cr_assert_str_eq(json_string_value(json_object_get(only, "name")), "rare");
     cr_assert_eq(num_at(json_object_get(only, "merged"), "inputs", NULL), 2, "in r1 and r3");
     cr_assert_eq(num_at(doc, "stats", "total_ms"), 16, "14 + 2 x 1 ms");
     cr_assert_eq(num_at(doc, "stats", "section_count"), 2);
@@ -696,7 +696,9 @@ Test(ptreport, convert_trace_widens_a_parent_its_children_outgrow)
     save(t, "run.json");
     doc = load_json(in_dir("run.json"));
     host = json_array_get(json_object_get(doc, "sections"), 0);
-    wait = json_array_get(json_object_get(host, "children"), 0);
+    wait = json_array_get(json_object_get(doc, "sections"), 1);
+    cr_assert_eq(json_integer_value(json_object_get(wait, "parent")), 0, "under host");
+    (void)host;
     json_object_set_new(wait, "total_ms", json_real(5));
     json_object_set_new(wait, "first_ms", json_real(5));
     cr_assert_eq(json_dump_file(doc, in_dir("edited.json"), JSON_INDENT(1)), 0);
@@ -1088,6 +1090,47 @@ Test(ptreport, convert_unwritable_outputs_exit_2_and_write_nothing)
     }
 }
 
+Test(ptreport, merge_outputs_are_refused_as_convert_refuses_them)
+{
+    static const double s[] = { 1, 2 };
+    struct stat st;
+    char name[251], *err, *text;
+
+    save_spans("run.json", s, 2, NULL);
+    cr_assert_eq(run("merge %s -o ''", in_dir("run.json")), 2, "an empty -o");
+    err = err_text();
+    cr_assert(strstr(err, "merge: an empty -o"), "%s", err);
+    free(err);
+    cr_assert_eq(mkfifo(in_dir("fifo"), 0644), 0);
+    cr_assert_eq(run("merge %s -o %s", in_dir("run.json"), in_dir("fifo")), 2, "a FIFO");
+    err = err_text();
+    cr_assert(strstr(err, "fifo: not a regular file"), "%s", err);
+    free(err);
+    cr_assert_eq(stat(in_dir("fifo"), &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "still a FIFO");
+    unlink(in_dir("fifo"));
+    spit(in_dir("ro.json"), "kept\n");
+    cr_assert_eq(chmod(in_dir("ro.json"), 0444), 0);
+    cr_assert_eq(run("merge %s -o %s", in_dir("run.json"), in_dir("ro.json")), 2, "read-only");
+    err = err_text();
+    cr_assert(strstr(err, "ro.json: a read-only file"), "%s", err);
+    free(err);
+    text = slurp(in_dir("ro.json"));
+    cr_assert_str_eq(text, "kept\n", "kept as it was");
+    free(text);
+    unlink(in_dir("ro.json"));
+    /* A temporary name beside a 250-byte name would pass NAME_MAX. */
+    memset(name, 'm', 245);
+    memcpy(name + 245, ".json", 6);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run.json"), in_dir(name)), 0,
+                 "a 250-byte name");
+    text = slurp(in_dir(name));
+    cr_assert(strstr(text, "\"schema\""), "a whole run");
+    free(text);
+    unlink(in_dir(name));
+    cr_assert_eq(entries_with(dir, "."), 2, "no temporary left: only . and ..");
+}
+
 /* ---- bad input ------------------------------------------------------------ */
 
 Test(ptreport, malformed_json_names_line_and_column)
@@ -1141,13 +1184,145 @@ static void expect_error(const char *name, const char *where, const char *what)
 
 Test(ptreport, wrong_schema_is_refused_where_it_stands)
 {
-    /* The export starts "{\n  \"schema\": 1," so the value is at line 2, column 13. */
-    save_edited("s2.json", "\"schema\": 1", "\"schema\": 2");
-    expect_error("s2.json", "2:13", "schema 2 is not supported: ptreport reads schema 1");
-    save_edited("s3.json", "\"schema\": 1", "\"schema\": \"1\"");
+    /* The export starts "{\n  \"schema\": 2," so the value is at line 2, column 13. */
+    save_edited("s2.json", "\"schema\": 2", "\"schema\": 3");
+    expect_error("s2.json", "2:13", "schema 3 is not supported: ptreport reads schemas 1 to 2");
+    save_edited("s3.json", "\"schema\": 2", "\"schema\": \"1\"");
     expect_error("s3.json", "2:13", "\"schema\" must be an integer");
     spit(in_dir("arr.json"), "[1, 2]\n");
     expect_error("arr.json", "1:1", "a run must be a JSON object");
+}
+
+Test(ptreport, titles_that_differ_in_bytes_stay_apart)
+{
+    /* "a\xff" and "a\xfe" both read "a\uFFFD" as UTF-8: the saved run
+     * keeps their bytes, so show, merge and diff keep them apart. */
+    test_clock clk;
+    pt_timing *t = test_timing(&clk, "bytes", PT_CPU);
+    char *o, *e;
+    json_t *doc;
+
+    TEST_SPAN(t, &clk, "a\xff", MS);
+    TEST_SPAN(t, &clk, "a\xfe", 2 * MS);
+    TEST_SPAN(t, &clk, "a\xfe", 2 * MS);
+    save(t, "run.json");
+    pt_destroy(t);
+    cr_assert_eq(run("show %s", in_dir("run.json")), 0);
+    o = out_text();
+    cr_assert(strstr(o, "1     1.000"), "a\\xff kept: %s", o);
+    cr_assert(strstr(o, "2     4.000"), "a\\xfe kept: %s", o);
+    free(o);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run.json"), in_dir("all.json")),
+                 0);
+    doc = load_json(in_dir("all.json"));
+    cr_assert_eq(json_array_size(json_object_get(doc, "sections")), 2, "two sections, not one");
+    cr_assert_eq(num_at(json_array_get(json_object_get(doc, "sections"), 0), "count", NULL), 2);
+    cr_assert_eq(num_at(json_array_get(json_object_get(doc, "sections"), 1), "count", NULL), 4);
+    json_decref(doc);
+    cr_assert_eq(run("diff %s %s", in_dir("run.json"), in_dir("all.json")), 0, "paired rightly");
+    /* Without their bytes (a hand edit, an older file) the two are alike:
+     * refused, never collapsed into one. */
+    {
+        char *text = slurp(in_dir("run.json")), *at;
+        while ((at = strstr(text, "\"name_bytes\"")) != NULL)
+            memcpy(at, "\"nome_bytes\"", 12);
+        spit(in_dir("alike.json"), text);
+        free(text);
+    }
+    cr_assert_eq(run("show %s", in_dir("alike.json")), 2);
+    e = err_text();
+    cr_assert(strstr(e, "a second section titled"), "%s", e);
+    free(e);
+}
+
+Test(ptreport, a_run_10000_deep_reads_back)
+{
+    /* The export is a flat list: no nesting limit of a JSON parser, and
+     * its size grows with the sections, not with the depth squared. */
+    test_clock clk;
+    pt_timing *t = test_timing(&clk, "deep", PT_CPU);
+    struct stat st;
+    char *o;
+    enum { DEEP = 10000 };
+
+    for (int i = 0; i < DEEP; i++)
+        pt_start(t, "d");
+    clk.now += MS;
+    for (int i = 0; i < DEEP; i++)
+        pt_stop(t, "d");
+    save(t, "deep.json");
+    pt_destroy(t);
+    cr_assert_eq(stat(in_dir("deep.json"), &st), 0);
+    cr_assert_lt(st.st_size, (off_t)DEEP * 2048, "linear in the sections: %lld bytes",
+                 (long long)st.st_size);
+    cr_assert_eq(run("show %s", in_dir("deep.json")), 0, "show reads it");
+    o = out_text();
+    cr_assert(strstr(o, "10000 sections"), "%.300s", o);
+    free(o);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("deep.json"), in_dir("deep.json"),
+                     in_dir("all.json")), 0, "merge reads it");
+    cr_assert_eq(run("convert %s --to csv -o %s", in_dir("all.json"), in_dir("all.csv")), 0,
+                 "and reads what it wrote");
+}
+
+/* The saved run with the first section's member `key` set to `value`. */
+static void save_section_member(const char *name, const char *key, const char *value)
+{
+    static const double s[] = { 1, 2 };
+    char *text, *at, *end, *out, pat[64];
+    save_spans("orig.json", s, 2, NULL);
+    text = slurp(in_dir("orig.json"));
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    at = strstr(strstr(text, "\"sections\""), pat);
+    cr_assert_not_null(at, "no %s in the first section", key);
+    at += strlen(pat);
+    end = at + strcspn(at, ",}\n");
+    out = malloc(strlen(text) + strlen(value) + 1);
+    memcpy(out, text, (size_t)(at - text));
+    strcpy(out + (at - text), value);
+    strcat(out, end);
+    spit(in_dir(name), out);
+    free(text);
+    free(out);
+}
+
+Test(ptreport, figures_out_of_range_are_refused_and_merged_counts_saturate)
+{
+    char *e, *o;
+    static const char *const bad[][2] = {
+        { "total_ms", "-5" }, { "total_ms", "1e308" }, { "first_ms", "-1" },
+    };
+    /* Hand-edited negative or huge figures would show as negative totals
+     * or inf%: refused where they stand. */
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        save_section_member("bad.json", bad[i][0], bad[i][1]);
+        cr_assert_eq(run("show %s", in_dir("bad.json")), 2, "%s: %s", bad[i][0], bad[i][1]);
+        e = err_text();
+        cr_assert(strstr(e, "must be a number >= 0 (at most 1e300)"), "%s", e);
+        free(e);
+    }
+    /* A null total is an unknown figure, not a lack of memory. */
+    save_section_member("null.json", "total_ms", "null");
+    cr_assert_eq(run("show %s", in_dir("null.json")), 0);
+    e = err_text();
+    cr_assert_null(strstr(e, "out of memory"), "%s", e);
+    free(e);
+    /* An empty name is a name (show read past its cleaned copy once). */
+    save_section_member("empty.json", "name", "\"\"");
+    cr_assert_eq(run("show %s", in_dir("empty.json")), 0);
+    o = out_text();
+    cr_assert(strstr(o, "\n             2     3.000     1.000  2.000"), "the untitled row, whole: %s", o);
+    free(o);
+    /* Counts that overflow when summed stay at the largest count, never
+     * negative, and the merged file reads back. */
+    save_section_member("big.json", "count", "4611686018427387904");
+    cr_assert_eq(run("merge %s %s %s -o %s", in_dir("big.json"), in_dir("big.json"),
+                     in_dir("big.json"), in_dir("all.json")), 0);
+    cr_assert_eq(run("show %s", in_dir("all.json")), 0, "the merged file reads back");
+    o = out_text();
+    cr_assert(strstr(o, "9223372036854775807"), "saturated: %s", o);
+    cr_assert_null(strstr(o, " -"), "nothing negative: %s", o);
+    free(o);
 }
 
 Test(ptreport, wrong_member_types_are_located)

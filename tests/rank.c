@@ -245,7 +245,7 @@ Test(rank, ptreport_merge_joins_two_ranks)
     secs = json_object_get(doc, "sections");
     cr_assert_eq(json_array_size(secs), 1, "one section, work");
     work = json_array_get(secs, 0);
-    cr_assert_str_eq(json_string_value(json_object_get(work, "path")), "work");
+    cr_assert_str_eq(json_string_value(json_object_get(work, "name")), "work");
     cr_assert_eq(json_number_value(json_object_get(work, "count")), 3, "1 + 2 calls");
     cr_assert_eq(json_number_value(json_object_get(work, "total_ms")), 12, "2 + 4 + 6 ms");
     cr_assert_eq(json_number_value(json_object_get(work, "first_ms")), 2, "rank 0's first");

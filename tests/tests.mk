@@ -24,12 +24,22 @@ test: test-deps $(TEST_BIN) $(TEST_PREREQS)
 
 BENCH_HOST := $(BUILD)/bench/bench_host
 BENCH_HOST_OBJS := $(BUILD)/obj/tests/bench/bench_host.o
-$(BENCH_HOST): $(BENCH_HOST_OBJS) $(LIB_A)
+$(BENCH_HOST): $(BUILD)/obj/tests/bench/bench_host.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PT_LDLIBS)
 
-bench-host: $(BENCH_HOST)
+# Reports at scale (tests/bench/bench_scale.c): 100,000 sections, or
+# BENCH_SECTIONS; CI (CI=true) runs 10,000, a few seconds.
+BENCH_SCALE := $(BUILD)/bench/bench_scale
+BENCH_HOST_OBJS += $(BUILD)/obj/tests/bench/bench_scale.o
+BENCH_SECTIONS ?= $(if $(filter true,$(CI)),10000,100000)
+$(BENCH_SCALE): $(BUILD)/obj/tests/bench/bench_scale.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PT_LDLIBS)
+
+bench-host: $(BENCH_HOST) $(BENCH_SCALE) $(PTREPORT)
 	$(BENCH_HOST)
+	$(BENCH_SCALE) $(PTREPORT) $(BENCH_SECTIONS)
 
 # The host suites under valgrind memcheck, each test's process traced
 # (Criterion forks one per test, --jobs 1 keeps them in turn). A binary of

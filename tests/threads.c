@@ -262,6 +262,93 @@ Test(threads, open_sections_on_other_threads_are_reported)
     pt_destroy(t);
 }
 
+static void *work_once(void *arg)
+{
+    pt_timing *t = arg;
+    pt_start(t, "work");
+    pt_stop(t, "work");
+    return NULL;
+}
+
+/* A thread's state ends with it: threads made one after another (often
+ * at the address the last one had) never find a dead thread's open
+ * section as theirs, so their work is at the top, not under it; the
+ * section left open is marked [open] in the tree and named, with its
+ * thread, in the footer. */
+Test(threads, an_exited_threads_open_stack_is_not_inherited)
+{
+    pt_timing *t = pt_create("exit", PT_CPU);
+    test_text b = { 0 };
+    pthread_t th;
+
+    cr_assert_eq(pthread_create(&th, NULL, leave_open, t), 0);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    for (int i = 0; i < 20; i++) {
+        cr_assert_eq(pthread_create(&th, NULL, work_once, t), 0);
+        cr_assert_eq(pthread_join(th, NULL), 0);
+    }
+    cr_assert_not_null(pt_find(t, "work"), "the later threads' work is at the top");
+    cr_assert_null(pt_find(t, "left open/work"), "never under the dead thread's section");
+    pt_section_stats st;
+    get(t, "work", &st);
+    cr_assert_eq(st.count, 20, "every later thread's occurrence: %llu",
+                 (unsigned long long)st.count);
+    cr_assert_eq(run_stats(t).open_count, 1, "the dead thread's section stays open");
+    cr_assert_eq(pt_log_fn(t, test_text_line, &b), PT_EOPEN);
+    cr_assert(strstr(b.s, "left open [open]"), "marked in the tree:\n%s", b.s);
+    cr_assert(strstr(b.s, "1 section open at report time: thread 1 (exited): left open"),
+              "named in the footer with its thread:\n%s", b.s);
+    free(b.s);
+    pt_destroy(t);
+}
+
+typedef struct busy_creator {
+    pt_timing *t;
+    atomic_int done;
+    long reports;
+} busy_creator;
+
+static void drop_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    (void)line;
+}
+
+/* Reports from a thread that did not create the timing, while the
+ * creating thread times. */
+static void *report_meanwhile(void *arg)
+{
+    busy_creator *b = arg;
+    while (!atomic_load(&b->done)) {
+        pt_run_stats rs;
+        pt_run_get(b->t, &rs);
+        pt_log_fn(b->t, drop_line, NULL);
+        b->reports++;
+    }
+    return NULL;
+}
+
+Test(threads, reports_from_another_thread_while_the_creator_times)
+{
+    busy_creator b = { .t = threaded_timing() };
+    pthread_t th;
+    pt_section_stats st;
+
+    cr_assert_eq(pthread_create(&th, NULL, report_meanwhile, &b), 0);
+    for (int i = 0; i < NSECTIONS; i++) {
+        pt_start(b.t, "outer");
+        pt_start(b.t, "inner");
+        pt_stop(b.t, "inner");
+        pt_stop(b.t, "outer");
+    }
+    atomic_store(&b.done, 1);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    get(b.t, "outer/inner", &st);
+    cr_assert_eq(st.count, NSECTIONS, "exact: %llu", (unsigned long long)st.count);
+    cr_assert_gt(b.reports, 0);
+    pt_destroy(b.t);
+}
+
 Test(threads, reset_empties_every_thread)
 {
     pt_timing *t = threaded_timing();
@@ -311,7 +398,12 @@ Test(threads, json_lists_threads_and_pooled_sections)
         /* Thread 0 ran nothing; 1 and 2 ran outer, inner and their own. */
         cr_assert_eq(json_array_size(parts), i ? 3 : 0);
         json_array_foreach(parts, k, pp) {
-            const char *pth = json_string_value(json_object_get(pp, "path"));
+            json_t *sx = json_array_get(json_object_get(doc, "sections"),
+                                         (size_t)json_integer_value(json_object_get(pp, "id")));
+            const char *nm = json_string_value(json_object_get(sx, "name"));
+            const char *pth = !nm ? NULL
+                              : json_integer_value(json_object_get(sx, "parent")) >= 0
+                                  ? (strcmp(nm, "inner") == 0 ? "outer/inner" : nm) : nm;
             json_int_t n = json_integer_value(json_object_get(pp, "count"));
             double ms = json_real_value(json_object_get(pp, "total_ms"));
             cr_assert_not_null(pth);
@@ -581,7 +673,9 @@ Test(threads, thread_parts_bad_arguments_and_reset)
     pt_reset(t);
     jobs[0].n = 3;
     run(jobs, 1);
-    cr_assert_eq(part(t, "outer", 1).count, 3, "reset forgot the part");
+    /* The new thread is a thread of its own; the exited one's part is gone. */
+    cr_assert_eq(part(t, "outer", 1).count, 0, "reset forgot the part");
+    cr_assert_eq(part(t, "outer", 2).count, 3, "the new thread's own");
     pt_destroy(t);
 }
 

@@ -214,6 +214,11 @@ Test(trace, drops_past_the_capacity_are_counted)
     /* The first ones are kept, in order. */
     cr_assert_float_eq(num(find(j, "X", 1, "s", 2), "ts"), 0.005, EPS);
     cr_assert_eq(pt_find(t, "s")->count, 5, "the tree still counts every occurrence");
+    /* A full log is a fault, counted once and said, as a full device
+     * buffer is; how many it dropped is in the figures above. */
+    cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "the full log counted once");
+    cr_assert(strstr(pt_last_error(t), "PT_TRACE: the log is full (3 host events"), "%s",
+              pt_last_error(t));
     int noted = 0;
     pt_log_fn(t, note_line, &noted);
     cr_assert(noted, "the report says how many events the trace left out");

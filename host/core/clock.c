@@ -143,6 +143,13 @@ int pt_clock_set(pt_timing *t, pt_clock_fn fn, void *ctx)
     return 0;
 }
 
+int pt__clock_back(pt_timing *t, const char *fn, const char *title, int64_t t0, int64_t t1)
+{
+    return pt__fail(t, PT_ERANGE, "%s(\"%s\"): the %s clock went back by %.17g ticks (from %lld "
+                    "to %lld); the occurrence counts as 0 ns", fn, title, pt__clock_name(t),
+                    (double)((uint64_t)t0 - (uint64_t)t1), (long long)t0, (long long)t1);
+}
+
 /* The previous name, kept for one release (pt.h). */
 int pt_set_clock(pt_timing *t, pt_clock_fn fn, void *ctx)
 {

@@ -26,4 +26,16 @@ static inline int64_t pt__now(const pt_timing *t)
     return pt__now_other(t);
 }
 
+/* ns from t0 to t1 (ticks), computed without overflow at any values; a
+ * clock that went back (t1 < t0: a user clock can) gives 0. Inline, for
+ * every stop. */
+static inline double pt__span_ns(const pt_timing *t, int64_t t0, int64_t t1)
+{
+    return t1 >= t0 ? (double)((uint64_t)t1 - (uint64_t)t0) * t->ns_per_tick : 0;
+}
+/* Counts and describes a clock that went back from t0 to t1 for fn's
+ * title; returns PT_ERANGE. */
+PT__HIDDEN int pt__clock_back(pt_timing *t, const char *fn, const char *title, int64_t t0,
+                              int64_t t1);
+
 #endif

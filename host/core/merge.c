@@ -6,7 +6,8 @@
  * that much), so every sum and spread saturates at the largest finite
  * double and every count at UINT64_MAX: a merged tree never holds an
  * infinity, a NaN or a count that wrapped, and so it always packs into
- * bytes that pt_unpack_merge() reads back. No real run comes near. */
+ * bytes that pt_unpack_merge() reads back and saves as JSON that reads
+ * back. No real run comes near. */
 #include "core/merge.h"
 
 #include "core/tree.h"
@@ -25,9 +26,16 @@ static double sum(double a, double b)
     return clamp(a + b);
 }
 
+/* Counts saturate at INT64_MAX, not UINT64_MAX: the largest count every
+ * JSON reader (ptreport's among them) takes as an integer, so a merged
+ * run saved as JSON always reads back. */
+#define COUNT_MAX ((uint64_t)INT64_MAX)
+
 static uint64_t count_sum(uint64_t a, uint64_t b)
 {
-    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+    a = a < COUNT_MAX ? a : COUNT_MAX;
+    b = b < COUNT_MAX ? b : COUNT_MAX;
+    return b > COUNT_MAX - a ? COUNT_MAX : a + b;
 }
 
 /* Occurrences 2..count of a section as one Welford summary. */
@@ -134,25 +142,46 @@ static int merge_node(pt_section *dst, const pt_section *src)
     return src->phase ? merge_phase(dst, src->phase) : 0;
 }
 
-/* rec makes dst's missing children and counts them. */
+/* rec makes dst's missing children and counts them. Depth first without
+ * recursion, however deep src is: dsts[k] is the section of dst's tree
+ * at k levels below dst where the walk stands in src. */
 static int merge_in(pt__thr *rec, pt_section *dst, const pt_section *src)
 {
+    pt_section **dsts = NULL;
+    size_t cap = 0;
     int rc = 0;
 
     if (dst->parent) /* a root has no figures of its own */
         rc = merge_node(dst, src);
-    for (const pt_section *c = src->child; c; c = c->next) {
-        pt_section *d = pt__child_in(rec, dst, c->name);
+    for (const pt_section *c = src->child; c; c = pt__tree_next(c, src)) {
+        size_t k = (size_t)(c->depth - src->depth);
+        pt_section *d;
         int r;
-        if (!d)
-            return PT_ENOMEM;
+        if (k >= cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            pt_section **v = realloc(dsts, ncap * sizeof *v);
+            if (!v) {
+                rc = PT_ENOMEM;
+                break;
+            }
+            dsts = v;
+            cap = ncap;
+            dsts[0] = dst;
+        }
+        d = pt__child_in(rec, dsts[k - 1], c->name);
+        if (!d) {
+            rc = PT_ENOMEM;
+            break;
+        }
         /* src may go away; the key is only a cache of the last title
          * pointer seen, so point it at the section's own copy. */
         d->key = d->name;
-        r = merge_in(rec, d, c);
+        dsts[k] = d;
+        r = merge_node(d, c);
         if (r < 0)
             rc = r;
     }
+    free(dsts);
     return rc;
 }
 
@@ -169,12 +198,8 @@ int pt__merge_aside(pt_section *dst, const pt_section *src)
     return merge_in(&scratch, dst, src);
 }
 
-void pt__clear_occurrences(pt_section *s)
+static void clear_node(pt_section *s)
 {
-    for (pt_section *c = s->child; c; c = c->next)
-        pt__clear_occurrences(c);
-    if (!s->parent)
-        return;
     s->count = 0;
     s->total_ns = s->first_ns = s->last_ns = 0;
     s->mean_ns = s->m2_ns = s->min_ns = s->max_ns = 0;
@@ -191,4 +216,13 @@ void pt__clear_occurrences(pt_section *s)
         free(s->phase);
         s->phase = NULL;
     }
+}
+
+void pt__clear_occurrences(pt_section *s)
+{
+    /* Without recursion, however deep the tree. */
+    for (const pt_section *c = s->child; c; c = pt__tree_next(c, s))
+        clear_node((pt_section *)c);
+    if (s->parent)
+        clear_node(s);
 }

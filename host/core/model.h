@@ -71,6 +71,8 @@ struct pt_section {
     double read, written, flops;
     double xfer[3];           /* H2D, D2H, D2D bytes */
     int open;                 /* frames on the stack that are this node */
+    int open_else;            /* t->root's: frames of other threads on its counterpart
+                               * (set by pt__threads_merge for the reports) */
 
     /* What makes a figure honest. */
     uint64_t cpu_timed;       /* a GPU section's occurrences timed by the CPU clock */
@@ -82,6 +84,7 @@ struct pt_section {
     double mem_hwm;           /* peak of the tracked total while open (gpu/memory.c) */
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
     struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
+    uint64_t folded;          /* a launch: the occurrence (its count) folded last, 0: none */
 };
 
 /* A section's total on each rank that has it, across the ranks merged
@@ -143,6 +146,21 @@ typedef struct pt__tlog {
     uint64_t dropped;         /* past the capacity: counted, not kept */
 } pt__tlog;
 
+/* A thread's identity: made at its first use of ptkit, marked dead when
+ * the thread exits (a thread-specific key's destructor), freed when the
+ * last timing referring to it lets go. Unlike an address in thread-local
+ * storage, it is never reused by a later thread while anything refers to
+ * it, so a new thread never takes over a dead one's open sections. */
+struct pt__id {
+    atomic_int refs;
+    atomic_int dead;
+};
+PT__HIDDEN extern _Thread_local struct pt__id *pt__id_tls __attribute__((tls_model("initial-exec")));
+/* The calling thread's identity, or NULL before its first use. */
+static inline struct pt__id *pt__id_self(void)
+{
+    return pt__id_tls;
+}
 /* One thread's recording: its open sections and the tree they go into.
  * The thread that created a timing records straight into t->root through
  * t->main; any other thread gets one of these with a tree of its own
@@ -163,7 +181,10 @@ typedef struct pt__thr {
     uint64_t changes;         /* starts, stops and metrics added to its tree */
     uint64_t pooled;          /* changes when it was last pooled into t->root */
     double busy_ns;           /* time in its outermost sections */
-    const void *self;         /* the thread's pt__me */
+    /* 1 while the thread is inside a call that writes its tree (gate.h):
+     * a report waits for 0 before it reads the tree. */
+    _Atomic int busy;
+    struct pt__id *self;      /* the thread's identity (threads.c); a reference */
     pt__tlog tlog;            /* PT_TRACE: its occurrences not yet gathered */
     struct pt__thr *next;
     pt_section own_root;
@@ -203,19 +224,26 @@ struct pt_timing {
     char *name;
     unsigned flags;
     _Atomic int enabled;      /* read by every thread's start and stop */
+    _Atomic int gate;         /* a report is reading the trees (gate.h); read beside enabled */
 
     /* Written by the creating thread at every start and stop: on cache
      * lines of their own, apart from what the other threads read. */
     _Alignas(64) pt_section root;
     pt__thr main;             /* the creating thread; its tree is root */
 
-    /* Threads: the creating thread's pt__me, the others' recorders. */
-    _Alignas(64) const void *owner;
+    /* Threads: the creating thread's identity (a reference), the others'
+     * recorders. */
+    _Alignas(64) struct pt__id *owner;
     uint64_t serial;          /* unique per timing, for the threads' caches */
     pthread_mutex_t lock;     /* the list below, and hooks shared by threads */
     pthread_mutex_t err_lock; /* the error counts and message */
+    pthread_mutex_t gate_lock; /* held by the report reading (gate.c); recursive */
+    int gate_depth;           /* its nesting, under gate_lock */
+    const struct pt__id *gate_owner; /* the reporting thread, under gate_lock */
     pt__thr *threads;
     int nthreads;             /* in the list */
+    pt_section **marked;      /* t->root's sections marked open_else, to clear */
+    size_t nmarked, marked_cap;
     /* What pt_unpack_merge pooled into t->root from other runs, so that
      * the creating thread's part (t->root less every other part) is its
      * own. */

@@ -8,7 +8,7 @@
  *   "PTPK"  u32 version  u64 sections
  *   then each section in preorder:
  *     u32 depth         1 for a child of the root; at most one more than
- *                       the previous section's, at most PACK_MAX_DEPTH
+ *                       the previous section's
  *     u8 kind           enum pt__kind
  *     u8 flags          bit 0: phase figures follow; bit 1 (version 2):
  *                       host-mode records showed its work ran inside it
@@ -28,9 +28,12 @@
  * These are the figures pt__merge_tree() pools, so a tree packed on one
  * rank and merged on another adds up exactly as if it had been recorded
  * there. The reader checks every length against the bytes left, every
- * depth, kind and flag, and that every double is finite and the buffer
- * ends with the last section, before it touches the timing. */
+ * depth, kind and flag, that every double is finite and >= 0 (times,
+ * spreads, bytes and FLOPS are never negative) and that the buffer ends
+ * with the last section, before it touches the timing. Neither side
+ * recurses, so a tree packs and merges however deep it is. */
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/merge.h"
 #include "core/ranks.h"
 #include "core/threads.h"
@@ -43,9 +46,6 @@
 
 #define PACK_VERSION 2u
 #define PACK_HEADER 16u
-/* pt__merge_tree() recurses once per level; a deeper tree is refused on
- * both sides rather than risk the stack. */
-#define PACK_MAX_DEPTH 4096u
 #define PACK_NFIG 14
 
 static const unsigned char magic[4] = { 'P', 'T', 'P', 'K' };
@@ -127,7 +127,7 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
 {
     wbuf w = { NULL, 0, 0, 0 };
     uint64_t n = 0;
-    size_t open;
+    size_t open = 0;
 
     if (!buf || !len)
         return pt__fail(t, PT_EINVAL, "pt_pack: NULL %s", buf ? "len" : "buf");
@@ -137,19 +137,23 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
     put_u(&w, PACK_VERSION, 4);
     put_u(&w, 0, 8); /* the count, written at the end */
     if (t) {
+        pt__read_begin(t);
         pt__settle(t);
         /* Preorder without recursion (tree.h). */
         for (const pt_section *s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
             uint32_t depth = (uint32_t)s->depth;
-            if (s->name_len > UINT32_MAX || depth > PACK_MAX_DEPTH) {
+            if (s->name_len > UINT32_MAX || (uint64_t)s->depth > UINT32_MAX) {
+                pt__read_end(t);
                 free(w.p);
                 return pt__fail(t, PT_ERANGE, "pt_pack: \"%.64s\" is %s", s->name,
-                                depth > PACK_MAX_DEPTH ? "nested too deep to pack"
-                                                       : "too long a title to pack");
+                                s->name_len > UINT32_MAX ? "too long a title to pack"
+                                                         : "nested too deep to pack");
             }
             put_section(&w, s, depth);
             n++;
         }
+        open = pt__open_count(t);
+        pt__read_end(t);
     }
     if (w.oom) {
         free(w.p);
@@ -160,7 +164,7 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
         w.p[8 + i] = (unsigned char)(n >> (8 * i));
     *buf = w.p;
     *len = w.n;
-    if (!t || !(open = pt__open_count(t)))
+    if (!t || !open)
         return 0;
     return pt__fail(t, PT_EOPEN, "pt_pack: packed without the running occurrence of %zu open "
                     "section%s", open, open == 1 ? "" : "s");
@@ -208,6 +212,8 @@ static int get_f(rbuf *r, double *d, const char *what)
     memcpy(d, &v, sizeof *d);
     if (!isfinite(*d))
         return fault(r, "a figure that is not a finite number");
+    if (*d < 0)
+        return fault(r, "a negative figure (times, spreads, bytes and FLOPS are >= 0)");
     return 0;
 }
 
@@ -239,8 +245,15 @@ static int get_phase(rbuf *r, pt_section *s)
     return 0;
 }
 
+/* The sections on the path to the one being read, by depth; grows with
+ * the depth, which the bytes bound. */
+typedef struct path {
+    pt_section **v;
+    size_t cap;
+} path;
+
 /* One section read under the section at depth-1 on the path to it. */
-static int get_section(rbuf *r, pt_section **path, uint32_t *top)
+static int get_section(rbuf *r, path *pa, uint32_t *top)
 {
     uint64_t depth, kind, flags, name_len;
     double fig[PACK_NFIG];
@@ -249,8 +262,16 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
 
     if (get_u(r, &depth, 4, "a section's depth") < 0)
         return PT_EPARSE;
-    if (depth < 1 || depth > *top + 1 || depth > PACK_MAX_DEPTH)
+    if (depth < 1 || depth > (uint64_t)*top + 1 || depth > INT32_MAX)
         return fault(r, "a depth that does not follow the previous section's");
+    if (depth >= pa->cap) {
+        size_t cap = pa->cap * 2;
+        pt_section **v = realloc(pa->v, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        pa->v = v;
+        pa->cap = cap;
+    }
     if (get_u(r, &kind, 1, "a section's kind") < 0 || get_u(r, &flags, 1, "a section's flags") < 0)
         return PT_EPARSE;
     if (kind > PT__K_UNATTR || flags > (r->version >= 2 ? 3u : 1u))
@@ -273,7 +294,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
     s->key = s->name;
     r->at += (size_t)name_len;
     /* Linked in at once, so the tree is freed whole whatever fails next. */
-    parent = path[depth - 1];
+    parent = pa->v[depth - 1];
     s->parent = parent;
     s->depth = (int)depth;
     s->kind = (int)kind;
@@ -282,7 +303,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
     else
         parent->child = s;
     parent->last_child = s;
-    path[depth] = s;
+    pa->v[depth] = s;
     *top = (uint32_t)depth;
 
     if (get_u(r, &s->count, 8, "a section's count") < 0)
@@ -317,7 +338,7 @@ static int get_section(rbuf *r, pt_section **path, uint32_t *top)
 /* The bytes as a tree under root; 0, PT_EPARSE (r->why says what) or PT_ENOMEM. */
 static int read_tree(rbuf *r, pt_section *root)
 {
-    pt_section **path;
+    path pa;
     uint64_t version, n;
     uint32_t top = 0;
     int rc = 0;
@@ -333,13 +354,14 @@ static int read_tree(rbuf *r, pt_section *root)
     /* Every section takes more than 8 bytes: a count beyond that cannot be right. */
     if (n > (r->n - r->at) / 8)
         return fault(r, "more sections than bytes left");
-    path = malloc((PACK_MAX_DEPTH + 1) * sizeof *path);
-    if (!path)
+    pa.cap = 64;
+    pa.v = malloc(pa.cap * sizeof *pa.v);
+    if (!pa.v)
         return PT_ENOMEM;
-    path[0] = root;
+    pa.v[0] = root;
     for (uint64_t i = 0; i < n && rc == 0; i++)
-        rc = get_section(r, path, &top);
-    free(path);
+        rc = get_section(r, &pa, &top);
+    free(pa.v);
     if (rc == 0 && r->at != r->n)
         rc = fault(r, "bytes after the last section");
     return rc;
@@ -353,6 +375,8 @@ static int unpack(pt_timing *t, const void *buf, size_t len, int rank, const cha
     int rc;
 
     memset(&root, 0, sizeof root);
+    /* Every thread's tree holds still while the run is merged in (gate.h). */
+    pt__read_begin(t);
     rc = read_tree(&r, &root);
     if (rc == PT_EPARSE)
         pt__fail(t, rc, "%s: %zu bytes, at byte %zu: %s%s; nothing merged", fn, len, r.why_at,
@@ -370,6 +394,7 @@ static int unpack(pt_timing *t, const void *buf, size_t len, int rank, const cha
         pt__fail(t, rc, "%s: out of memory keeping rank %d's totals; its spread is missing "
                  "some", fn, rank);
     pt__section_free_children(&root);
+    pt__read_end(t);
     return rc;
 }
 
@@ -393,10 +418,14 @@ int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank)
                         rank < 0 ? "negative rank" : "NULL buf with a length");
     if (!buf) {
         /* A rank that took part with nothing to send. */
-        if ((rc = pt__ranks_begin(t)) < 0)
+        pt__read_begin(t);
+        if ((rc = pt__ranks_begin(t)) < 0) {
+            pt__read_end(t);
             return pt__fail(t, rc, "pt_unpack_merge_rank: out of memory keeping the ranks' totals");
+        }
         t->ranks++;
         t->ranks_empty++;
+        pt__read_end(t);
         return 0;
     }
     return unpack(t, buf, len, rank, "pt_unpack_merge_rank");

@@ -14,6 +14,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/hooks.h"
 #include "core/metrics.h"
 #include "core/threads.h"
@@ -23,16 +24,11 @@
 #include <float.h>
 #include <string.h>
 
-__attribute__((noinline)) static int start(pt_timing *t, const char *title, const pt_metrics *m)
+static inline int start_in(pt_timing *t, pt__thr *r, const char *title, const pt_metrics *m)
 {
     pt_section *node;
-    pt__thr *r;
     int rc = 0;
 
-    r = pt__thr_of(t);
-    if (!r)
-        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
-                        title ? title : "(null)");
     if (!t->enabled) {
         if (pt__thr_push(r, NULL) < 0)
             return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): stack", title ? title : "(null)");
@@ -53,6 +49,22 @@ __attribute__((noinline)) static int start(pt_timing *t, const char *title, cons
     return rc;
 }
 
+/* The thread's recorder is written between enter and leave (gate.h), so
+ * a report on another thread never reads it half written. */
+__attribute__((noinline)) static int start(pt_timing *t, const char *title, const pt_metrics *m)
+{
+    pt__thr *r = pt__thr_of(t);
+    int rc;
+
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
+    pt__enter(t, r);
+    rc = start_in(t, r, title, m);
+    pt__leave(r);
+    return rc;
+}
+
 int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
 {
     pt_section *parent, *c;
@@ -63,13 +75,15 @@ int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
     if (!t)
         return 0;
     r = pt__thr_fast(t);
-    if (!r || !t->enabled || (t->hooks & PT__HOOKS_LOCKED))
+    if (!r || !t->enabled || (t->hooks & PT__HOOKS_LOCKED) || (d = r->depth) == r->stack_cap)
         return start(t, title, m);
-    d = r->depth;
+    /* From here the recorder is written: a report waits (gate.h). */
+    pt__enter(t, r);
     parent = d ? r->stack[d - 1].node : r->root;
-    if (d == r->stack_cap || !parent || !(c = pt__child_fast(parent, title)) ||
-        !pt__metrics_add_fast(c, m))
+    if (!parent || !(c = pt__child_fast(parent, title)) || !pt__metrics_add_fast(c, m)) {
+        pt__leave(r);
         return start(t, title, m);
+    }
     f = &r->stack[d];
     f->node = c;
     f->gpu = 0;
@@ -80,6 +94,7 @@ int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
     r->changes++;
     atomic_store_explicit(&r->top, c, memory_order_release);
     f->t0 = pt__now(t);
+    pt__leave(r);
     return 0;
 }
 
@@ -130,13 +145,11 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     return 0;
 }
 
-/* now: the clock, read first thing by pt__stop. */
-__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m,
-                                          int64_t now)
+static inline int stop_in(pt_timing *t, pt__thr *r, int64_t now, const char *title,
+                          const pt_metrics *m)
 {
     pt__frame *f;
     pt_section *node;
-    pt__thr *r;
     double ns;
     int rc;
 
@@ -155,12 +168,33 @@ __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const
         return pt__fail(t, PT_EMISMATCH,
                         "pt_stop(\"%s\"): it was opened by pt_start_gpu; close it with pt_stop_gpu",
                         title);
-    ns = (double)(now - f->t0) * t->ns_per_tick;
+    ns = pt__span_ns(t, f->t0, now);
     pt__record(node, ns);
     if (t->hooks)
-        pt__hooks_stop(t, r, node, f->t0, now, 0);
+        pt__hooks_stop(t, r, node, f->t0, now < f->t0 ? f->t0 : now, 0);
     pt__stop_pop(r, node, ns);
-    return pt__metrics_empty(m) ? 0 : pt__add_metrics(t, node, m, "pt_stop");
+    rc = now < f->t0 ? pt__clock_back(t, "pt_stop", title, f->t0, now) : 0;
+    if (!pt__metrics_empty(m)) {
+        int r2 = pt__add_metrics(t, node, m, "pt_stop");
+        rc = rc ? rc : r2;
+    }
+    return rc;
+}
+
+/* now: the clock, read first thing by pt__stop. */
+__attribute__((noinline)) static int stop(pt_timing *t, const char *title, const pt_metrics *m,
+                                          int64_t now)
+{
+    pt__thr *r = pt__thr_of(t);
+    int rc;
+
+    if (!r)
+        return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
+                        title ? title : "(null)");
+    pt__enter(t, r);
+    rc = stop_in(t, r, now, title, m);
+    pt__leave(r);
+    return rc;
 }
 
 int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
@@ -180,22 +214,31 @@ int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
         return stop(t, title, m, now);
     f = &r->stack[d - 1];
     node = f->node;
-    if (!node || f->gpu || !pt__same_title(node, title) || !pt__metrics_add_fast(node, m))
+    /* A clock that went back is counted by stop(). */
+    if (!node || f->gpu || !pt__same_title(node, title) || now < f->t0)
         return stop(t, title, m, now);
-    ns = (double)(now - f->t0) * t->ns_per_tick;
+    pt__enter(t, r);
+    if (!pt__metrics_add_fast(node, m)) {
+        pt__leave(r);
+        return stop(t, title, m, now);
+    }
+    ns = pt__span_ns(t, f->t0, now);
     pt__record(node, ns);
     if (t->hooks)
         pt__tlog_add(t, r, node, f->t0, now);
     pt__stop_pop(r, node, ns);
+    pt__leave(r);
     return 0;
 }
 
 /* The calling thread's innermost open section; NULL with none, or inside
- * a start made while disabled (*ghost set). */
-static pt_section *open_node(pt_timing *t, int *ghost)
+ * a start made while disabled (*ghost set). The caller leaves *rp. */
+static pt_section *open_node(pt_timing *t, int *ghost, pt__thr **rp)
 {
-    pt__thr *r = pt__thr_of(t);
+    pt__thr *r = *rp = pt__thr_of(t);
     *ghost = 0;
+    if (r)
+        pt__enter(t, r);
     if (!r || !r->depth)
         return NULL;
     *ghost = r->stack[r->depth - 1].node == NULL;
@@ -206,21 +249,27 @@ static pt_section *open_node(pt_timing *t, int *ghost)
 int pt__add(pt_timing *t, const pt_metrics *m)
 {
     pt_section *node;
-    int ghost;
+    pt__thr *r;
+    int ghost, rc;
 
     if (!t)
         return 0;
-    node = open_node(t, &ghost);
+    node = open_node(t, &ghost, &r);
     if (ghost)
-        return 0; /* inside a start made while disabled */
-    if (!node)
-        return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
-    return pt__add_metrics(t, node, m, "pt_add");
+        rc = 0; /* inside a start made while disabled */
+    else if (!node)
+        rc = t->enabled ? pt__fail(t, PT_ENOSTART, "pt_add with no section open") : 0;
+    else
+        rc = pt__add_metrics(t, node, m, "pt_add");
+    if (r)
+        pt__leave(r);
+    return rc;
 }
 
 int pt_transfer(pt_timing *t, double bytes, unsigned dir)
 {
     pt_section *node;
+    pt__thr *r;
     int i, ghost, sat = 0;
 
     if (!t)
@@ -236,12 +285,15 @@ int pt_transfer(pt_timing *t, double bytes, unsigned dir)
     if (!pt__metric_ok(bytes))
         return pt__fail(t, PT_ERANGE, "pt_transfer: bytes must be finite and >= 0 (%g); ignored",
                         bytes);
-    node = open_node(t, &ghost);
+    node = open_node(t, &ghost, &r);
+    if (node && !ghost)
+        node->xfer[i] = pt__sat_add(node->xfer[i], bytes, &sat);
+    if (r)
+        pt__leave(r);
     if (ghost)
         return 0;
     if (!node)
         return t->enabled ? pt__fail(t, PT_ENOSTART, "pt_transfer with no section open") : 0;
-    node->xfer[i] = pt__sat_add(node->xfer[i], bytes, &sat);
     if (sat)
         return pt__fail(t, PT_ERANGE, "pt_transfer(%g bytes) in \"%s\": the bytes pass the largest "
                         "double; held at %g (saturated)", bytes, node->name, DBL_MAX);

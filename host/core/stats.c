@@ -4,11 +4,13 @@
 #include "core/clock.h"
 #include "core/cost.h"
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/trace.h"
 #include "core/tree.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -66,17 +68,23 @@ const char *pt__kind_name(int kind)
     }
 }
 
-static double root_total_ns(const pt_section *root)
-{
-    double ns = 0;
-    for (const pt_section *c = root->child; c; c = c->next)
-        ns += c->total_ns;
-    return ns;
-}
-
+/* A section's total; the root's is the whole run's, which pt__settle()
+ * computed once for every section of a report to read. */
 static double total_of(const pt_section *s)
 {
-    return s->parent ? s->total_ns : root_total_ns(s);
+    return s->total_ns;
+}
+
+/* a as a percentage of b, finite whatever the two are (a saved run
+ * may hold huge figures): 0 when b is not positive. */
+static double pct_of(double a, double b)
+{
+    double r;
+
+    if (!(b > 0) || !(a > 0))
+        return 0;
+    r = a / b;
+    return r < DBL_MAX / 100 ? 100.0 * r : DBL_MAX;
 }
 
 /* Intensity, % of the peaks and the bound. The ridge point is where the
@@ -155,13 +163,13 @@ static void rank_figures(const pt_section *s, pt_section_stats *o)
 
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
 {
-    double total = total_of(s), whole = root_total_ns(&t->root), ovh;
+    double total = total_of(s), whole = t->root.total_ns, ovh;
     uint64_t rest;
 
     memset(o, 0, sizeof *o);
     o->name = s->name;
     o->depth = s->depth;
-    o->open = s->open > 0;
+    o->open = s->open > 0 || s->open_else > 0;
     o->gpu = s->kind == PT__K_GPU;
     o->phase = s->kind == PT__K_PHASE || s->kind == PT__K_UNATTR;
     o->count = s->parent ? s->count : (s->child != NULL);
@@ -182,11 +190,11 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
         o->stddev_ms = sqrt(s->m2_ns / (double)(rest - 1)) / 1e6;
     if (s->parent) {
         double pt = total_of(s->parent);
-        o->pct_parent = pt > 0 ? 100.0 * total / pt : 0;
+        o->pct_parent = pct_of(total, pt);
     } else {
         o->pct_parent = total > 0 ? 100.0 : 0;
     }
-    o->pct_total = whole > 0 ? 100.0 * total / whole : 0;
+    o->pct_total = pct_of(total, whole);
     o->read_bytes = s->read;
     o->written_bytes = s->written;
     o->flops = s->flops;
@@ -225,9 +233,11 @@ int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
 {
     if (!t || !s || !out)
         return PT_EINVAL;
+    pt__read_begin(t);
     pt__settle(t);
     pt__peaks_resolve(t);
     pt__stats_of(t, s, out);
+    pt__read_end(t);
     return 0;
 }
 
@@ -292,6 +302,7 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
 
     if (!t || !out || n == 0)
         return 0;
+    pt__read_begin(t);
     pt__settle(t);
     /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
     for (s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
@@ -307,6 +318,7 @@ size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
         }
         out[i] = s;
     }
+    pt__read_end(t);
     return k;
 }
 
@@ -318,10 +330,11 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     r->clock = "";
     if (!t)
         return 0;
+    pt__read_begin(t);
     pt__settle(t);
     pt__peaks_resolve(t);
     r->section_count = t->main.nsections;
-    r->total_ms = root_total_ns(&t->root) / 1e6;
+    r->total_ms = t->root.total_ns / 1e6;
     r->error_count = t->errors;
     r->gpu_timing = (t->flags & PT_GPU_EVENTS) && !(t->gpu_fallback & ~PT__FB_CUDA);
     r->gpu_fallback = t->gpu_fallback != 0;
@@ -341,6 +354,7 @@ int pt_run_get(pt_timing *t, pt_run_stats *r)
     r->trace_dropped = pt__trace_dropped(t);
     r->clock = pt__clock_name(t);
     r->clock_ghz = t->clock_kind == PT__CLOCK_TSC ? 1.0 / t->ns_per_tick : 0;
+    pt__read_end(t);
     return 0;
 }
 

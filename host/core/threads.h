@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Every thread has a distinct address here. */
-PT__HIDDEN extern _Thread_local char pt__me __attribute__((tls_model("initial-exec")));
 /* The recorder this thread used last, for a timing it did not create:
  * the one lookup a start or stop on such a thread makes inline. */
 typedef struct pt__thr_last {
@@ -18,6 +16,10 @@ typedef struct pt__thr_last {
     pt__thr *r;
 } pt__thr_last;
 PT__HIDDEN extern _Thread_local pt__thr_last pt__last __attribute__((tls_model("initial-exec")));
+/* The calling thread's identity, made if needed, with a reference for the
+ * caller; NULL without memory. */
+PT__HIDDEN struct pt__id *pt__id_hold(void);
+PT__HIDDEN void pt__id_release(struct pt__id *id);
 /* The calling thread's recorder for t, created at its first use; NULL
  * without memory. */
 PT__HIDDEN pt__thr *pt__thr_other(pt_timing *t);
@@ -25,7 +27,7 @@ PT__HIDDEN pt__thr *pt__thr_other(pt_timing *t);
  * creating thread's, or the one this thread used last; else NULL. */
 static inline pt__thr *pt__thr_fast(pt_timing *t)
 {
-    if (t->owner == &pt__me)
+    if (t->owner == pt__id_tls)
         return &t->main;
     if (pt__last.t == t && pt__last.serial == t->serial)
         return pt__last.r;
@@ -97,7 +99,8 @@ static inline pt_section *pt__top(const pt_timing *t)
     return pt__thr_top(&t->main);
 }
 
-PT__HIDDEN void pt__threads_init(pt_timing *t);
+/* 0, or PT_ENOMEM (no identity for the creating thread). */
+PT__HIDDEN int pt__threads_init(pt_timing *t);
 PT__HIDDEN void pt__threads_free(pt_timing *t);
 PT__HIDDEN void pt__threads_reset(pt_timing *t); /* pt_reset: empty every tree */
 /* Pool every other thread's occurrences into t->root by path. Called by
@@ -110,6 +113,27 @@ PT__HIDDEN int pt__threads_open_elsewhere(pt_timing *t, const pt__thr *r, const 
  * report's, after pt__settle) and arguments known good: s a section of
  * t->root, i >= PT_THREAD_MERGED. */
 PT__HIDDEN int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *out);
+/* Every section's parts in one walk of t->root, depth first (any order
+ * of siblings), each counterpart found from its parent's in constant
+ * time: linear in the sections and the depth, where pt__section_part()
+ * costs the section's depth. Step to each section, parents before
+ * children, then read its parts. Threads pooled already, as above. */
+typedef struct pt__parts {
+    pt_timing *t;
+    int ntrees;                   /* the runs merged in, then each thread's part */
+    const pt_section **roots;
+    const pt_section **cp;        /* counterparts by depth, ntrees a depth */
+    const pt_section **here;      /* those of the section stepped to last */
+    size_t cap;
+} pt__parts;
+PT__HIDDEN int pt__parts_init(pt_timing *t, pt__parts *w);
+PT__HIDDEN int pt__parts_step(pt__parts *w, const pt_section *s);
+PT__HIDDEN int pt__parts_get(pt__parts *w, const pt_section *s, int i, pt_thread_part *out);
+PT__HIDDEN void pt__parts_free(pt__parts *w);
+/* The open sections of every thread: the creating thread's stack as
+ * pt__stack_str() writes it, then "; thread 2: a > b" for each other
+ * thread with sections open ("(exited)" for one that ended with them). */
+PT__HIDDEN void pt__open_str(pt_timing *t, char *buf, size_t n);
 /* Open sections on every thread (frames opened while disabled aside). */
 PT__HIDDEN size_t pt__open_count(pt_timing *t);
 /* 0 on the creating thread, else PT_ETHREAD counted for the call fn. */

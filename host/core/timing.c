@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/gate.h"
 #include "core/nvtx.h"
 #include "core/schedule.h"
 #include "core/threads.h"
@@ -50,7 +51,13 @@ pt_timing *pt_create(const char *name, unsigned flags)
     t->flags = flags;
     t->enabled = 1;
     root_init(t);
-    pt__threads_init(t);
+    pt__gate_init();
+    if (pt__threads_init(t) < 0) {
+        pt__threads_free(t);
+        free(t->name);
+        free(t);
+        return NULL;
+    }
     pt__clock_init(t);
     t->dev_clock.device = -1;
     if (((flags & PT_TRACE) && pt__trace_init(t) < 0) || ((flags & PT_NVTX) && pt__nvtx_init(t) < 0)) {
@@ -149,6 +156,8 @@ void pt_reset(pt_timing *t)
 {
     if (!t)
         return;
+    /* Every thread's tree is emptied: none may be writing it. */
+    pt__read_begin(t);
     for (int i = 0; i < PT__EXT_N; i++)
         if (t->ext[i].ops && t->ext[i].ops->reset)
             t->ext[i].ops->reset(t);
@@ -166,6 +175,7 @@ void pt_reset(pt_timing *t)
     t->fallback_why[0] = '\0';
     t->dropped = 0;
     t->ranks = t->ranks_empty = 0;
+    pt__read_end(t);
 }
 
 /* ---- what the layers above attach -------------------------------- */
@@ -185,6 +195,7 @@ void pt__settle(pt_timing *t)
     for (int i = 0; i < PT__EXT_N; i++)
         if (t->ext[i].ops && t->ext[i].ops->settle)
             t->ext[i].ops->settle(t);
+    t->root.total_ns = pt__root_total(&t->root);
 }
 
 void pt__peaks_resolve(pt_timing *t)

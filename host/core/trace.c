@@ -19,6 +19,7 @@
 #include "core/errors.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ void pt__trace_clear(pt_timing *t)
     folds_free(tr);
     tr->nhost = tr->ngpu = tr->ncounter = 0;
     tr->dropped_host = tr->dropped_gpu = tr->dropped_counter = 0;
+    tr->full = 0;
     tr->launches_cut = tr->blocks_cut = 0;
     tr->launch_node = NULL;
 }
@@ -117,9 +119,23 @@ static void *room(void **arr, size_t *n, size_t *alloc, size_t size, size_t cap,
     return (char *)*arr + (*n)++ * size;
 }
 
+/* A full log is a fault like a full device buffer: counted and said
+ * once (PT_EFULL), the events it then drops counted in the report. */
+static void full(pt_timing *t, const char *what)
+{
+    pt__trace *tr = t->trace;
+
+    /* Threads' logs fill on their own threads: said once by whichever first. */
+    if (atomic_exchange(&tr->full, 1))
+        return;
+    pt__fail(t, PT_EFULL, "PT_TRACE: the log is full (%zu %s events, pt_trace_capacity_set()); "
+             "later ones are counted as dropped, not kept", tr->cap, what);
+}
+
 double pt__trace_us(const pt_timing *t, int64_t tick)
 {
-    return (double)(tick - t->origin) * t->ns_per_tick / 1e3;
+    /* The difference wraps rather than overflows at any two values. */
+    return (double)(int64_t)((uint64_t)tick - (uint64_t)t->origin) * t->ns_per_tick / 1e3;
 }
 
 int pt__tlog_grow(pt_timing *t, pt__thr *r)
@@ -129,7 +145,8 @@ int pt__tlog_grow(pt_timing *t, pt__thr *r)
     pt__tevent *ev;
 
     if (l->alloc >= cap) {
-        l->dropped++;
+        if (!l->dropped++ && cap)
+            full(t, "host");
         return 0;
     }
     a = l->alloc ? l->alloc * 2 : 1024;
@@ -148,6 +165,7 @@ int pt__tlog_grow(pt_timing *t, pt__thr *r)
 void pt__trace_gather(pt_timing *t)
 {
     pt__trace *tr = t ? t->trace : NULL;
+    int filled;
 
     if (!tr)
         return;
@@ -164,7 +182,12 @@ void pt__trace_gather(pt_timing *t)
         r->tlog.n = 0;
         r->tlog.dropped = 0;
     }
+    filled = tr->nhost >= tr->cap && tr->dropped_host > 0;
     pthread_mutex_unlock(&t->lock);
+    /* The threads' logs together passed the capacity (each said its own
+     * when it filled); outside t->lock, since an error callback may time. */
+    if (filled)
+        full(t, "host");
 }
 
 void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1, int gpu)
@@ -191,6 +214,8 @@ void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64
     tr->launch_node = node;
     tr->launch_us = pt__trace_us(t, ref_tick) + from_ref_ns / 1e3;
     e = room((void **)&tr->gpu, &tr->ngpu, &tr->gpu_alloc, sizeof *e, tr->cap, &tr->dropped_gpu);
+    if (!e && tr->ngpu >= tr->cap)
+        full(t, "GPU");
     if (!e)
         return;
     e->node = node;
@@ -208,6 +233,8 @@ void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double v
         return;
     e = room((void **)&tr->counter, &tr->ncounter, &tr->counter_alloc, sizeof *e, tr->cap,
              &tr->dropped_counter);
+    if (!e && tr->ncounter >= tr->cap)
+        full(t, "counter");
     if (!e)
         return;
     snprintf(e->name, sizeof e->name, "%s", name);

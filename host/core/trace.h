@@ -57,6 +57,7 @@ typedef struct pt__trace {
     pt__tcounter *counter;
     size_t ncounter, counter_alloc;
     uint64_t dropped_host, dropped_gpu, dropped_counter;
+    _Atomic int full;         /* a log filled: counted as an error once */
     pt__tfold folds[PT__TRACE_FOLD_LAUNCHES];
     int nfolds;
     long long fold_words;

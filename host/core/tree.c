@@ -207,12 +207,27 @@ pt_section *pt__child_find(const pt_section *p, const char *title)
 
 const pt_section *pt__counterpart(const pt_section *root, const pt_section *s)
 {
-    const pt_section *p;
+    const pt_section *small[64], **up = small, *p = root;
+    size_t d = 0;
 
-    if (!s->parent)
-        return root;
-    p = pt__counterpart(root, s->parent);
-    return p ? find_by_content(p, s->name, s->hash, s->name_len) : NULL;
+    /* s's ancestors from the top, then down root's tree by title:
+     * without recursion, however deep s lies. */
+    for (const pt_section *a = s; a->parent; a = a->parent)
+        d++;
+    if (d > sizeof small / sizeof small[0] && !(up = malloc(d * sizeof *up)))
+        return NULL;
+    for (const pt_section *a = s; a->parent; a = a->parent)
+        up[a->depth - 1] = a;
+    for (size_t i = 0; i < d && p; i++)
+        p = find_by_content(p, up[i]->name, up[i]->hash, up[i]->name_len);
+    if (up != small)
+        free(up);
+    return p;
+}
+
+const pt_section *pt__child_of(const pt_section *parent, const pt_section *like)
+{
+    return parent ? find_by_content(parent, like->name, like->hash, like->name_len) : NULL;
 }
 
 /* ---- freeing ----------------------------------------------------- */

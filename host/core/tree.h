@@ -17,6 +17,10 @@ PT__HIDDEN pt_section *pt__child_find(const pt_section *parent, const char *titl
 /* The section of s's path in the tree under root (another thread's, say);
  * NULL where that tree lacks it. */
 PT__HIDDEN const pt_section *pt__counterpart(const pt_section *root, const pt_section *s);
+/* parent's child of like's title (like in another tree); NULL when it
+ * has none or parent is NULL. Hashed: a walk of two trees side by side
+ * finds each counterpart in constant time. */
+PT__HIDDEN const pt_section *pt__child_of(const pt_section *parent, const pt_section *like);
 /* The section at path ("a/b", '/' in a title written "\/") under root;
  * NULL when there is none or without memory. The root itself is never
  * returned: an empty path names nothing. */
@@ -33,6 +37,16 @@ static inline const pt_section *pt__tree_next(const pt_section *s, const pt_sect
     while (s && !s->next)
         s = s->parent == root ? NULL : s->parent;
     return s ? s->next : NULL;
+}
+/* The whole run's total: the top-level sections' totals added, held at
+ * the largest double. pt__settle() keeps it in root->total_ns (a root has
+ * no occurrences of its own), so a report reads it once, not per section. */
+static inline double pt__root_total(const pt_section *root)
+{
+    double ns = 0;
+    for (const pt_section *c = root->child; c; c = c->next)
+        ns += c->total_ns;
+    return ns > 1.7976931348623157e308 ? 1.7976931348623157e308 : ns;
 }
 /* Frees s's subtree (not s), leaving s without children. */
 PT__HIDDEN void pt__section_free_children(pt_section *s);

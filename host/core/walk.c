@@ -1,6 +1,7 @@
 /* The walk API: the tree as the user reads it, from pt_root() or a path.
  * The walkers take a const timing, but the sections other threads timed
  * join its tree first, as for every report. */
+#include "core/gate.h"
 #include "core/threads.h"
 #include "core/tree.h"
 
@@ -8,7 +9,9 @@ const pt_section *pt_root(const pt_timing *t)
 {
     if (!t)
         return NULL;
+    pt__read_begin((pt_timing *)t);
     pt__threads_merge((pt_timing *)t);
+    pt__read_end((pt_timing *)t);
     return &t->root;
 }
 
@@ -34,8 +37,13 @@ const char *pt_section_name(const pt_section *s)
 
 const pt_section *pt_find(const pt_timing *t, const char *path)
 {
+    const pt_section *s;
+
     if (!t || !path)
         return NULL;
+    pt__read_begin((pt_timing *)t);
     pt__threads_merge((pt_timing *)t);
-    return pt__tree_find(&t->root, path);
+    s = pt__tree_find(&t->root, path);
+    pt__read_end((pt_timing *)t);
+    return s;
 }

@@ -17,6 +17,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/gate.h"
 #include "core/hooks.h"
 #include "core/metrics.h"
 #include "core/record.h"
@@ -118,7 +119,7 @@ static int pair_record(pt_timing *t, int i, const char *title, pt_stream s, int 
     return 0;
 }
 
-int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
 {
     size_t depth;
     pt__frame *f;
@@ -161,7 +162,7 @@ int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics
     return rc;
 }
 
-int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
 {
     int64_t now;
     pt__frame *f;
@@ -184,9 +185,11 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
                         title);
     node = f->node;
     i = f->pending;
-    cpu_ns = (double)(now - f->t0) * t->ns_per_tick;
+    cpu_ns = pt__span_ns(t, f->t0, now);
+    if (now < f->t0)
+        err = pt__clock_back(t, "pt_stop_gpu", title, f->t0, now);
     if (t->hooks)
-        pt__hooks_stop(t, &t->main, node, f->t0, now, 1);
+        pt__hooks_stop(t, &t->main, node, f->t0, now < f->t0 ? f->t0 : now, 1);
     pt__stop_pop(&t->main, node, cpu_ns);
 
     g = pt__gpu_of(t);
@@ -230,6 +233,32 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
             err = r;
     }
     return rc ? rc : err;
+}
+
+/* The creating thread writes t->root here: a report on another thread
+ * waits for it, and it for the report (core/gate.h). */
+int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+{
+    int rc;
+
+    if (!t || t->owner != pt__id_self())
+        return start_gpu(t, title, s, m); /* says it is not the creating thread */
+    pt__enter(t, &t->main);
+    rc = start_gpu(t, title, s, m);
+    pt__leave(&t->main);
+    return rc;
+}
+
+int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+{
+    int rc;
+
+    if (!t || t->owner != pt__id_self())
+        return stop_gpu(t, title, s, m);
+    pt__enter(t, &t->main);
+    rc = stop_gpu(t, title, s, m);
+    pt__leave(&t->main);
+    return rc;
 }
 
 int pt_sync(pt_timing *t)

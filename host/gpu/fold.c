@@ -59,6 +59,7 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
             rc = pt__fail(t, PT_ECUDA,
                           "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
                           j->src.node->name, pt__cuda_errstr(cu, e));
+            j->src.node->folded = 0; /* nothing folded: it may be folded again */
             job_release(j);
             return rc;
         }
@@ -246,10 +247,21 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
         return pt__fail(t, PT_ENOTFOUND,
                         "pt_dev_fold(\"%s\"): the section has no finished occurrence to fold into",
                         title);
+    /* A launch folds once: a second fold of the same occurrence would add
+     * its phases again (children twice the launch). */
+    if (queued ? pt__queue_waited(t, node) : node->folded == node->count)
+        return pt__fail(t, PT_ESTATE,
+                        "pt_dev_fold(\"%s\"): its latest occurrence is folded already; a launch "
+                        "folds once: time the next launch, then fold it", title);
+    /* Marked now, as a job queued behind other work may run later. */
+    if (!queued)
+        node->folded = node->count;
 
     j = calloc(1, sizeof *j);
-    if (!j)
+    if (!j) {
+        node->folded = 0;
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
+    }
     j->w.ops = &job_ops;
     j->src.buf = b;
     j->src.node = node;
@@ -265,12 +277,14 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
         size_t bytes = (size_t)b->words * sizeof(long long);
         if ((rc = pt__stage_get(t, b, bytes, &j->stage)) != 0) {
             job_release(j);
+            node->folded = 0; /* nothing folded: it may be folded again */
             return rc;
         }
         memcpy(j->stage->host, b->data, bytes);
         j->src.data = j->stage->host;
     } else if ((rc = copy_back(t, b, j, queued ? stream : b->stream, title)) != 0) {
         job_release(j);
+        node->folded = 0;
         return rc;
     }
     if (pt__queue_attach(t, node, &j->w, NULL))

@@ -34,6 +34,8 @@
 
 #include "pt_fold_math.h"
 
+#include <pt/pt_dev.h> /* PT_DEV_MAX_PHASES, as the kernels see it unless they define it */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,11 +148,19 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     double conc = 1, sum = 0, scale = 1, rest;
     pt_dev_clock *dc = &t->dev_clock;
 
-    if (bad_phase > 0 || bad_slot > 0)
+    /* A mark records phases below both the buffer's count and the
+     * kernel's PT_DEV_MAX_PHASES (16 unless the kernel defines it, which
+     * the host cannot see): the message gives the limit a mark met. */
+    if (bad_phase > 0 || bad_slot > 0) {
+        char why[160] = "";
+        if (np > PT_DEV_MAX_PHASES)
+            snprintf(why, sizeof why, ", or [0, %d) in a kernel built without PT_DEV_MAX_PHASES "
+                     "defined to at least %d", PT_DEV_MAX_PHASES, np);
         rc = pt__fail(t, PT_ERANGE,
-                      "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range [0, %d) and "
-                      "%lld blocks with a slot index out of range [0, %d); their time is unattributed",
-                      title, bad_phase, np, bad_slot, b->nslots);
+                      "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range [0, %d)%s, "
+                      "and %lld blocks with a slot index out of range [0, %d); their time is "
+                      "unattributed", title, bad_phase, np, why, bad_slot, b->nslots);
+    }
     if (b->mode == PT_DEV_MODE_TRACE && r[PT__R_UNTRACED].i > 0) {
         /* The kernel stored no events at all: built without trace stores. */
         long long untraced = r[PT__R_UNTRACED].i;
@@ -318,8 +328,6 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     pt__rword *r;
     conv cv;
 
-    if ((rc = header_ok(t, b, d, title)) != 0)
-        return rc;
     conversion(t, b, d, title, &cv);
     for (int s = 0; s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
@@ -356,6 +364,15 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
     conv cv;
     int rc;
 
+    /* Records that do not match the buffer fold nothing, and the launch
+     * may still be folded from good ones. */
+    if ((rc = header_ok(t, j->buf, j->data, title)) != 0) {
+        j->node->folded = 0;
+        return rc;
+    }
+    /* The launch's occurrence is recorded (the queue records it before
+     * its waiters run): it is folded now, and only now. */
+    j->node->folded = j->node->count;
     if (!j->reduced)
         return fold_records(t, j, j->data, launch_ns);
     memset(&cv, 0, sizeof cv);
@@ -366,9 +383,7 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
     cv.device = j->buf->device;
     pt__calib_get(j->buf->cu, j->buf->device, &cal);
     snprintf(cv.name, sizeof cv.name, "%s", cal.name);
-    rc = header_ok(t, j->buf, j->data, title);
-    if (!rc)
-        rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv);
+    rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv);
     /* Only the summary came back: no per-block picture of this fold. */
     free(j->node->heat);
     j->node->heat = NULL;

@@ -241,6 +241,14 @@ int pt__queue_attach(pt_timing *t, pt_section *node, pt__waiter *w, pt_stream *s
     return 1;
 }
 
+int pt__queue_waited(pt_timing *t, const pt_section *node)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    int i = g ? latest_of(g, node) : -1;
+
+    return i >= 0 && g->pairs[i].waiters != NULL;
+}
+
 int pt__queue_enqueue(pt_timing *t, pt__waiter *w, double launch_ns)
 {
     pt__gpu *g = pt__gpu_of(t);

@@ -58,6 +58,9 @@ PT__HIDDEN int pt__queue_resolve_until(pt_timing *t, const int *pending, int kee
 /* Attach w (NULL: only look) to the latest queued occurrence of node.
  * Returns 1 and that launch's stream, or 0 when node has nothing queued. */
 PT__HIDDEN int pt__queue_attach(pt_timing *t, pt_section *node, pt__waiter *w, pt_stream *stream);
+/* 1 when the latest queued occurrence of node has work waiting on it (a
+ * fold), else 0. */
+PT__HIDDEN int pt__queue_waited(pt_timing *t, const pt_section *node);
 /* Queue w, whose launch time is known, behind the pending work (t has GPU
  * state). 0, or PT_ENOMEM with w dropped. */
 PT__HIDDEN int pt__queue_enqueue(pt_timing *t, pt__waiter *w, double launch_ns);

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,27 @@ static void sync_dir_of(const char *path)
     free(dir);
 }
 
+/* The temporary name beside path, malloc'ed; NULL without memory. */
+static char *tmp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0, len = strlen(path);
+    char *tmp = malloc(len + sizeof ".XXXXXX" + sizeof ".pt");
+
+    if (!tmp)
+        return NULL;
+    if (len - dir + sizeof ".XXXXXX" - 1 <= NAME_MAX) {
+        memcpy(tmp, path, len);
+        memcpy(tmp + len, ".XXXXXX", sizeof ".XXXXXX");
+    } else {
+        /* The name beside it would pass NAME_MAX: a short one in the same
+         * directory, so the rename stays within one file system. */
+        memcpy(tmp, path, dir);
+        memcpy(tmp + dir, ".pt.XXXXXX", sizeof ".pt.XXXXXX");
+    }
+    return tmp;
+}
+
 static void afile_clear(pt__afile *a)
 {
     free(a->tmp);
@@ -104,6 +126,8 @@ int pt__afile_open(pt__afile *a, const char *path, char *why, size_t n)
 
     a->f = NULL;
     a->tmp = NULL;
+    if (!*path)
+        return say(why, n, PT_EIO, "an empty file name");
     a->path = strdup(path);
     if (!a->path)
         return say(why, n, PT_ENOMEM, "out of memory");
@@ -116,6 +140,14 @@ int pt__afile_open(pt__afile *a, const char *path, char *why, size_t n)
             afile_clear(a);
             return rc;
         }
+        /* Nobody may write it: the rename would replace it all the same
+         * (even when not root), so it is refused as an open would be. */
+        if ((st.st_mode & 0222) == 0) {
+            rc = say(why, n, PT_EIO, "a read-only file (mode %04o); make it writable to replace it",
+                     (unsigned)(st.st_mode & 07777));
+            afile_clear(a);
+            return rc;
+        }
         mode = st.st_mode & 07777;
     } else {
         /* A missing target, or a path that cannot exist (a missing
@@ -124,13 +156,11 @@ int pt__afile_open(pt__afile *a, const char *path, char *why, size_t n)
         mode = 0666 & ~current_umask();
     }
 
-    a->tmp = malloc(strlen(path) + sizeof ".XXXXXX");
+    a->tmp = tmp_name(path);
     if (!a->tmp) {
         afile_clear(a);
         return say(why, n, PT_ENOMEM, "out of memory");
     }
-    strcpy(a->tmp, path);
-    strcat(a->tmp, ".XXXXXX");
 
     fd = mkstemp(a->tmp);
     if (fd < 0) {

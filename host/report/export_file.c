@@ -4,6 +4,8 @@
 #include "report/export_file.h"
 
 #include "core/errors.h"
+#include "core/gate.h"
+#include "core/threads.h"
 #include "report/export_path.h"
 
 #include <stdlib.h>
@@ -36,8 +38,12 @@ int pt__export(pt_timing *t, const char *path, const char *fn, int open_written,
 
     if (rc)
         return rc;
+    /* Every thread's tree holds still while the export reads it. */
+    pt__read_begin(t);
     rc = write(t, a.f, ctx);
-    return pt__export_finish(t, &a, rc, fn, path, open_written);
+    rc = pt__export_finish(t, &a, rc, fn, path, open_written);
+    pt__read_end(t);
+    return rc;
 }
 
 int pt__export_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const char *path,
@@ -61,7 +67,7 @@ int pt__export_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const 
     pt_run_get(t, &rs);
     if (!rs.open_count)
         return 0;
-    pt__stack_str(&t->main, stack, sizeof stack);
+    pt__open_str(t, stack, sizeof stack);
     return pt__fail(t, PT_EOPEN, "%s(\"%s\"): written %s %zu open section%s (open: %s)", fn, path,
                     open_written ? "with its" : "without its", rs.open_count,
                     rs.open_count == 1 ? "" : "s", stack);

@@ -13,12 +13,14 @@
  *
  *   { "name", "version", "created", "clock", "stats", "device_clock" and
  *     "errors" as the JSON export writes them (json_run.c),
- *     "sections": [ { "id", "parent" (-1 at the top), "name", "path",
+ *     "sections": [ { "id", "parent" (-1 at the top), "name",
  *                     "depth", "kind", "open", every figure of the JSON
  *                     export ("bound" is "memory", "compute" or ""),
  *                     "heat": null | { "nslots", "nrows", "phases": [ names ],
  *                                      "ns": [ [ per phase ] per row ] } } ],
- *                   depth first, in order of first start
+ *                   depth first, in order of first start; the page
+ *                   makes a section's path from its parents, so the
+ *                   data is the same size per section at any depth
  *     "bottlenecks": [ { "id", "self_ms" } ],
  *     "roofline": null | the JSON export's "peaks",
  *     "saved": null | { "file", "created", "merged" },  a run rebuilt from
@@ -84,25 +86,17 @@ static void heat(pt__json *w, const pt__heat *h)
     pt__json_close(w, '}');
 }
 
-/* One section and, after it, its subtree: a flat list the script can
- * walk by "parent". *id is the next section's id. */
-static int section(pt_timing *t, pt__json *w, const pt_section *s, int parent, int *next_id)
+/* One section of the flat list the script walks by "parent". */
+static void section(pt_timing *t, pt__json *w, const pt_section *s, long long id, long long parent)
 {
     pt_section_stats st;
-    char *path = pt__section_path_dup(s);
-    int id = (*next_id)++, rc = 0;
 
-    if (!path)
-        return PT_ENOMEM;
     pt__stats_of(t, s, &st);
-
     pt__json_item(w);
     pt__json_open(w, '{');
-    pt__json_k_num(w, "id", id);
-    pt__json_k_num(w, "parent", parent);
+    pt__json_k_i64(w, "id", id);
+    pt__json_k_i64(w, "parent", parent);
     pt__json_k_str(w, "name", s->name);
-    pt__json_k_str(w, "path", path);
-    free(path);
     pt__json_k_num(w, "depth", st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_num(w, "open", st.open);
@@ -110,9 +104,34 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s, int parent, i
     pt__json_figures(w, &st, "");
     heat(w, s->heat);
     pt__json_close(w, '}');
-    for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next)
-        rc = section(t, w, c, id, next_id);
-    return rc;
+}
+
+/* Every section depth first, without recursion; ids by depth on the way
+ * down give each its parent's. */
+static int sections(pt_timing *t, pt__json *w)
+{
+    long long *up = NULL, id = 0;
+    size_t cap = 0;
+
+    for (const pt_section *s = t->root.child; s && !w->err; s = pt__tree_next(s, &t->root), id++) {
+        size_t d = (size_t)s->depth;
+        if (d >= cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            while (ncap <= d)
+                ncap *= 2;
+            long long *v = realloc(up, ncap * sizeof *v);
+            if (!v) {
+                free(up);
+                return PT_ENOMEM;
+            }
+            up = v;
+            cap = ncap;
+        }
+        up[d] = id;
+        section(t, w, s, id, d > 1 ? up[d - 1] : -1);
+    }
+    free(up);
+    return 0;
 }
 
 /* The id a section got in the depth-first walk above. */
@@ -148,7 +167,7 @@ static int data(pt_timing *t, pt__json *w, const pt__saved *from)
     const pt_section *top[BOTTLENECKS];
     char created[32];
     size_t nb;
-    int rc = 0, next_id = 0;
+    int rc;
 
     pt_run_get(t, &rs);
     pt__fmt_utc_now(created, sizeof created);
@@ -167,8 +186,7 @@ static int data(pt_timing *t, pt__json *w, const pt__saved *from)
     pt__json_errors(w, t);
     pt__json_key(w, "sections");
     pt__json_open_lines(w, '[');
-    for (const pt_section *c = t->root.child; c && rc == 0 && !w->err; c = c->next)
-        rc = section(t, w, c, -1, &next_id);
+    rc = sections(t, w);
     pt__json_close(w, ']');
     pt__json_key(w, "bottlenecks");
     pt__json_open(w, '[');

@@ -2,7 +2,7 @@
  * tools read back (show, diff, merge), so its layout is a format of its
  * own, versioned by "schema" (PT_JSON_SCHEMA):
  *
- *   { "schema": 1, "tool": "ptkit", "version": "0.1.0", "name": "...",
+ *   { "schema": 2, "tool": "ptkit", "version": "0.1.0", "name": "...",
  *     "created": "2025-01-31T12:00:00Z",
  *     "units": { "time": "ms", ... },
  *     "clock": { "kind": "tsc", "ghz": 2.995 },          ghz null unless tsc
@@ -14,10 +14,11 @@
  *                "short_count",            sections marked too_short
  *                "ranks", "ranks_empty" }, runs merged by rank (0: none)
  *     "threads": [ { "index", "tid", "occurrences", "busy_ms", "open",
- *                    "parts": [ { "path", "count", "total_ms" } ] } ],
+ *                    "parts": [ { "id", "count", "total_ms" } ] } ],
  *                                     the creating thread first (index 0);
- *                                     parts: the sections it ran, in tree
- *                                     order, empty when it is the only one
+ *                                     parts: the sections it ran (by id),
+ *                                     in tree order, empty when it is the
+ *                                     only one
  *     "schedule": null | { "wait", "warmup", "active", "repeat", "steps",
  *                "recorded" },                        pt_schedule_set()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
@@ -28,17 +29,26 @@
  *                 "total", "peak", "device_free", "device_total",
  *                 "device_used_peak" },       device figures null unless sampled
  *     "errors": { "count", "last", "last_note", "by_code": { "PT_EMISMATCH": 2, ... } },
- *     "sections": [ { "name", "path", "depth", "kind", "open", "count",
- *                     every figure of the CSV export by the same name,
- *                     "children": [ ... ] } ] }
+ *     "sections": [ { "id", "parent", "name", ["name_bytes",] "depth",
+ *                     "kind", "open", "count", every figure of the CSV
+ *                     export by the same name } ] }
  *
- * Sections are in order of first start. Members are never left out: a
+ * Sections are one flat list, depth first, siblings in order of first
+ * start: "id" is a section's place in the list (0, 1, ...), "parent" its
+ * parent's id (-1 at the top), which always comes before it. Schema 1
+ * nested each section's "children" inside it and gave each its "path":
+ * both grow with the depth of the tree (a path per section is quadratic
+ * in it), and no JSON parser reads nesting past a few thousand levels;
+ * the flat list is the same size per section at any depth, and each
+ * section is one line. Members are never left out: a
  * figure a section does not have is 0, so readers need no defaults.
  * Numbers are written with "%.17g" and read back as the same double; a
  * non-finite number, which the statistics never produce, would be
  * written as null, since JSON has no token for it. Strings are valid
  * UTF-8 whatever the titles hold: bytes that are not UTF-8 become
- * U+FFFD, so every JSON parser accepts the file.
+ * U+FFFD, so every JSON parser accepts the file; a title holding such
+ * bytes also has "name_bytes", its bytes in hex, so titles that differ
+ * only there stay distinct when read back.
  *
  * ptreport merge writes its pooled run with this writer too, adding its
  * "merged" members (pt__json_more). */
@@ -53,65 +63,131 @@
 #include "report/format.h"
 #include "report/json.h"
 #include "report/json_run.h"
+#include "report/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- sections ---------------------------------------------------- */
 
-static int section(pt_timing *t, pt__json *w, const pt_section *s, const pt__json_more *more)
+/* "name_bytes": the title's bytes in hex, for a title that is not UTF-8
+ * (its "name" holds U+FFFD where those bytes were). */
+static void name_bytes(pt__json *w, const pt_section *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s->name;
+    char b[64];
+    size_t n = 0;
+    int ok = 1;
+
+    for (int k; *p && ok; p += k > 0 ? k : 1)
+        ok = (k = pt__utf8_seq(p)) > 0;
+    if (ok)
+        return;
+    pt__json_key(w, "name_bytes");
+    pt__json_raw(w, "\"", 1);
+    for (p = (const unsigned char *)s->name; *p; p++) {
+        b[n++] = hex[*p >> 4];
+        b[n++] = hex[*p & 15];
+        if (n == sizeof b) {
+            pt__json_raw(w, b, n);
+            n = 0;
+        }
+    }
+    pt__json_raw(w, b, n);
+    pt__json_raw(w, "\"", 1);
+}
+
+static void section(pt_timing *t, pt__json *w, const pt_section *s, uint64_t id, long long parent,
+                    const pt__json_more *more)
 {
     pt_section_stats st;
-    char *path = pt__section_path_dup(s);
-    int rc = 0;
 
-    if (!path)
-        return PT_ENOMEM;
     pt__stats_of(t, s, &st);
-
-    pt__json_open(w, '{');
+    pt__json_item(w);
+    pt__json_open_inline(w, '{');
+    pt__json_k_u64(w, "id", id);
+    pt__json_k_i64(w, "parent", parent);
     pt__json_k_str(w, "name", s->name);
-    pt__json_k_str(w, "path", path);
+    name_bytes(w, s);
     pt__json_k_u64(w, "depth", (uint64_t)st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_bool(w, "open", st.open);
     pt__json_figures(w, &st, pt__bound_name(PT_BOUND_UNKNOWN));
     if (more && more->section)
-        more->section(more->ctx, w, s, path);
-    free(path);
-    pt__json_key(w, "children");
+        more->section(more->ctx, w, s);
+    pt__json_close(w, '}');
+}
+
+/* Ids by depth on the way down: ids[d] is the id of the section at depth
+ * d where the walk stands. */
+typedef struct ids {
+    uint64_t *v;
+    size_t cap;
+} ids;
+
+static int ids_set(ids *x, const pt_section *s, uint64_t id)
+{
+    size_t d = (size_t)s->depth;
+
+    if (d >= x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        while (cap <= d)
+            cap *= 2;
+        uint64_t *v = realloc(x->v, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        x->v = v;
+        x->cap = cap;
+    }
+    x->v[d] = id;
+    return 0;
+}
+
+/* Every section, depth first without recursion: linear in the sections
+ * and the depth. */
+static int sections(pt_timing *t, pt__json *w, const pt__json_more *more)
+{
+    ids x = { 0 };
+    uint64_t id = 0;
+    int rc = 0;
+
+    pt__json_key(w, "sections");
     pt__json_open(w, '[');
-    for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
-        pt__json_item(w);
-        rc = section(t, w, c, more);
+    for (const pt_section *s = t->root.child; s && !w->err; s = pt__tree_next(s, &t->root), id++) {
+        if ((rc = ids_set(&x, s, id)) < 0)
+            break;
+        section(t, w, s, id, s->depth > 1 ? (long long)x.v[s->depth - 1] : -1, more);
     }
     pt__json_close(w, ']');
-    pt__json_close(w, '}');
+    free(x.v);
     return rc;
 }
 
 /* ---- each thread's part ------------------------------------------ */
 
-static int parts(pt_timing *t, pt__json *w, const pt_section *s, int thread)
+/* Thread i's part of every section it ran, by the section's id. */
+static int parts(pt_timing *t, pt__json *w, int thread)
 {
-    int rc = 0;
+    pt__parts pw;
+    uint64_t id = 0;
+    int rc = pt__parts_init(t, &pw);
 
-    for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next) {
+    for (const pt_section *s = t->root.child; s && rc == 0 && !w->err;
+         s = pt__tree_next(s, &t->root), id++) {
         pt_thread_part p;
-        if (pt__section_part(t, c, thread, &p) == 0 && p.count > 0) {
-            char *path = pt__section_path_dup(c);
-            if (!path)
-                return PT_ENOMEM;
+        if ((rc = pt__parts_step(&pw, s)) < 0)
+            break;
+        if (pt__parts_get(&pw, s, thread, &p) == 0 && p.count > 0) {
             pt__json_item(w);
-            pt__json_open(w, '{');
-            pt__json_k_str(w, "path", path);
+            pt__json_open_inline(w, '{');
+            pt__json_k_u64(w, "id", id);
             pt__json_k_u64(w, "count", p.count);
             pt__json_k_num(w, "total_ms", p.total_ms);
             pt__json_close(w, '}');
-            free(path);
         }
-        rc = parts(t, w, c, thread);
     }
+    pt__parts_free(&pw);
     return rc;
 }
 
@@ -163,7 +239,7 @@ static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
         pt__json_k_u64(w, "open", ti.open);
         pt__json_key(w, "parts");
         pt__json_open(w, '[');
-        if (rs.threads > 1 && (rc = parts(t, w, &t->root, i)) < 0)
+        if (rs.threads > 1 && (rc = parts(t, w, i)) < 0)
             return rc;
         pt__json_close(w, ']');
         pt__json_close(w, '}');
@@ -201,13 +277,7 @@ static int document(pt_timing *t, pt__json *w, const pt__json_more *more)
     if (more && more->document)
         more->document(more->ctx, w);
 
-    pt__json_key(w, "sections");
-    pt__json_open(w, '[');
-    for (const pt_section *c = t->root.child; c && rc == 0 && !w->err; c = c->next) {
-        pt__json_item(w);
-        rc = section(t, w, c, more);
-    }
-    pt__json_close(w, ']');
+    rc = sections(t, w, more);
     pt__json_close(w, '}');
     pt__json_printf(w, "\n");
     return rc;

@@ -7,9 +7,8 @@
 
 /* What a writer of a run rebuilt from saved ones adds to the export. */
 typedef struct pt__json_more {
-    /* Members of a section's object after its figures, before "children";
-     * path is the section's path. */
-    void (*section)(void *ctx, pt__json *w, const pt_section *s, const char *path);
+    /* Members of a section's object after its figures. */
+    void (*section)(void *ctx, pt__json *w, const pt_section *s);
     /* Members of the document after "errors", before "sections". */
     void (*document)(void *ctx, pt__json *w);
     void *ctx;

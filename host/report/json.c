@@ -7,11 +7,15 @@
  *    sit inside a <script> element without closing it or opening a
  *    comment;
  *  - numbers are written with "%.17g", which reads back as the same
- *    double, and a number that is not finite as null;
+ *    double (whole numbers, most figures, as integers without printf),
+ *    and a number that is not finite as null;
+ *  - writes go to the stream unlocked: a document is written by one
+ *    thread, and a lock per piece cost more than the piece;
  *  - pretty documents put each member and element on a line of its own;
  *    compact ones may put each element of a long list on its own line;
  *  - the first failed write stops the writing: the stream keeps its error,
  *    which the atomic writer's commit turns into PT_EIO with the reason. */
+#define _GNU_SOURCE /* fwrite_unlocked */
 #include "report/json.h"
 
 #include "report/utf8.h"
@@ -31,7 +35,7 @@ void pt__json_init(pt__json *w, FILE *f, unsigned flags)
 
 void pt__json_raw(pt__json *w, const char *s, size_t n)
 {
-    if (!w->err && n && fwrite(s, 1, n, w->f) != n)
+    if (!w->err && n && fwrite_unlocked(s, 1, n, w->f) != n)
         w->err = 1;
 }
 
@@ -42,14 +46,35 @@ static void outs(pt__json *w, const char *s)
 
 void pt__json_printf(pt__json *w, const char *fmt, ...)
 {
+    char small[128];
     va_list ap;
+    int n;
 
     if (w->err)
         return;
     va_start(ap, fmt);
-    if (vfprintf(w->f, fmt, ap) < 0)
-        w->err = 1;
+    n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n < 0) {
+        w->err = 1;
+    } else if ((size_t)n < sizeof small) {
+        pt__json_raw(w, small, (size_t)n);
+    } else {
+        va_start(ap, fmt);
+        if (vfprintf(w->f, fmt, ap) < 0)
+            w->err = 1;
+        va_end(ap);
+    }
+}
+
+/* v's decimal digits, written backwards from end; returns where they start. */
+static char *digits(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
 }
 
 /* ---- layout ------------------------------------------------------ */
@@ -199,12 +224,34 @@ void pt__json_num(pt__json *w, double v)
     pt__json_sig(w, v, 17);
 }
 
-void pt__json_sig(pt__json *w, double v, int digits)
+static double pow10_of(int n)
 {
-    if (isfinite(v))
-        pt__json_printf(w, "%.*g", digits, v);
-    else
+    double p = 1;
+    while (n-- > 0)
+        p *= 10;
+    return p;
+}
+
+void pt__json_sig(pt__json *w, double v, int ndigits)
+{
+    char b[32], *p;
+
+    if (!isfinite(v)) {
         outs(w, "null");
+        return;
+    }
+    /* A whole number below 2^53 is exact as an integer, and "%.*g" would
+     * write it the same way (up to its digits): most figures are such
+     * (counts, bytes, zeros), and need no printf. */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v &&
+        (ndigits >= 16 || fabs(v) < pow10_of(ndigits))) {
+        p = digits(b + sizeof b, (uint64_t)(v < 0 ? -v : v));
+        if (v < 0)
+            *--p = '-';
+        pt__json_raw(w, p, (size_t)(b + sizeof b - p));
+        return;
+    }
+    pt__json_printf(w, "%.*g", ndigits, v);
 }
 
 void pt__json_fixed(pt__json *w, double v, int decimals)
@@ -217,12 +264,16 @@ void pt__json_fixed(pt__json *w, double v, int decimals)
 
 void pt__json_u64(pt__json *w, uint64_t v)
 {
-    pt__json_printf(w, "%" PRIu64, v);
+    char b[24], *p = digits(b + sizeof b, v);
+    pt__json_raw(w, p, (size_t)(b + sizeof b - p));
 }
 
 void pt__json_i64(pt__json *w, long long v)
 {
-    pt__json_printf(w, "%lld", v);
+    char b[24], *p = digits(b + sizeof b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    if (v < 0)
+        *--p = '-';
+    pt__json_raw(w, p, (size_t)(b + sizeof b - p));
 }
 
 void pt__json_bool(pt__json *w, int v)

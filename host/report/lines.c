@@ -126,8 +126,12 @@ char *pt__clean_dup(const char *s)
 {
     pt__lines k = { 0 };
     pt__line_clean(&k, s);
-    if (!k.oom && reserve(&k, 0) == 0)
+    /* An empty title appends nothing: the buffer is made here, and ends
+     * with its NUL like any other. */
+    if (!k.oom && reserve(&k, 0) == 0) {
+        k.buf[k.len] = '\0';
         return k.buf;
+    }
     free(k.buf);
     return NULL;
 }

@@ -17,26 +17,113 @@ void pt__rows_free(pt__rows *r)
     free(r->v);
 }
 
-static char *path_dup(const pt_section *s)
-{
-    char *raw = pt__section_path_dup(s), *clean;
+/* ---- labels ------------------------------------------------------ */
 
-    if (!raw)
-        return NULL;
-    clean = pt__clean_dup(raw);
-    free(raw);
+/* A title as a path writes it ('/' and '\' escaped), raw; its columns. */
+static void put_component(pt__lines *b, const pt_section *s)
+{
+    for (const char *c = s->name; *c; c++) {
+        if (*c == '/' || *c == '\\')
+            pt__line_n(b, "\\", 1);
+        pt__line_n(b, c, 1);
+    }
+}
+
+static size_t component_w(const pt_section *s)
+{
+    size_t n = pt__utf8_width(s->name);
+    for (const char *c = s->name; *c; c++)
+        n += *c == '/' || *c == '\\';
+    return n;
+}
+
+/* The clean path of anc[1..d] (anc[i] at depth i), whose columns up to
+ * depth i are cum[i] (titles and the '/' between them). A path wider
+ * than PT__PATH_MAX_W keeps its first titles (a third of that) and its
+ * last ones around an ellipsis, so the label costs the same at any depth.
+ * NULL without memory. */
+static char *path_label(const pt_section *const *anc, const size_t *cum, size_t d)
+{
+    pt__lines b = { 0 };
+    size_t head = d, tail = d + 1;
+    char *clean;
+
+    if (cum[d] > PT__PATH_MAX_W) {
+        head = 1;
+        while (head + 1 < d && cum[head + 1] <= PT__PATH_MAX_W / 3)
+            head++;
+        tail = d;
+        while (tail - 1 > head + 1 && cum[d] - cum[tail - 2] <= PT__PATH_MAX_W - cum[head] - 2)
+            tail--;
+    }
+    for (size_t i = 1; i <= d; i++) {
+        if (i > head && i < tail) {
+            pt__line_str(&b, "/\xE2\x80\xA6"); /* U+2026 HORIZONTAL ELLIPSIS */
+            i = tail - 1;
+            continue;
+        }
+        if (i > 1)
+            pt__line_n(&b, "/", 1);
+        put_component(&b, anc[i]);
+    }
+    pt__line_n(&b, "", 0);
+    clean = b.oom || !b.buf ? NULL : pt__clean_dup(b.buf);
+    free(b.buf);
     return clean;
 }
 
-int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s, int paths)
+/* The clean title, after its depth where the indentation stops growing. */
+static char *title_label(const pt_section *s)
+{
+    char *clean = pt__clean_dup(s->name), *out;
+    size_t n;
+
+    if (!clean || s->depth - 1 <= PT__INDENT_LEVELS)
+        return clean;
+    n = strlen(clean) + 32;
+    out = malloc(n);
+    if (out)
+        snprintf(out, n, "\xE2\x86\xB3%d %s", s->depth, clean); /* U+21B3 */
+    free(clean);
+    return out;
+}
+
+int pt__chain_set(pt__chain *c, const pt_section *s)
+{
+    size_t d = (size_t)s->depth;
+
+    if (d >= c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 64;
+        while (cap <= d)
+            cap *= 2;
+        const pt_section **a = realloc(c->anc, cap * sizeof *a);
+        if (a)
+            c->anc = a;
+        size_t *w = a ? realloc(c->cum, cap * sizeof *w) : NULL;
+        if (!a || !w)
+            return PT_ENOMEM;
+        c->cum = w;
+        c->cap = cap;
+        c->cum[0] = 0;
+    }
+    c->anc[d] = s;
+    c->cum[d] = c->cum[d - 1] + (d > 1) + component_w(s);
+    return 0;
+}
+
+static int add_row(const pt_timing *t, pt__rows *r, const pt_section *s, char *label)
 {
     pt__row *w;
 
+    if (!label)
+        return PT_ENOMEM;
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 32;
         pt__row *v = realloc(r->v, cap * sizeof *v);
-        if (!v)
+        if (!v) {
+            free(label);
             return PT_ENOMEM;
+        }
         r->v = v;
         r->cap = cap;
     }
@@ -44,35 +131,123 @@ int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s, int paths
     memset(w->cell, 0, sizeof w->cell);
     w->s = s;
     pt__stats_of(t, s, &w->st);
-    w->label = paths ? path_dup(s) : pt__clean_dup(s->name);
-    if (!w->label)
-        return PT_ENOMEM;
+    w->label = label;
     r->n++;
     return 0;
 }
 
-/* When the sorted copy cannot be allocated the siblings are taken in
- * order of first start: a report in the wrong order beats no report. */
-int pt__rows_collect(const pt_timing *t, const pt_section *parent, const pt_log_opts *o,
-                   int paths, pt__rows *r)
+int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s, int paths)
 {
-    const pt_section **kids = NULL;
-    const pt_section *c;
-    size_t n, i = 0;
+    pt__chain c = { 0 };
+    char *label = NULL;
+    size_t d = 0;
     int rc = 0;
 
-    if (o->max_depth > 0 && parent->depth + 1 > o->max_depth)
-        return 0;
-    n = pt__sorted_children(parent, o->sort, &kids);
-    c = kids ? (n ? kids[0] : NULL) : parent->child;
-    while (c && rc == 0) {
-        rc = pt__rows_add(t, r, c, paths);
-        if (rc == 0)
-            rc = pt__rows_collect(t, c, o, paths, r);
-        c = kids ? (++i < n ? kids[i] : NULL) : c->next;
+    if (!paths)
+        return add_row(t, r, s, title_label(s));
+    /* Its ancestors from the top, found by walking up once. */
+    for (const pt_section *p = s; p->parent; p = p->parent)
+        d++;
+    c.anc = malloc((d + 1) * sizeof *c.anc);
+    c.cum = malloc((d + 1) * sizeof *c.cum);
+    if (c.anc && c.cum) {
+        c.cap = d + 1;
+        c.cum[0] = 0;
+        for (const pt_section *p = s; p->parent; p = p->parent)
+            c.anc[p->depth] = p;
+        for (size_t i = 1; i <= d; i++)
+            c.cum[i] = c.cum[i - 1] + (i > 1) + component_w(c.anc[i]);
+        label = path_label(c.anc, c.cum, d);
     }
-    free(kids);
+    rc = add_row(t, r, s, label);
+    free(c.anc);
+    free(c.cum);
     return rc;
+}
+
+/* One level of the walk: the siblings in the order asked, or, when the
+ * sorted copy cannot be allocated, in order of first start (a report in
+ * the wrong order beats no report). */
+typedef struct level {
+    const pt_section **kids;
+    size_t n, i;
+    const pt_section *next;   /* without kids: the next sibling to show */
+} level;
+
+static const pt_section *level_next(level *l)
+{
+    const pt_section *c;
+
+    if (l->kids)
+        return l->i < l->n ? l->kids[l->i++] : NULL;
+    c = l->next;
+    l->next = c ? c->next : NULL;
+    return c;
+}
+
+int pt__rows_collect(const pt_timing *t, const pt_section *parent, const pt_log_opts *o,
+                     int paths, pt__rows *r)
+{
+    level *st = NULL;
+    size_t top = 0, cap = 0;
+    pt__chain ch = { 0 };
+    int rc = 0;
+
+    /* Levels opened below parent, one per depth, freed as they end. */
+    for (const pt_section *p = parent;;) {
+        const pt_section *c;
+        if (p && !(o->max_depth > 0 && p->depth + 1 > o->max_depth) && p->child) {
+            if (top == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                level *v = realloc(st, ncap * sizeof *v);
+                if (!v) {
+                    rc = PT_ENOMEM;
+                    break;
+                }
+                st = v;
+                cap = ncap;
+            }
+            level *l = &st[top++];
+            l->i = 0;
+            l->n = pt__sorted_children(p, o->sort, &l->kids);
+            l->next = l->kids ? NULL : p->child;
+        }
+        if (top == 0)
+            break;
+        c = level_next(&st[top - 1]);
+        if (!c) {
+            free(st[--top].kids);
+            p = NULL;
+            continue;
+        }
+        if (paths) {
+            rc = pt__chain_set(&ch, c);
+            if (rc == 0)
+                rc = add_row(t, r, c, path_label(ch.anc, ch.cum, (size_t)c->depth));
+        } else {
+            rc = add_row(t, r, c, title_label(c));
+        }
+        if (rc)
+            break;
+        p = c;
+    }
+    while (top > 0)
+        free(st[--top].kids);
+    free(st);
+    pt__chain_free(&ch);
+    return rc;
+}
+
+char *pt__chain_path(const pt__chain *c, const pt_section *s)
+{
+    return path_label(c->anc, c->cum, (size_t)s->depth);
+}
+
+void pt__chain_free(pt__chain *c)
+{
+    free(c->anc);
+    free(c->cum);
+    memset(c, 0, sizeof *c);
 }
 
 const char *pt__marks(const pt_section_stats *st, int phases, char *buf, size_t n)

@@ -15,11 +15,20 @@
 #define PT__GAP "  "
 /* Cells per row: the most columns a view has (the tree's). */
 #define PT__ROW_CELLS 9
+/* Indentation grows two columns a level up to this many levels; a deeper
+ * row stays there and says its depth before its title ("\xE2\x86\xB3" 57 ...),
+ * so a line never grows with the depth of the tree. */
+#define PT__INDENT_LEVELS 16
+/* A path longer than this many columns is shown as its first and last
+ * titles around an ellipsis (the flat table, the bottlenecks), so a line
+ * never grows with the depth of the tree either. */
+#define PT__PATH_MAX_W 120
 
 typedef struct pt__row {
     const pt_section *s;
     pt_section_stats st;
-    char *label;              /* the clean title (tree) or path (table, bottlenecks) */
+    char *label;              /* the clean title (tree) or path (table, bottlenecks), cut
+                               * (PT__INDENT_LEVELS, PT__PATH_MAX_W) */
     char cell[PT__ROW_CELLS][PT__CELL]; /* the printing view's cells, by its column enum */
 } pt__row;
 
@@ -29,12 +38,35 @@ typedef struct pt__rows {
 } pt__rows;
 
 PT__HIDDEN void pt__rows_free(pt__rows *r);
-/* One more row: s with its figures, labelled by its clean path or title. */
+/* One more row: s with its figures, labelled by its clean path or title.
+ * O(depth): for a few rows (the bottlenecks); pt__rows_collect() labels
+ * each row in constant time. */
 PT__HIDDEN int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s, int paths);
 /* The sections under parent to show, depth first, siblings in the order
- * o asks, down to o's depth. 0, or PT_ENOMEM. */
+ * o asks, down to o's depth; without recursion, O(n log n) in the
+ * sections and linear in the depth. 0, or PT_ENOMEM. */
 PT__HIDDEN int pt__rows_collect(const pt_timing *t, const pt_section *parent,
                                 const pt_log_opts *o, int paths, pt__rows *r);
+/* The columns a row of depth `depth` (1 at the top) is indented by. */
+static inline size_t pt__indent(int depth)
+{
+    int lv = depth - 1 < PT__INDENT_LEVELS ? depth - 1 : PT__INDENT_LEVELS;
+    return lv > 0 ? (size_t)lv * 2 : 0;
+}
+
+/* A walk's ancestors by depth, for labelling each section with its path
+ * in constant time (the chain keeps each depth's columns): set each
+ * section as the walk reaches it (parents first), then ask its path. */
+typedef struct pt__chain {
+    const pt_section **anc;
+    size_t *cum;
+    size_t cap;
+} pt__chain;
+PT__HIDDEN int pt__chain_set(pt__chain *c, const pt_section *s);
+/* s's clean path, cut to PT__PATH_MAX_W columns as the flat table shows
+ * it; malloc'ed, NULL without memory. */
+PT__HIDDEN char *pt__chain_path(const pt__chain *c, const pt_section *s);
+PT__HIDDEN void pt__chain_free(pt__chain *c);
 
 /* What a row is, after its name: " [gpu]", " [phase]" (with phases set),
  * " [cpu clock]" (a GPU section timed by the CPU clock), " [short]" (too

@@ -12,6 +12,8 @@
 
 #include "core/cost.h"
 #include "core/errors.h"
+#include "core/gate.h"
+#include "core/threads.h"
 #include "core/schedule.h"
 #include "core/timing.h"
 
@@ -196,7 +198,8 @@ static int check_opts(pt_timing *t, const pt_log_opts *o, const char *fn)
     return 0;
 }
 
-static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, const char *name)
+static int report_in(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o,
+                     const char *name)
 {
     pt__lines k = { .fn = fn, .ctx = ctx };
     pt__rows r = { 0 };
@@ -206,7 +209,7 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
 
     pt__settle(t);
     pt_run_get(t, &rs);
-    pt__stack_str(&t->main, stack, sizeof stack);
+    pt__open_str(t, stack, sizeof stack);
 
     header(t, &k, &rs, o->threads);
     if (o->view == PT_VIEW_BOTTLENECKS) {
@@ -237,6 +240,17 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
         return pt__fail(t, PT_EOPEN, "%s: report made with %zu section%s open (open: %s)", name,
                         rs.open_count, rs.open_count == 1 ? "" : "s", stack);
     return 0;
+}
+
+/* Every thread's tree holds still while the report reads it (gate.h). */
+static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, const char *name)
+{
+    int rc;
+
+    pt__read_begin(t);
+    rc = report_in(t, fn, ctx, o, name);
+    pt__read_end(t);
+    return rc;
 }
 
 static const pt_log_opts default_opts;

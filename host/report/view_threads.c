@@ -19,6 +19,7 @@ int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads
 {
     static const char *const head[PCOL] = { "Calls", "Total ms", "ms per call", "% of section" };
     pt_thread_part *part;
+    pt__parts pw;
     size_t w[PCOL], name_w = strlen("Section by thread"), cells;
     char (*cell)[PCOL][PT__CELL];
     int ngroups = nthreads + 1; /* the merged runs, then threads 0.. */
@@ -28,18 +29,25 @@ int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads
     cells = (size_t)ngroups * r->n;
     part = calloc(cells, sizeof *part);
     cell = calloc(cells, sizeof *cell);
-    if (!part || !cell) {
+    if (!part || !cell || pt__parts_init(t, &pw) < 0) {
         free(part);
         free(cell);
         return PT_ENOMEM;
     }
     for (int c = 0; c < PCOL; c++)
         w[c] = strlen(head[c]);
-    for (int g = 0; g < ngroups; g++)
-        for (size_t i = 0; i < r->n; i++) {
+    /* The rows are depth first: one walk finds every part. */
+    for (size_t i = 0; i < r->n; i++) {
+        if (pt__parts_step(&pw, r->v[i].s) < 0) {
+            pt__parts_free(&pw);
+            free(part);
+            free(cell);
+            return PT_ENOMEM;
+        }
+        for (int g = 0; g < ngroups; g++) {
             size_t at = (size_t)g * r->n + i;
             pt_thread_part *p = &part[at];
-            if (pt__section_part(t, r->v[i].s, g - 1, p) < 0 || p->count == 0)
+            if (pt__parts_get(&pw, r->v[i].s, g - 1, p) < 0 || p->count == 0)
                 continue;
             snprintf(cell[at][P_CALLS], PT__CELL, "%" PRIu64, p->count);
             pt__fmt_ms(cell[at][P_TOTAL], p->total_ms);
@@ -48,10 +56,12 @@ int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads
             for (int c = 0; c < PCOL; c++)
                 if (strlen(cell[at][c]) > w[c])
                     w[c] = strlen(cell[at][c]);
-            size_t nw = (size_t)r->v[i].st.depth * 2 + pt__utf8_width(r->v[i].label);
+            size_t nw = pt__indent(r->v[i].st.depth) + 2 + pt__utf8_width(r->v[i].label);
             if (nw > name_w)
                 name_w = nw;
         }
+    }
+    pt__parts_free(&pw);
     if (name_w > PT__NAME_MAX_W)
         name_w = PT__NAME_MAX_W;
     pt__line_emit(k);
@@ -77,7 +87,7 @@ int pt__view_threads(pt_timing *t, pt__lines *k, const pt__rows *r, int nthreads
             size_t at = (size_t)g * r->n + i;
             if (part[at].count == 0)
                 continue;
-            pt__name_cell(k, (size_t)r->v[i].st.depth * 2, r->v[i].label, "", name_w);
+            pt__name_cell(k, pt__indent(r->v[i].st.depth) + 2, r->v[i].label, "", name_w);
             for (int c = 0; c < PCOL; c++) {
                 pt__line_str(k, PT__GAP);
                 pt__line_cell(k, cell[at][c], w[c], 1);

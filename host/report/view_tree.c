@@ -125,7 +125,7 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
 
     for (size_t i = 0; i < r->n; i++) {
         pt__row *x = &r->v[i];
-        size_t nw = (size_t)(x->st.depth - 1) * 2 + pt__utf8_width(x->label) +
+        size_t nw = pt__indent(x->st.depth) + pt__utf8_width(x->label) +
                     pt__utf8_width(pt__marks(&x->st, 0, marks, sizeof marks));
         tree_cells(x);
         if (nw > name_w)
@@ -151,7 +151,7 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
 
     for (size_t i = 0; i < r->n; i++) {
         pt__row *x = &r->v[i];
-        size_t indent = (size_t)(x->st.depth - 1) * 2;
+        size_t indent = pt__indent(x->st.depth);
         pt__name_cell(k, indent, x->label, pt__marks(&x->st, 0, marks, sizeof marks), name_w);
         for (int c = 0; c < NCOL; c++) {
             if (!show[c])

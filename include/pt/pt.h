@@ -623,8 +623,11 @@ typedef struct pt_log_opts {
 PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
 /** \brief The tree as JSON with a "schema" version. As pt_export_csv(). */
 PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
-/** The JSON schema version pt_export_json() writes. */
-#define PT_JSON_SCHEMA 1
+/** The JSON schema version pt_export_json() writes: 2, sections as one
+ *  flat list in depth-first order, each with its "id" and its "parent"'s
+ *  (schema 1 nested them, which no JSON parser reads past a depth of a
+ *  few thousand). ptreport reads both. */
+#define PT_JSON_SCHEMA 2
 /** \brief One self-contained HTML page (no network needed to view it):
  *  the run's header, the sections as an icicle chart, the sortable table
  *  of every figure, per folded launch its phases stacked and a block x

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_median.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #  include <x86intrin.h>
 #endif
@@ -36,18 +38,6 @@ static double now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static volatile long long sink;

@@ -1,7 +1,9 @@
 /* ptkit's threads under ThreadSanitizer: 8 threads x 100,000 sections
- * into one timing while its creating thread times too, with the trace
+ * into one timing while its creating thread times too and another thread
+ * reports all along (pt_log, pt_run_get, the JSON export), with the trace
  * and memory hooks on, errors from every thread at once, and a stop on
- * the wrong thread. Every count is checked exactly. A plain program, not
+ * the wrong thread. Every count is checked exactly, the reports' too:
+ * never more than was timed, never fewer than the last report saw. A plain program, not
  * a Criterion suite: Criterion cannot start under ThreadSanitizer (its
  * inheritable arena fails to map). Exits 0 when all holds; TSan's own
  * exit code when it reports a race. */
@@ -43,13 +45,63 @@ static void check_section(pt_timing *t, const char *path, uint64_t count, double
           path, st.total_ms * 1e6, total_ns);
 }
 
-/* 8 threads and the creating thread time nested sections at once. */
+typedef struct reporter {
+    pt_timing *t;
+    atomic_int stop;
+    uint64_t most;            /* occurrences of "outer" all may time */
+    long reports;
+    int bad;
+} reporter;
+
+static void drop_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    (void)line;
+}
+
+/* Reports while the others time: each sees a count of "outer" between the
+ * last report's and all there will be. */
+static void *report_all_along(void *arg)
+{
+    reporter *rp = arg;
+    char path[] = "/tmp/ptkit-tsan-json-XXXXXX";
+    int fd = mkstemp(path);
+    uint64_t seen = 0;
+
+    if (fd >= 0)
+        close(fd);
+    while (!atomic_load(&rp->stop)) {
+        const pt_section *s;
+        pt_section_stats st;
+        pt_run_stats rs;
+        int rc = pt_log_fn(rp->t, drop_line, NULL, .threads = 1);
+        if (rc < 0 && rc != PT_EOPEN)
+            rp->bad++;
+        pt_run_get(rp->t, &rs);
+        if (fd >= 0 && rp->reports % 16 == 0)
+            pt_export_json(rp->t, path);
+        s = pt_find(rp->t, "outer");
+        if (s && pt_section_get(rp->t, s, &st) == 0) {
+            if (st.count < seen || st.count > rp->most)
+                rp->bad++;
+            seen = st.count;
+        }
+        rp->reports++;
+    }
+    if (fd >= 0)
+        unlink(path);
+    return NULL;
+}
+
+/* 8 threads and the creating thread time nested sections at once, while
+ * a tenth reports. */
 static void pooled(unsigned flags)
 {
     pt_timing *t = pt_create("tsan", flags);
     job jobs[NTHREADS], mine = { 0 };
-    pthread_t th[NTHREADS];
+    pthread_t th[NTHREADS], rt;
     long n = flags & PT_TRACE ? NSECTIONS / 10 : NSECTIONS;
+    reporter rp = { .t = t, .most = (uint64_t)(NTHREADS + 1) * (uint64_t)n };
 
     pt_clock_set(t, stepping_clock, NULL);
     if (flags & PT_TRACE)
@@ -58,12 +110,18 @@ static void pooled(unsigned flags)
         jobs[i] = (job){ .t = t, .index = i + 1, .step = 10, .n = n };
         CHECK(pthread_create(&th[i], NULL, nested, &jobs[i]) == 0, "thread %d", i);
     }
+    CHECK(pthread_create(&rt, NULL, report_all_along, &rp) == 0, "reporting thread");
     mine = (job){ .t = t, .index = 0, .step = 10, .n = n };
     nested(&mine);
     for (int i = 0; i < NTHREADS; i++) {
         pthread_join(th[i], NULL);
         CHECK(jobs[i].rc == 0, "thread %d: %s", i + 1, pt_strerror(jobs[i].rc));
     }
+    atomic_store(&rp.stop, 1);
+    pthread_join(rt, NULL);
+    CHECK(rp.bad == 0, "%d of %ld reports saw a count out of bounds or failed", rp.bad,
+          rp.reports);
+    CHECK(rp.reports > 0, "no report was made while the threads timed");
     CHECK(mine.rc == 0, "creating thread: %s", pt_strerror(mine.rc));
     uint64_t all = (uint64_t)(NTHREADS + 1) * (uint64_t)n;
     check_section(t, "outer", all, 30.0 * (double)all);
@@ -84,7 +142,10 @@ static void pooled(unsigned flags)
 
     pt_run_get(t, &rs);
     CHECK(rs.threads == NTHREADS + 1, "threads %d", rs.threads);
-    CHECK(rs.error_count == 0, "errors: %s", pt_last_error(t));
+    /* Reports made with sections open count PT_EOPEN, and only that. */
+    CHECK(rs.error_count == pt_error_count_of(t, PT_EOPEN), "errors: %llu, %llu of them PT_EOPEN: %s",
+          (unsigned long long)rs.error_count, (unsigned long long)pt_error_count_of(t, PT_EOPEN),
+          pt_last_error(t));
     if (flags & PT_TRACE) {
         char path[] = "/tmp/ptkit-tsan-XXXXXX";
         int fd = mkstemp(path);
@@ -151,7 +212,8 @@ int main(void)
         fprintf(stderr, "threads_tsan: %d check%s failed\n", failures, failures == 1 ? "" : "s");
         return 1;
     }
-    printf("threads_tsan: 8 threads x %ld sections and the creating thread: counts and "
-           "each thread's part exact, no race reported\n", NSECTIONS);
+    printf("threads_tsan: 8 threads x %ld sections and the creating thread, a thread "
+           "reporting all along: counts and each thread's part exact, no race reported\n",
+           NSECTIONS);
     return 0;
 }

@@ -10,21 +10,30 @@
 
 #include "report/export_csv.h"
 
-static int rows(const pr_sec *v, size_t n, FILE *f)
+/* Each section's row, depth first without recursion. */
+static int rows(const pr_run *r, FILE *f)
 {
-    int rc = 0;
+    const pr_sec *x;
+    const char *path;
+    pr_walk w;
+    int depth, rc = 0;
 
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = pt__csv_row(f, v[i].path, v[i].kind, &v[i].st);
-        if (rc == 0)
-            rc = rows(v[i].kids, v[i].nkids, f);
+    pr_walk_begin(&w, r->secs, r->nsecs);
+    while (rc == 0 && (x = pr_walk_next(&w, &depth))) {
+        if (!(path = pr_walk_path(&w, x, depth)))
+            rc = -1;
+        else
+            rc = pt__csv_row(f, path, x->kind, &x->st);
     }
+    if (w.oom)
+        rc = -1;
+    pr_walk_end(&w);
     return rc;
 }
 
 int pr_write_csv(const pr_run *r, FILE *f)
 {
-    if (pt__csv_header(f) != 0 || rows(r->secs, r->nsecs, f) != 0)
+    if (pt__csv_header(f) != 0 || rows(r, f) != 0)
         return -1;
     return ferror(f) ? -1 : 0;
 }

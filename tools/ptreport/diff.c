@@ -22,41 +22,63 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One section with its path, the key sections are paired by. */
+typedef struct entry {
+    const pr_sec *s;
+    char *path;
+} entry;
+
 typedef struct flat {
-    const pr_sec **v;
+    entry *v;
     size_t n, cap;
     int oom;
 } flat;
 
-static void flatten(flat *f, const pr_sec *v, size_t n)
+/* Every section depth first, without recursion, with its path. */
+static void flatten(flat *f, const pr_run *r)
 {
-    for (size_t i = 0; i < n && !f->oom; i++) {
+    const pr_sec *x;
+    pr_walk w;
+    int depth;
+
+    pr_walk_begin(&w, r->secs, r->nsecs);
+    while (!f->oom && (x = pr_walk_next(&w, &depth))) {
+        const char *path = pr_walk_path(&w, x, depth);
         if (f->n == f->cap) {
             size_t cap = f->cap ? f->cap * 2 : 64;
-            const pr_sec **p = realloc(f->v, cap * sizeof *p);
+            entry *p = realloc(f->v, cap * sizeof *p);
             if (!p) {
                 f->oom = 1;
-                return;
+                break;
             }
             f->v = p;
             f->cap = cap;
         }
-        f->v[f->n++] = &v[i];
-        flatten(f, v[i].kids, v[i].nkids);
+        f->v[f->n].s = x;
+        f->v[f->n].path = path ? strdup(path) : NULL;
+        if (!f->v[f->n++].path)
+            f->oom = 1;
     }
+    f->oom |= w.oom;
+    pr_walk_end(&w);
+}
+
+static void flat_free(flat *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i].path);
+    free(f->v);
 }
 
 static int by_path(const void *a, const void *b)
 {
-    return strcmp((*(const pr_sec *const *)a)->path, (*(const pr_sec *const *)b)->path);
+    return strcmp(((const entry *)a)->path, ((const entry *)b)->path);
 }
 
-static const pr_sec *find(const pr_sec **sorted, size_t n, const char *path)
+static const entry *find(const entry *sorted, size_t n, const char *path)
 {
-    pr_sec key = { .path = (char *)path };
-    const pr_sec *kp = &key;
-    const pr_sec **hit = bsearch(&kp, sorted, n, sizeof *sorted, by_path);
-    return hit ? *hit : NULL;
+    entry key = { NULL, (char *)path };
+    return bsearch(&key, sorted, n, sizeof *sorted, by_path);
 }
 
 enum { V_OK, V_REGRESSED, V_IMPROVED, V_NOISE, V_UNJUDGED };
@@ -65,6 +87,7 @@ static const char *const verdict_name[] = { "ok", "REGRESSED", "improved", "with
 
 typedef struct cmp {
     const pr_sec *a, *b;
+    const char *path;
     double ma, mb, rel, noise, ta, tb;
     int verdict;
 } cmp;
@@ -115,7 +138,7 @@ static void print_row(const cmp *c, int w)
     char r1[32], r2[32];
     pct(r1, sizeof r1, c->rel);
     pct(r2, sizeof r2, c->ta > 0 ? (c->tb - c->ta) / c->ta : NAN);
-    printf("  %-*s  %12.3f  %12.3f  %8s  %10.3f  %13.3f  %13.3f  %8s  %s\n", w, c->a->path, c->ma,
+    printf("  %-*s  %12.3f  %12.3f  %8s  %10.3f  %13.3f  %13.3f  %8s  %s\n", w, c->path, c->ma,
            c->mb, r1, c->noise, c->ta, c->tb, r2, verdict_name[c->verdict]);
 }
 
@@ -128,7 +151,7 @@ int pr_diff(int argc, char **argv)
     char err[1024];
     pr_run run[2];
     flat fa = { 0 }, fb = { 0 };
-    const pr_sec **sorted_a = NULL, **sorted_b = NULL;
+    entry *sorted_a = NULL, *sorted_b = NULL;
     cmp *cs = NULL;
     size_t nc = 0, nreg = 0, only_a = 0, only_b = 0;
     int w = (int)strlen("Section"), rc = 0;
@@ -163,8 +186,8 @@ int pr_diff(int argc, char **argv)
         pr_run_free(&run[0]);
         return 2;
     }
-    flatten(&fa, run[0].secs, run[0].nsecs);
-    flatten(&fb, run[1].secs, run[1].nsecs);
+    flatten(&fa, &run[0]);
+    flatten(&fb, &run[1]);
     sorted_a = malloc((fa.n + 1) * sizeof *sorted_a);
     sorted_b = malloc((fb.n + 1) * sizeof *sorted_b);
     cs = malloc((fa.n + 1) * sizeof *cs);
@@ -179,21 +202,22 @@ int pr_diff(int argc, char **argv)
 
     /* In the base's tree order, so the table reads like the reports. */
     for (size_t i = 0; i < fa.n; i++) {
-        const pr_sec *b = find(sorted_b, fb.n, fa.v[i]->path);
+        const entry *b = find(sorted_b, fb.n, fa.v[i].path);
         if (!b) {
             only_a++;
             continue;
         }
-        cs[nc].a = fa.v[i];
-        cs[nc].b = b;
+        cs[nc].a = fa.v[i].s;
+        cs[nc].b = b->s;
+        cs[nc].path = fa.v[i].path;
         judge(&cs[nc], thr);
         nreg += cs[nc].verdict == V_REGRESSED;
-        if ((int)strlen(fa.v[i]->path) > w)
-            w = (int)strlen(fa.v[i]->path);
+        if ((int)strlen(fa.v[i].path) > w)
+            w = (int)strlen(fa.v[i].path);
         nc++;
     }
     for (size_t i = 0; i < fb.n; i++)
-        only_b += find(sorted_a, fa.n, fb.v[i]->path) == NULL;
+        only_b += find(sorted_a, fa.n, fb.v[i].path) == NULL;
 
     printf("ptreport diff: base %s, new %s; threshold %g%%; a regression also exceeds "
            "2*sqrt(sd_b^2/n_b + sd_n^2/n_n) when both sides have 2+ later calls\n",
@@ -204,7 +228,7 @@ int pr_diff(int argc, char **argv)
             if (cs[i].verdict == V_REGRESSED) {
                 char r[32];
                 pct(r, sizeof r, cs[i].rel);
-                printf("  %s: %.3f -> %.3f ms per call (%s, noise %.3f ms)\n", cs[i].a->path,
+                printf("  %s: %.3f -> %.3f ms per call (%s, noise %.3f ms)\n", cs[i].path,
                        cs[i].ma, cs[i].mb, r, cs[i].noise);
             }
     } else {
@@ -218,14 +242,14 @@ int pr_diff(int argc, char **argv)
     if (only_a) {
         printf("\nonly in base (%zu):\n", only_a);
         for (size_t i = 0; i < fa.n; i++)
-            if (!find(sorted_b, fb.n, fa.v[i]->path))
-                printf("  %s  %.3f ms total\n", fa.v[i]->path, fa.v[i]->st.total_ms);
+            if (!find(sorted_b, fb.n, fa.v[i].path))
+                printf("  %s  %.3f ms total\n", fa.v[i].path, fa.v[i].s->st.total_ms);
     }
     if (only_b) {
         printf("\nonly in new (%zu):\n", only_b);
         for (size_t i = 0; i < fb.n; i++)
-            if (!find(sorted_a, fa.n, fb.v[i]->path))
-                printf("  %s  %.3f ms total\n", fb.v[i]->path, fb.v[i]->st.total_ms);
+            if (!find(sorted_a, fa.n, fb.v[i].path))
+                printf("  %s  %.3f ms total\n", fb.v[i].path, fb.v[i].s->st.total_ms);
     }
     rc = nreg ? 1 : 0;
     if (fflush(stdout) != 0)
@@ -234,8 +258,8 @@ done:
     free(cs);
     free(sorted_a);
     free(sorted_b);
-    free(fa.v);
-    free(fb.v);
+    flat_free(&fa);
+    flat_free(&fb);
     pr_run_free(&run[0]);
     pr_run_free(&run[1]);
     return rc;

@@ -34,6 +34,7 @@
 #include "core/timing.h"
 #include "core/tree.h"
 #include "report/chrome_trace.h"
+#include "report/rows.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -58,27 +59,21 @@ static double slack(double ns)
     return 1.0 + 1e-9 * ns;
 }
 
-static size_t count_nodes(const pt_section *s)
-{
-    size_t n = 0;
-    for (const pt_section *c = s->child; c; c = c->next)
-        n += 1 + count_nodes(c);
-    return n;
-}
-
 /* Each section's drawn length, bottom up: its total, or its children's
- * when they need more. Indexed by the depth-first order place() walks. */
-static double widths(fw *w, const pt_section *s, size_t *id)
+ * when they need more. Indexed by depth-first order: children come after
+ * their parent, so one pass from the last section back adds each to its
+ * parent's sum before the parent is reached. No recursion. */
+static void widths(fw *w, const pt_section *const *node, const size_t *parent, size_t n,
+                   double *kids)
 {
-    size_t me = (*id)++;
-    double own = own_ns(s), kids = 0;
-
-    for (const pt_section *c = s->child; c; c = c->next)
-        kids += widths(w, c, id);
-    w->width[me] = kids > own + slack(own) ? kids : own;
-    if (w->width[me] > own)
-        w->widened++;
-    return w->width[me];
+    for (size_t i = n; i-- > 0;) {
+        double own = own_ns(node[i]);
+        w->width[i] = kids[i] > own + slack(own) ? kids[i] : own;
+        if (w->width[i] > own)
+            w->widened++;
+        if (parent[i] != (size_t)-1)
+            kids[parent[i]] += w->width[i];
+    }
 }
 
 /* The figures a reader of one event wants: who it is, its count and time
@@ -132,37 +127,27 @@ static const char *category(int kind)
     }
 }
 
-/* One section from `start` (ns), ending no later than `limit`, then its
- * children one after another from its start. */
-static int place(fw *w, const pt_section *s, size_t *id, double start, double limit)
+/* Section i from `start` (ns), ending no later than `limit`; its
+ * children then follow one another from its start (cursor[i]). */
+static void place(fw *w, const pt_section *s, const char *path, size_t i, double start,
+                  double limit, double *cursor, double *end)
 {
-    size_t me = (*id)++;
-    double end = start + w->width[me], at = start, t0, t1;
+    double e = start + w->width[i], t0, t1;
     pt_section_stats st;
-    char *path;
-    int rc = 0;
 
-    if (end > limit)
-        end = limit;
+    if (e > limit)
+        e = limit;
     t0 = nearbyint(start);
-    t1 = nearbyint(end);
+    t1 = nearbyint(e);
     if (t1 < t0)
         t1 = t0;
-    path = pt__section_path_dup(s);
-    if (!path)
-        return PT_ENOMEM;
     pt__stats_of(w->t, s, &st);
     /* Whole nanoseconds as microseconds with three decimals, exactly. */
     pt__ctrace_complete(&w->c, 1, 1, s->name, category(s->kind), t0 / 1e3, (t1 - t0) / 1e3);
-    args(w, s, &st, path, w->width[me]);
+    args(w, s, &st, path, w->width[i]);
     pt__ctrace_end_event(&w->c);
-    free(path);
-    for (const pt_section *c = s->child; c && rc == 0 && !w->c.j.err; c = c->next) {
-        double cw = w->width[*id];
-        rc = place(w, c, id, at, end);
-        at += cw;
-    }
-    return rc;
+    cursor[i] = start;
+    end[i] = e;
 }
 
 static void metadata(fw *w, const pt__saved *from, size_t n, double total_ns, double drawn_ns)
@@ -198,30 +183,77 @@ static void metadata(fw *w, const pt__saved *from, size_t n, double total_ns, do
 int pr_write_flame(pt_timing *t, FILE *f, const pt__saved *from)
 {
     fw w = { 0 };
-    size_t n, id = 0;
-    double total = 0, drawn = 0, at = 0;
+    size_t n = 0, i, *parent = NULL, *up = NULL, ucap = 0;
+    const pt_section **node = NULL, *s;
+    double total = 0, drawn = 0, at = 0, *kids = NULL, *cursor = NULL, *end = NULL;
+    pt__chain ch = { 0 };
     int rc = 0;
 
     pt__settle(t);
-    n = count_nodes(&t->root);
+    for (s = t->root.child; s; s = pt__tree_next(s, &t->root))
+        n++;
     w.t = t;
     w.width = malloc((n ? n : 1) * sizeof *w.width);
-    if (!w.width)
-        return PT_ENOMEM;
-    for (const pt_section *c = t->root.child; c; c = c->next) {
-        total += own_ns(c);
-        drawn += widths(&w, c, &id);
+    node = malloc((n ? n : 1) * sizeof *node);
+    parent = malloc((n ? n : 1) * sizeof *parent);
+    kids = calloc(n ? n : 1, sizeof *kids);
+    cursor = malloc((n ? n : 1) * sizeof *cursor);
+    end = malloc((n ? n : 1) * sizeof *end);
+    if (!w.width || !node || !parent || !kids || !cursor || !end) {
+        rc = PT_ENOMEM;
+        goto done;
     }
+    /* Depth first: each section's place and its parent's, by the ids of
+     * the sections on the way down. */
+    for (i = 0, s = t->root.child; s; s = pt__tree_next(s, &t->root), i++) {
+        size_t d = (size_t)s->depth;
+        if (d >= ucap) {
+            size_t cap = ucap ? ucap * 2 : 64;
+            size_t *v = realloc(up, cap * sizeof *v);
+            if (!v) {
+                rc = PT_ENOMEM;
+                goto done;
+            }
+            up = v;
+            ucap = cap;
+        }
+        up[d] = i;
+        node[i] = s;
+        parent[i] = d > 1 ? up[d - 1] : (size_t)-1;
+    }
+    widths(&w, node, parent, n, kids);
+    for (i = 0; i < n; i++)
+        if (parent[i] == (size_t)-1) {
+            total += own_ns(node[i]);
+            drawn += w.width[i];
+        }
     pt__ctrace_begin(&w.c, f);
     pt__ctrace_meta(&w.c, 1, 0, "process_name", t->name);
     pt__ctrace_meta(&w.c, 1, 1, "thread_name", "sections (aggregate: each as long as its total)");
-    id = 0;
-    for (const pt_section *c = t->root.child; c && rc == 0 && !w.c.j.err; c = c->next) {
-        double cw = w.width[id];
-        rc = place(&w, c, &id, at, INFINITY);
-        at += cw;
+    for (i = 0; i < n && rc == 0 && !w.c.j.err; i++) {
+        size_t p = parent[i];
+        double start = p == (size_t)-1 ? at : cursor[p];
+        char *path;
+        if ((rc = pt__chain_set(&ch, node[i])) < 0 || !(path = pt__chain_path(&ch, node[i]))) {
+            rc = PT_ENOMEM;
+            break;
+        }
+        place(&w, node[i], path, i, start, p == (size_t)-1 ? INFINITY : end[p], cursor, end);
+        free(path);
+        if (p == (size_t)-1)
+            at += w.width[i];
+        else
+            cursor[p] = start + w.width[i];
     }
     metadata(&w, from, n, total, drawn);
+done:
+    pt__chain_free(&ch);
     free(w.width);
+    free(node);
+    free(parent);
+    free(kids);
+    free(cursor);
+    free(end);
+    free(up);
     return rc;
 }

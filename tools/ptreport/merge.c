@@ -16,6 +16,8 @@
  *     extremes over all, the imbalance max / mean again; mem_high_water
  *     the largest of the inputs';
  *   - a section open in any input is open in the pool.
+ * Sections are matched by title under their parent, hashed, so a merge
+ * is linear in the sections however wide or deep the runs are.
  * The pool is written by the library's JSON export, with, per section,
  * "merged": how many inputs have it, the count summed, and min / max /
  * mean across those inputs of total_ms and of mean_ms, as each input
@@ -42,58 +44,20 @@ typedef struct spread {
     double min, max, sum;
 } spread;
 
-/* One section of one input, then (after sorting by path, inputs in
- * order) the figures across the inputs of each path. */
-typedef struct across {
-    const char *path;
-    size_t input;
-    uint64_t count;
-    double total, mean;       /* total_ms and mean_ms as the input wrote them */
-} across;
-
+/* The figures across the inputs of one pooled section, indexed by its
+ * creation order in the pool's tree, which is unique there. */
 typedef struct pooled {
-    const char *path;
     size_t inputs;
     uint64_t count;
     spread total, mean;
 } pooled;
 
 typedef struct merge {
-    across *v;
-    size_t n, cap;
     pooled *p;
     size_t np;
     char **files;
     int nfiles;
 } merge;
-
-static int collect(merge *m, const pr_sec *v, size_t n, size_t input)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (m->n == m->cap) {
-            size_t cap = m->cap ? m->cap * 2 : 64;
-            across *a = realloc(m->v, cap * sizeof *a);
-            if (!a)
-                return -1;
-            m->v = a;
-            m->cap = cap;
-        }
-        m->v[m->n++] = (across){ v[i].path, input, v[i].st.count, v[i].st.total_ms,
-                                 v[i].st.mean_ms };
-        if (collect(m, v[i].kids, v[i].nkids, input) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int by_path_then_input(const void *a, const void *b)
-{
-    const across *x = a, *y = b;
-    int c = strcmp(x->path, y->path);
-    if (c)
-        return c;
-    return x->input < y->input ? -1 : x->input > y->input;
-}
 
 static void spread_add(spread *s, double v, size_t seen)
 {
@@ -106,56 +70,26 @@ static void spread_add(spread *s, double v, size_t seen)
     s->sum += v;
 }
 
-/* The figures across the inputs, one entry per path, sorted by path. */
-static int pool_across(merge *m)
-{
-    if (m->n)
-        qsort(m->v, m->n, sizeof *m->v, by_path_then_input);
-    m->p = calloc(m->n ? m->n : 1, sizeof *m->p);
-    if (!m->p)
-        return -1;
-    for (size_t i = 0; i < m->n; i++) {
-        pooled *p = &m->p[m->np];
-        if (m->np == 0 || strcmp(m->p[m->np - 1].path, m->v[i].path) != 0) {
-            p = &m->p[m->np++];
-            p->path = m->v[i].path;
-        } else {
-            p = &m->p[m->np - 1];
-        }
-        spread_add(&p->total, m->v[i].total, p->inputs);
-        spread_add(&p->mean, m->v[i].mean, p->inputs);
-        p->count += m->v[i].count;
-        p->inputs++;
-    }
-    return 0;
-}
-
 static void spread_json(pt__json *w, const char *key, const spread *s, size_t k)
 {
     pt__json_key(w, key);
-    pt__json_open(w, '{');
+    pt__json_open_inline(w, '{');
     pt__json_k_num(w, "min", s->min);
     pt__json_k_num(w, "max", s->max);
     pt__json_k_num(w, "mean", k ? s->sum / (double)k : 0);
     pt__json_close(w, '}');
 }
 
-static int by_path(const void *key, const void *e)
-{
-    return strcmp(key, ((const pooled *)e)->path);
-}
-
 /* The export's hook for each section: its "merged" object. */
-static void section_more(void *ctx, pt__json *w, const pt_section *s, const char *path)
+static void section_more(void *ctx, pt__json *w, const pt_section *s)
 {
     const merge *m = ctx;
-    const pooled *p = bsearch(path, m->p, m->np, sizeof *m->p, by_path);
+    const pooled *p = s->order < m->np ? &m->p[s->order] : NULL;
 
-    (void)s;
-    if (!p)
+    if (!p || !p->inputs)
         return;
     pt__json_key(w, "merged");
-    pt__json_open(w, '{');
+    pt__json_open_inline(w, '{');
     pt__json_k_u64(w, "inputs", p->inputs);
     pt__json_k_u64(w, "count", p->count);
     spread_json(w, "total_ms", &p->total, p->inputs);
@@ -183,29 +117,71 @@ static void document_more(void *ctx, pt__json *w)
 
 /* ---- the pool ---------------------------------------------------- */
 
-/* Marks open in the pool every section open in the input. */
-static int mark_open(pt_timing *pool, const pt_section *s)
+/* After run (rebuilt as t) is pooled: each of its sections' figures as
+ * the file wrote them go to its pooled section's spreads, and a section
+ * open in the input is open in the pool. The file's sections and t's are
+ * walked side by side (t was restored in the file's order), the pooled
+ * counterpart of each found from its parent's by title, hashed: linear in
+ * the sections, however deep. 0, or -1 without memory. */
+static int across(merge *m, pt_timing *pool, pt_timing *t, const pr_run *run)
 {
-    for (const pt_section *c = s->child; c; c = c->next) {
-        if (c->open) {
-            pt_section *at = (pt_section *)pt__counterpart(&pool->root, c);
-            if (at && pt__restore_open(pool, at) < 0)
-                return -1;
-        }
-        if (mark_open(pool, c) < 0)
+    const pt_section **cp = NULL, *s = t->root.child;
+    size_t cap = 0, n = (size_t)pool->main.next_order;
+    const pr_sec *x;
+    pr_walk w;
+    int depth, rc = 0;
+
+    if (n > m->np) {
+        pooled *v = realloc(m->p, n * sizeof *v);
+        if (!v)
             return -1;
+        memset(v + m->np, 0, (n - m->np) * sizeof *v);
+        m->p = v;
+        m->np = n;
     }
-    return 0;
+    pr_walk_begin(&w, run->secs, run->nsecs);
+    for (; rc == 0 && s && (x = pr_walk_next(&w, &depth)); s = pt__tree_next(s, &t->root)) {
+        pt_section *at;
+        pooled *p;
+        if ((size_t)depth >= cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            const pt_section **v = realloc(cp, ncap * sizeof *v);
+            if (!v) {
+                rc = -1;
+                break;
+            }
+            cp = v;
+            cap = ncap;
+            cp[0] = &pool->root;
+        }
+        at = (pt_section *)pt__child_of(cp[depth - 1], s);
+        cp[depth] = at;
+        if (!at || at->order >= m->np)
+            continue; /* not pooled: merging ran out of memory, said below */
+        p = &m->p[at->order];
+        spread_add(&p->total, x->st.total_ms, p->inputs);
+        spread_add(&p->mean, x->st.mean_ms, p->inputs);
+        p->count = x->st.count > (uint64_t)INT64_MAX - p->count ? (uint64_t)INT64_MAX
+                                                                 : p->count + x->st.count;
+        p->inputs++;
+        if (s->open && pt__restore_open(pool, at) < 0)
+            rc = -1;
+    }
+    if (w.oom)
+        rc = -1;
+    pr_walk_end(&w);
+    free(cp);
+    return rc;
 }
 
 /* A run pooled into pool by path. 0, or -1 without memory. */
-static int pool_run(pt_timing *pool, const pr_run *run)
+static int pool_run(merge *m, pt_timing *pool, const pr_run *run)
 {
     pt_timing *t = pt__restore_create(run->name);
     int rc = -1;
 
     if (t && pr_restore_sections(t, run) == 0 && pt__merge_tree(pool, &pool->root, &t->root) == 0)
-        rc = mark_open(pool, &t->root);
+        rc = across(m, pool, t, run);
     pt_destroy(t);
     return rc;
 }
@@ -266,8 +242,9 @@ int pr_merge(int argc, char **argv)
         }
     }
     m.nfiles = n;
-    if (n == 0 || !outp) {
-        rc = pr_fail("merge: %s\n%s", n == 0 ? "no run given" : "no -o given", merge_usage);
+    if (n == 0 || !outp || !*outp) {
+        rc = pr_fail("merge: %s\n%s", n == 0 ? "no run given" : !outp ? "no -o given" : "an empty -o",
+                     merge_usage);
         goto done;
     }
     for (; loaded < n; loaded++) {
@@ -279,9 +256,9 @@ int pr_merge(int argc, char **argv)
     }
     pool = pt__restore_create(runs[0].name);
     for (int i = 0; pool && i < n && rc == 0; i++)
-        if (pool_run(pool, &runs[i]) < 0 || collect(&m, runs[i].secs, runs[i].nsecs, (size_t)i) < 0)
+        if (pool_run(&m, pool, &runs[i]) < 0)
             rc = -1;
-    if (!pool || rc || pool_across(&m) < 0) {
+    if (!pool || rc) {
         rc = pr_fail("merge: out of memory");
         goto done;
     }
@@ -304,7 +281,6 @@ done:
     pt_destroy(pool);
     for (int i = 0; i < loaded; i++)
         pr_run_free(&runs[i]);
-    free(m.v);
     free(m.p);
     free(runs);
     free(m.files);

@@ -1,5 +1,6 @@
-/* ptreport: a saved run (pt_export_json(), schema 1) read back into
- * memory, and the commands that work on it (show, diff, merge, convert).
+/* ptreport: a saved run (pt_export_json(), schema 2, or 1 from earlier
+ * releases) read back into memory, and the commands that work on it
+ * (show, diff, merge, convert).
  *
  * A run is kept as the export wrote it: every figure by the export's own
  * name, read by the library's list of figures, so the CSV conversion
@@ -18,7 +19,9 @@
 
 typedef struct pr_sec pr_sec;
 struct pr_sec {
-    char *name, *path, *kind; /* kind: cpu, gpu, phase or unattributed */
+    char *name, *kind;        /* kind: cpu, gpu, phase or unattributed */
+    char *path;               /* schema 1's "path"; NULL in schema 2, which has none */
+    char *own_name;           /* the title decoded from "name_bytes" (name points here) */
     /* Its name, depth, open mark and figures, read by the library's list
      * of figures (core/stats.h); NaN where the file holds null. */
     pt_section_stats st;
@@ -44,6 +47,28 @@ typedef struct pr_run {
     pr_sec *secs;             /* the top-level sections */
     size_t nsecs;
 } pr_run;
+
+/* A depth-first walk of a run's sections without recursion: each
+ * section once, parents before children, siblings in the file's order. */
+typedef struct pr_walk {
+    struct pr_level {
+        const pr_sec *v;
+        size_t n, i;
+    } *st;
+    size_t top, cap;
+    int oom;                  /* the stack could not grow: the walk ended early */
+    char *path;               /* pr_walk_path()'s, by depth: */
+    size_t *end, pcap, ecap;  /* where each depth's part ends */
+} pr_walk;
+void pr_walk_begin(pr_walk *w, const pr_sec *v, size_t n);
+/* The next section and its depth (1 at the top), or NULL at the end. */
+const pr_sec *pr_walk_next(pr_walk *w, int *depth);
+/* The path of s, just returned at depth by pr_walk_next(), as
+ * pt_section_path() writes it ('/' and '\\' in titles escaped): schema
+ * 1's own, else made from the walk's, each part once. Valid until the
+ * next call; NULL without memory. */
+const char *pr_walk_path(pr_walk *w, const pr_sec *s, int depth);
+void pr_walk_end(pr_walk *w);
 
 /* Reads and checks a run. On failure writes "FILE: LINE:COLUMN: message"
  * (or "FILE: message" when no place applies) into err and returns -1. */

@@ -25,13 +25,21 @@ static int kind_of(const char *kind)
 }
 
 /* The sections depth first, each sibling list in the file's order (the
- * order of first start), so the restored order is the saved one. */
-static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_t n)
+ * order of first start), so the restored order is the saved one; without
+ * recursion, a section's parent kept by depth on the way down. */
+static int restore_secs(pt_timing *t, const pr_run *run)
 {
-    for (size_t i = 0; i < n; i++) {
-        const pt_section_stats *f = &v[i].st;
+    pt_section **up = NULL;
+    size_t cap = 0;
+    const pr_sec *x;
+    pr_walk w;
+    int depth, rc = 0;
+
+    pr_walk_begin(&w, run->secs, run->nsecs);
+    while (rc == 0 && (x = pr_walk_next(&w, &depth))) {
+        const pt_section_stats *f = &x->st;
         pt__restored r = {
-            .kind = kind_of(v[i].kind), .open = f->open, .count = f->count,
+            .kind = kind_of(x->kind), .open = f->open, .count = f->count,
             .total_ns = f->total_ms * 1e6, .first_ns = f->first_ms * 1e6,
             .mean_ns = f->mean_ms * 1e6, .sd_ns = f->stddev_ms * 1e6,
             .min_ns = f->min_ms * 1e6, .max_ns = f->max_ms * 1e6,
@@ -44,11 +52,27 @@ static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_
             .rank_min_ns = f->rank_min_ms * 1e6, .rank_mean_ns = f->rank_mean_ms * 1e6,
             .rank_max_ns = f->rank_max_ms * 1e6, .rank_slowest = (long long)f->rank_slowest,
         };
-        pt_section *s = pt__restore_section(t, parent, v[i].name, &r);
-        if (!s || restore_secs(t, s, v[i].kids, v[i].nkids) < 0)
-            return -1;
+        pt_section *s;
+        if ((size_t)depth >= cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            pt_section **v = realloc(up, ncap * sizeof *v);
+            if (!v) {
+                rc = -1;
+                break;
+            }
+            up = v;
+            cap = ncap;
+        }
+        s = pt__restore_section(t, depth > 1 ? up[depth - 1] : NULL, x->name, &r);
+        if (!s)
+            rc = -1;
+        up[depth] = s;
     }
-    return 0;
+    if (w.oom)
+        rc = -1;
+    pr_walk_end(&w);
+    free(up);
+    return rc;
 }
 
 static long long int_of(json_t *o, const char *key)
@@ -123,7 +147,7 @@ void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uin
 
 int pr_restore_sections(pt_timing *t, const pr_run *run)
 {
-    return restore_secs(t, NULL, run->secs, run->nsecs);
+    return restore_secs(t, run);
 }
 
 /* The run-level state: 0, or -1 for a clock no timing can stand for. */

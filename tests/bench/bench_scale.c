@@ -1,0 +1,144 @@
+/* How reports scale with the tree: the time per section of pt_log(),
+ * pt_export_json(), pt_export_html() and of ptreport show and merge on
+ * the JSON export, at 1,000 sections and at N (100,000 by default), in
+ * two shapes:
+ *   - flat: every section at the top;
+ *   - deep: ten chains, each N/10 levels deep (10,000 at N = 100,000).
+ * The last column is the time per section at N over that at 1,000 of the
+ * same shape: 1 is linear, the goal is <= 2 (O(n log n) or better in the
+ * sections, linear in the depth). Each figure is the median of a few
+ * rounds; the machine is shared.
+ *
+ *   bench_scale PTREPORT [N]      PT_BENCH_SECTIONS=N does the same
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pt/pt.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_median.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* n sections: flat, or ten chains n/10 deep (c<k> at the top of chain k,
+ * then s1, s2, ... down it). */
+static pt_timing *tree(long n, int deep)
+{
+    pt_timing *t = pt_create("scale", PT_CPU);
+    char title[32];
+    long chains = deep ? 10 : n, depth = deep ? n / 10 : 1;
+
+    for (long c = 0; c < chains; c++) {
+        for (long d = 0; d < depth; d++) {
+            snprintf(title, sizeof title, "%c%ld", d ? 's' : 'c', d ? d : c);
+            pt_start(t, title);
+        }
+        for (long d = depth; d-- > 0;) {
+            snprintf(title, sizeof title, "%c%ld", d ? 's' : 'c', d ? d : c);
+            pt_stop(t, title);
+        }
+    }
+    return t;
+}
+
+static int run(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+enum { LOG, JSON, HTML, SHOW, MERGE, NOPS };
+static const char *const op_name[NOPS] = { "pt_log", "pt_export_json", "pt_export_html",
+                                           "ptreport show", "ptreport merge" };
+
+/* Seconds per section of each operation, median of `rounds`. */
+static int measure(const char *ptreport, const char *dir, long n, int deep, int rounds,
+                   double out[NOPS])
+{
+    char json[512], html[512], cmd[2048];
+    double v[NOPS][5];
+    FILE *null = fopen("/dev/null", "w");
+    pt_timing *t = tree(n, deep);
+
+    if (!t || !null)
+        return -1;
+    snprintf(json, sizeof json, "%s/run.json", dir);
+    snprintf(html, sizeof html, "%s/run.html", dir);
+    for (int r = 0; r < rounds; r++) {
+        double t0 = now_s();
+        if (pt_log(t, null) != 0)
+            return -1;
+        v[LOG][r] = now_s() - t0;
+        t0 = now_s();
+        if (pt_export_json(t, json) != 0)
+            return -1;
+        v[JSON][r] = now_s() - t0;
+        t0 = now_s();
+        if (pt_export_html(t, html) != 0)
+            return -1;
+        v[HTML][r] = now_s() - t0;
+        snprintf(cmd, sizeof cmd, "%s show %s >/dev/null", ptreport, json);
+        t0 = now_s();
+        if (run(cmd) != 0)
+            return -1;
+        v[SHOW][r] = now_s() - t0;
+        snprintf(cmd, sizeof cmd, "%s merge %s %s -o %s/all.json", ptreport, json, json, dir);
+        t0 = now_s();
+        if (run(cmd) != 0)
+            return -1;
+        v[MERGE][r] = now_s() - t0;
+    }
+    for (int k = 0; k < NOPS; k++)
+        out[k] = median(v[k], rounds) / (double)n;
+    pt_destroy(t);
+    fclose(null);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("PT_BENCH_SECTIONS");
+    long n = argc > 2 ? atol(argv[2]) : env && *env ? atol(env) : 100000;
+    char dir[] = "/tmp/pt-bench-scale-XXXXXX", cmd[600];
+    double small[2][NOPS], big[2][NOPS], worst = 0;
+
+    if (argc < 2 || n < 1000) {
+        fprintf(stderr, "usage: bench_scale PTREPORT [SECTIONS >= 1000]\n");
+        return 2;
+    }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    for (int deep = 0; deep < 2; deep++)
+        if (measure(argv[1], dir, 1000, deep, 5, small[deep]) < 0 ||
+            measure(argv[1], dir, n, deep, n > 20000 ? 1 : 3, big[deep]) < 0) {
+            fprintf(stderr, "bench_scale: a report failed\n");
+            return 1;
+        }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+
+    printf("Reports at scale: time per section at 1,000 and at %ld sections\n", n);
+    printf("(flat: all at the top; deep: ten chains %ld levels deep at %ld)\n", n / 10, n);
+    printf("%-16s %-5s %12s %12s %8s\n", "", "shape", "us @ 1,000", "us @ N", "ratio");
+    for (int k = 0; k < NOPS; k++)
+        for (int deep = 0; deep < 2; deep++) {
+            double r = big[deep][k] / small[deep][k];
+            worst = r > worst ? r : worst;
+            printf("%-16s %-5s %12.2f %12.2f %8.2f\n", op_name[k], deep ? "deep" : "flat",
+                   small[deep][k] * 1e6, big[deep][k] * 1e6, r);
+        }
+    printf("worst ratio (goal <= 2): %.2f\n", worst);
+    return 0;
+}

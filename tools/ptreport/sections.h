@@ -1,0 +1,20 @@
+/* A saved run's sections (sections.c): loading schema 2's flat list or
+ * schema 1's nesting into the tree the commands walk (ptreport.h's
+ * pr_walk), and freeing it. */
+#ifndef PT_PTREPORT_SECTIONS_H
+#define PT_PTREPORT_SECTIONS_H
+
+#include "ptreport.h"
+#include "where.h"
+
+/* Schema 1: an array of sections at depth, each with its "children";
+ * recurses once a level, which jansson's depth limit bounds. 0, or -1
+ * (said) with what was made in *out for pr_secs_free(). */
+int pr_load_nested(pr_where *c, json_t *arr, int depth, pr_sec **out, size_t *nout);
+/* Schema 2: the flat list, each with its "id" and "parent", into r->secs.
+ * Linear in the sections however deep; 0, or -1 (said), nothing kept. */
+int pr_load_flat(pr_where *c, json_t *arr, pr_run *r);
+/* Frees every level below v (n sections), without recursion; not v. */
+void pr_secs_free(pr_sec *v, size_t n);
+
+#endif
