@@ -225,6 +225,35 @@ Test(trace, drops_past_the_capacity_are_counted)
     json_decref(j);
 }
 
+static void *five_spans(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < 5; k++)
+        span("w", 1, 1);
+    return NULL;
+}
+
+/* Each thread logs on its own, without a lock: a log that fills on one
+ * thread, then another's, is still one fault counted, and every event
+ * past the capacity, in a thread's log or when the report gathers the
+ * logs, is counted as dropped. */
+Test(trace, full_logs_on_several_threads_are_counted_once)
+{
+    t = test_timing(&clk, "run", PT_TRACE);
+    cr_assert_eq(pt_trace_capacity_set(t, 3), 0);
+    for (int i = 0; i < 2; i++) {
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, five_spans, NULL), 0);
+        cr_assert_eq(pthread_join(th, NULL), 0);
+    }
+    json_t *j = export_read();
+    cr_assert_eq(count(j, "X", 1), 3, "only the capacity is kept");
+    cr_assert_eq(meta_u(j, "dropped_host"), 7, "2 past each thread's log, 3 past the gathered trace");
+    cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "one fault: %s", pt_last_error(t));
+    cr_assert_eq(pt_find(t, "w")->count, 10, "the tree still counts every occurrence");
+    json_decref(j);
+}
+
 /* Device trace events a record buffer's trace_cap dropped are not the
  * trace's capacity: the note names the buffer's knob, not
  * pt_trace_capacity_set(). */

@@ -94,8 +94,11 @@ static void *report_all_along(void *arg)
 }
 
 /* 8 threads and the creating thread time nested sections at once, while
- * a tenth reports. */
-static void pooled(unsigned flags)
+ * a tenth reports. With PT_TRACE and track, memory is tracked too, which
+ * sends starts and stops to the hooks under t->lock; without track,
+ * each stop appends to its thread's own log, without a lock, while the
+ * reports gather the logs: every event is then in the trace, none lost. */
+static void pooled(unsigned flags, int track)
 {
     pt_timing *t = pt_create("tsan", flags);
     job jobs[NTHREADS], mine = { 0 };
@@ -104,7 +107,7 @@ static void pooled(unsigned flags)
     reporter rp = { .t = t, .most = (uint64_t)(NTHREADS + 1) * (uint64_t)n };
 
     pt_clock_set(t, stepping_clock, NULL);
-    if (flags & PT_TRACE)
+    if ((flags & PT_TRACE) && track)
         pt_track(t, "weights", NULL, 4096, NULL, 0, "f32");
     for (int i = 0; i < NTHREADS; i++) {
         jobs[i] = (job){ .t = t, .index = i + 1, .step = 10, .n = n };
@@ -146,6 +149,8 @@ static void pooled(unsigned flags)
     CHECK(rs.error_count == pt_error_count_of(t, PT_EOPEN), "errors: %llu, %llu of them PT_EOPEN: %s",
           (unsigned long long)rs.error_count, (unsigned long long)pt_error_count_of(t, PT_EOPEN),
           pt_last_error(t));
+    /* outer, inner and "thread i" per thread: all under the capacity. */
+    CHECK(rs.trace_dropped == 0, "%llu trace events dropped", (unsigned long long)rs.trace_dropped);
     if (flags & PT_TRACE) {
         char path[] = "/tmp/ptkit-tsan-XXXXXX";
         int fd = mkstemp(path);
@@ -204,8 +209,9 @@ static void wrong_thread(void)
 
 int main(void)
 {
-    pooled(PT_CPU);
-    pooled(PT_CPU | PT_TRACE);
+    pooled(PT_CPU, 0);
+    pooled(PT_CPU | PT_TRACE, 1);
+    pooled(PT_CPU | PT_TRACE, 0);
     errors();
     wrong_thread();
     if (failures) {
