@@ -75,12 +75,15 @@ int pt__start(pt_timing *t, const char *title, const pt_metrics *m)
     if (!t)
         return 0;
     r = pt__thr_fast(t);
-    if (!r || !t->enabled || (t->hooks & PT__HOOKS_LOCKED) || (d = r->depth) == r->stack_cap)
+    if (!r || !t->enabled || (t->hooks & PT__HOOKS_LOCKED))
         return start(t, title, m);
-    /* From here the recorder is written: a report waits (gate.h). */
+    /* From here the recorder is read and written: a report (or a reset)
+     * from another thread waits (gate.h). */
     pt__enter(t, r);
+    d = r->depth;
     parent = d ? r->stack[d - 1].node : r->root;
-    if (!parent || !(c = pt__child_fast(parent, title)) || !pt__metrics_add_fast(c, m)) {
+    if (d == r->stack_cap || !parent || !(c = pt__child_fast(parent, title)) ||
+        !pt__metrics_add_fast(c, m)) {
         pt__leave(r);
         return start(t, title, m);
     }
@@ -210,15 +213,17 @@ int pt__stop(pt_timing *t, const char *title, const pt_metrics *m)
         return 0;
     now = pt__now(t);
     r = pt__thr_fast(t);
-    if (!r || !(d = r->depth) || (t->hooks & PT__HOOKS_LOCKED))
+    if (!r || (t->hooks & PT__HOOKS_LOCKED))
         return stop(t, title, m, now);
-    f = &r->stack[d - 1];
-    node = f->node;
-    /* A clock that went back is counted by stop(). */
-    if (!node || f->gpu || !pt__same_title(node, title) || now < f->t0)
-        return stop(t, title, m, now);
+    /* From here the recorder is read and written: a report (which may
+     * re-key the sections it pools into) or a reset from another thread
+     * waits (gate.h). A clock that went back is counted by stop(). */
     pt__enter(t, r);
-    if (!pt__metrics_add_fast(node, m)) {
+    d = r->depth;
+    f = d ? &r->stack[d - 1] : NULL;
+    node = f ? f->node : NULL;
+    if (!node || f->gpu || !pt__same_title(node, title) || now < f->t0 ||
+        !pt__metrics_add_fast(node, m)) {
         pt__leave(r);
         return stop(t, title, m, now);
     }
