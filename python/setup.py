@@ -6,7 +6,8 @@ package with the public headers.
 
 Environment: PTKIT_CUDA=0|1 builds without or with CUDA's device kernels
 (default: with them when nvcc is found, as `make` decides); CC, CFLAGS and
-LDFLAGS reach make as usual; PTKIT_BUILD_JOBS sets make's -j."""
+LDFLAGS reach make as usual; PTKIT_BUILD_JOBS sets make's -j;
+PTKIT_BUILD_DIR is make's BUILD folder (default python/build/libptkit)."""
 
 import os
 import re
@@ -40,7 +41,7 @@ class BuildLib(build_py):
     def run(self):
         super().run()
         check_tree()
-        out = os.path.join(HERE, "build", "libptkit")
+        out = os.environ.get("PTKIT_BUILD_DIR") or os.path.join(HERE, "build", "libptkit")
         env = {k: v for k, v in os.environ.items()
                if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
         cmd = ["make", "-C", ROOT, f"BUILD={out}", "lib",
