@@ -170,7 +170,21 @@ class Section:
         return timed
 
 
-class Timing:
+class _Closing:
+    """Freed by close(), at the end of a with block, or when collected."""
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class Timing(_Closing):
     """A tree of named sections with the bytes and FLOPS you declare, timed
     by the CPU clock or by CUDA events, with in-kernel phases folded under
     their launches. ``gpu=True`` times GPU sections with CUDA events
@@ -246,21 +260,9 @@ class Timing:
 
     def close(self):
         """Free the timing; later calls do nothing, as on a NULL pt_timing."""
-        if self._t and self._owned:
-            lib.pt_destroy(self._t)
-        self._t = None
-
-    def __del__(self):
         if getattr(self, "_t", None) and self._owned:
             lib.pt_destroy(self._t)
-            self._t = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
+        self._t = None
 
     @property
     def name(self):
@@ -562,7 +564,7 @@ def default():
     return Timing(_handle=t)
 
 
-class Phases:
+class Phases(_Closing):
     """A device record buffer (pt_dev_records) for one grid and its phases."""
 
     def __init__(self, timing, blocks, names, trace, host):
@@ -651,22 +653,11 @@ class Phases:
         self._timing.fold(self, title)
 
     def close(self):
-        if self._b:
-            lib.pt_dev_records_free(self._b)
-            self._b = None
-            self._arg = _capi.DevBuf()
-
-    def __del__(self):
+        """Free the buffer; its argument becomes the empty one the macros skip."""
         if getattr(self, "_b", None):
             lib.pt_dev_records_free(self._b)
             self._b = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
+            self._arg = _capi.DevBuf()
 
 
 def dev_buf_dtype():
