@@ -89,11 +89,11 @@ def entry_params(ptx, name):
 def test_the_cupy_kernel_compiles_with_cupys_options(cupy_sample, nvrtc, std, arch):
     ptx = nvrtc_compile(nvrtc, cupy_sample.KERNEL_SOURCE, cupy_options(cupy_sample.OPTIONS, std, arch))
     params = entry_params(ptx, "step")
-    assert len(params) == 4
+    assert len(params) == 5
     # The pt_dev_buf parameter is the bytes CuPy copies from the NumPy scalar.
     dt = ptkit.dev_buf_dtype()
-    m = re.match(r"\.param \.align (\d+) \.b8 \w+\[(\d+)\]", params[3])
-    assert m, params[3]
+    m = re.match(r"\.param \.align (\d+) \.b8 \w+\[(\d+)\]", params[4])
+    assert m, params[4]
     assert (int(m.group(1)), int(m.group(2))) == (dt.alignment, dt.itemsize) == (8, 24)
     # BEGIN, three marks and END each read the clock once.
     assert len(re.findall(r"%clock64", ptx)) == 5
@@ -101,7 +101,7 @@ def test_the_cupy_kernel_compiles_with_cupys_options(cupy_sample, nvrtc, std, ar
 
 
 def test_the_cupy_samples_options_name_the_packages_headers(cupy_sample):
-    assert cupy_sample.OPTIONS == ("-I" + ptkit.get_include(),)
+    assert cupy_sample.OPTIONS == ("-I" + ptkit.get_include(), "-I" + SAMPLES)
     assert cupy_sample.PHASES == ["gather", "update", "reduce"]
 
 

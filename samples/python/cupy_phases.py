@@ -3,7 +3,8 @@ with ptkit from Python.
 
 Each block stages a tile of x in shared memory (gather), iterates a
 logistic map on every element (update) and sums the tile by halving
-(reduce); PT_DEV_MARK charges each phase its cycles. The launches are
+(reduce): three_phases.cuh, which the torch sample launches too.
+PT_DEV_MARK charges each phase its cycles. The launches are
 CUDA-event-timed sections on a CuPy stream, and each launch's records are
 folded under it: the report shows the three phases per launch, with
 per-block mean, min, max and imbalance.
@@ -25,45 +26,22 @@ PHASES = ["gather", "update", "reduce"]
 THREADS = 256   # the tile: one element per thread
 ROUNDS = 64     # logistic-map rounds per element in "update"
 
+# The kernel: a wrapper NVRTC compiles around the samples' shared device
+# code, three_phases.cuh beside this file.
 KERNEL_SOURCE = r"""
-#include <pt/pt_dev.h>
+#include "three_phases.cuh"
 
-enum { PH_GATHER, PH_UPDATE, PH_REDUCE, PH_COUNT };
-#define TILE 256
-#define ROUNDS 64
-
-extern "C" __global__ void step(const float *x, float *y, int n, pt_dev_buf buf)
+extern "C" __global__ void step(const float *x, float *y, int n, int rounds, pt_dev_buf buf)
 {
-    __shared__ float s[TILE];
-    PT_DEV_BEGIN(buf);
-    int i = blockIdx.x * TILE + threadIdx.x;
-    s[threadIdx.x] = i < n ? x[i] : 0.0f;
-    __syncthreads();
-    PT_DEV_MARK(PH_GATHER);
-
-    float v = s[threadIdx.x];
-    for (int k = 0; k < ROUNDS; k++)
-        v = 2.5f * v * (1.0f - v);
-    s[threadIdx.x] = v;
-    __syncthreads();
-    PT_DEV_MARK(PH_UPDATE);
-
-    for (int w = TILE / 2; w > 0; w /= 2) {
-        if (threadIdx.x < w)
-            s[threadIdx.x] += s[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        y[blockIdx.x] = s[0];
-    PT_DEV_MARK(PH_REDUCE);
-    PT_DEV_END(buf);
+    three_phases(x, y, n, rounds, buf);
 }
 """
 
-# What the program hands to cupy.RawModule: the folder of <pt/pt_dev.h>.
-# CuPy adds its own (the C++ standard, its include folders, -ftz=true, the
-# architecture); tests/test_samples.py compiles the kernel with those too.
-OPTIONS = ("-I" + ptkit.get_include(),)
+# What the program hands to cupy.RawModule: the folders of <pt/pt_dev.h>
+# and of three_phases.cuh. CuPy adds its own (the C++ standard, its
+# include folders, -ftz=true, the architecture); python/tests/test_samples.py
+# compiles the kernel with those too.
+OPTIONS = ("-I" + ptkit.get_include(), "-I" + os.path.dirname(os.path.abspath(__file__)))
 
 
 def reference(x, blocks):
@@ -101,7 +79,7 @@ def main(argv):
             buf.reset(stream.ptr)
             with t.gpu_section("step", stream=stream.ptr, read=4.0 * n, written=4.0 * blocks,
                                flops=flops):
-                kernel((blocks,), (THREADS,), (x, y, numpy.int32(n), buf.arg))
+                kernel((blocks,), (THREADS,), (x, y, numpy.int32(n), numpy.int32(ROUNDS), buf.arg))
             t.fold(buf, "step")
     stream.synchronize()
     t.sync()

@@ -14,9 +14,8 @@ static torch::Tensor step(torch::Tensor x, int64_t rounds, const std::string &bu
                 "x must be a contiguous float32 CUDA tensor");
     pt_dev_buf buf;
     TORCH_CHECK(phases_arg_from_bytes(buf_bytes.data(), buf_bytes.size(), &buf) == 0,
-                "the buffer argument is ", buf_bytes.size(), " bytes for ", (int)PH_COUNT,
-                " phases; pass Phases.arg_bytes of a buffer made for the three phases (",
-                sizeof(pt_dev_buf), " bytes)");
+                "the buffer argument (", buf_bytes.size(), " bytes) is not Phases.arg_bytes of "
+                "a buffer made for the three phases (", sizeof(pt_dev_buf), " bytes)");
     const int n = (int)x.numel();
     auto y = torch::empty({(n + PHASES_TILE - 1) / PHASES_TILE}, x.options());
     int rc = phases_launch(x.data_ptr<float>(), y.data_ptr<float>(), n, (int)rounds, buf,

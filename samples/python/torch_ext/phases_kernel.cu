@@ -1,36 +1,16 @@
-/* The torch sample's kernel: three phases per block, recorded by
- * <pt/pt_dev.h> into the buffer ptkit's Python package made. */
-#include <pt/pt_dev.h>
+/* The torch sample's kernel (the samples' shared three_phases.cuh) and
+ * its launcher, in plain C types so they build without torch. */
+#include "../three_phases.cuh"
 
 #include "phases_kernel.h"
 
 #include <string.h>
 
+static_assert(PHASES_TILE == THREE_PHASES_TILE, "the binding sizes y by PHASES_TILE");
+
 static __global__ void phases_step(const float *x, float *y, int n, int rounds, pt_dev_buf buf)
 {
-    __shared__ float s[PHASES_TILE];
-    PT_DEV_BEGIN(buf);
-    int i = blockIdx.x * PHASES_TILE + threadIdx.x;
-    s[threadIdx.x] = i < n ? x[i] : 0.0f;
-    __syncthreads();
-    PT_DEV_MARK(PH_GATHER);
-
-    float v = s[threadIdx.x];
-    for (int k = 0; k < rounds; k++)
-        v = 2.5f * v * (1.0f - v);
-    s[threadIdx.x] = v;
-    __syncthreads();
-    PT_DEV_MARK(PH_UPDATE);
-
-    for (int w = PHASES_TILE / 2; w > 0; w /= 2) {
-        if (threadIdx.x < w)
-            s[threadIdx.x] += s[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        y[blockIdx.x] = s[0];
-    PT_DEV_MARK(PH_REDUCE);
-    PT_DEV_END(buf);
+    three_phases(x, y, n, rounds, buf);
 }
 
 extern "C" int phases_arg_from_bytes(const void *bytes, size_t n, pt_dev_buf *out)
@@ -49,7 +29,7 @@ extern "C" int phases_arg_from_bytes(const void *bytes, size_t n, pt_dev_buf *ou
 extern "C" int phases_launch(const float *x, float *y, int n, int rounds, pt_dev_buf buf,
                              void *stream)
 {
-    int blocks = (n + PHASES_TILE - 1) / PHASES_TILE;
-    phases_step<<<blocks, PHASES_TILE, 0, (cudaStream_t)stream>>>(x, y, n, rounds, buf);
+    int blocks = (n + THREE_PHASES_TILE - 1) / THREE_PHASES_TILE;
+    phases_step<<<blocks, THREE_PHASES_TILE, 0, (cudaStream_t)stream>>>(x, y, n, rounds, buf);
     return (int)cudaGetLastError();
 }

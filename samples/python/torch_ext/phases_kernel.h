@@ -11,12 +11,9 @@
 extern "C" {
 #endif
 
-/* The phases PT_DEV_MARK records, in the order ptkit names them. */
-enum { PH_GATHER, PH_UPDATE, PH_REDUCE, PH_COUNT };
-
 /* The kernel argument from the bytes of ptkit's Phases.arg_bytes.
  * Returns 0, or -1 when they are not one pt_dev_buf (another size, or a
- * buffer made for another number of phases). */
+ * buffer made for other than the three phases). */
 int phases_arg_from_bytes(const void *bytes, size_t n, pt_dev_buf *out);
 
 /* y[b] = the sum over block b's tile of x after `rounds` of a logistic
@@ -24,7 +21,7 @@ int phases_arg_from_bytes(const void *bytes, size_t n, pt_dev_buf *out);
  * cudaError_t (0 on success). */
 int phases_launch(const float *x, float *y, int n, int rounds, pt_dev_buf buf, void *stream);
 
-/* Threads per block, the tile. */
+/* Threads per block, the tile (THREE_PHASES_TILE of three_phases.cuh). */
 #define PHASES_TILE 256
 
 #ifdef __cplusplus

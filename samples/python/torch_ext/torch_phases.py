@@ -31,7 +31,8 @@ def build_extension():
     from torch.utils.cpp_extension import load
     return load(name="ptkit_torch_phases",
                 sources=[os.path.join(HERE, "phases_ext.cpp"), os.path.join(HERE, "phases_kernel.cu")],
-                extra_include_paths=[ptkit.get_include(), HERE], verbose=False)
+                extra_include_paths=[ptkit.get_include(), HERE, os.path.dirname(HERE)],
+                verbose=False)
 
 
 def main(argv):
