@@ -19,8 +19,9 @@ import ctypes as _ctypes
 from . import _capi
 from ._capi import AbiError, ABI_VERSION
 from ._include import get_include
-from ._timing import (Error, PtkitWarning, Timing, Section, Phases, Stats, default,
-                      dev_buf_dtype, dev_buf_words, stream_handle)
+from ._common import Error, PtkitWarning, stream_handle
+from ._phases import Phases, dev_buf_dtype, dev_buf_words
+from ._timing import Timing, Section, Stats, default
 from ._traces import combine_traces
 from . import _layout as layout
 

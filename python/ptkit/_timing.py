@@ -1,56 +1,21 @@
-"""Timing, its sections and its device record buffers, over libptkit."""
+"""Timing and its sections, over libptkit."""
 
 import ctypes
-import enum
 import functools
 import json
 import os
 import threading
 import time
-import warnings
 
 from . import _capi, _traces
 from ._capi import lib
+from ._common import Error, _Closing, _encode, _warn, stream_handle
+from ._phases import Phases
 
 _SORTS = {"order": 0, "time": 1, "flops": 2, "name": 3}
 _VIEWS = {"tree": 0, "table": 1, "bottlenecks": 2, "memory": 3}
 _DIRECTIONS = {"h2d": _capi.PT_H2D, "d2h": _capi.PT_D2H, "d2d": _capi.PT_D2D}
 _METRICS = ("read", "written", "flops")
-
-
-class Error(Exception):
-    """A ptkit call failed. ``code`` is the negative PT_E... code, ``name``
-    its symbol ("PT_EMISMATCH"); the message is ptkit's description."""
-
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.name = _capi.text(lib.pt_err_name(code))
-
-
-class PtkitWarning(RuntimeWarning):
-    """Something ptkit counted and described, without failing the call:
-    GPU sections timed by the CPU clock, a report made with sections open."""
-
-
-_pkg = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _warn(msg):
-    """A PtkitWarning attributed to the first caller outside the package."""
-    import sys
-    level, f = 2, sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_pkg):
-        f, level = f.f_back, level + 1
-    warnings.warn(msg, PtkitWarning, stacklevel=level)
-
-
-def _encode(s, what):
-    if isinstance(s, bytes):
-        return s
-    if isinstance(s, str):
-        return s.encode("utf-8", "surrogateescape")
-    raise TypeError(f"{what} must be str or bytes, not {type(s).__name__}")
 
 
 def _metrics(kw, what):
@@ -65,26 +30,6 @@ def _metrics(kw, what):
     for k, v in kw.items():
         setattr(m, k, float(v))
     return ctypes.byref(m)
-
-
-def stream_handle(stream):
-    """A CUDA stream as the integer handle libptkit takes: an int (0 or None
-    is the default stream), CuPy's ``stream.ptr`` or torch's
-    ``stream.cuda_stream``; a CuPy or torch stream object is read for them."""
-    if stream is None:
-        return 0
-    if isinstance(stream, bool):
-        raise TypeError("a stream is an integer handle, not a bool")
-    if isinstance(stream, int):
-        if stream < 0:
-            raise ValueError(f"a stream handle is an address, not {stream}")
-        return stream
-    for attr in ("cuda_stream", "ptr"):
-        h = getattr(stream, attr, None)
-        if isinstance(h, int) and not isinstance(h, bool):
-            return h
-    raise TypeError(f"a stream is an integer handle (CuPy's stream.ptr, torch's "
-                    f"stream.cuda_stream), not {type(stream).__name__}")
 
 
 class Stats:
@@ -168,20 +113,6 @@ class Section:
                 return fn(*args, **kwargs)
 
         return timed
-
-
-class _Closing:
-    """Freed by close(), at the end of a with block, or when collected."""
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
 
 class Timing(_Closing):
@@ -562,115 +493,3 @@ def default():
     if not t:
         raise MemoryError("pt_default: out of memory")
     return Timing(_handle=t)
-
-
-class Phases(_Closing):
-    """A device record buffer (pt_dev_records) for one grid and its phases."""
-
-    def __init__(self, timing, blocks, names, trace, host):
-        if isinstance(names, type) and issubclass(names, enum.Enum):
-            members = sorted(names, key=lambda m: m.value)
-            if [m.value for m in members] != list(range(len(members))):
-                raise ValueError(f"phases: {names.__name__}'s values must be 0..{len(members) - 1}, "
-                                 f"the indices PT_DEV_MARK records")
-            names = [m.name for m in members]
-        if isinstance(names, int) and not isinstance(names, bool):
-            nphases, arr = names, None
-        else:
-            names = list(names)
-            nphases = len(names)
-            arr = (ctypes.c_char_p * max(1, nphases))(*[_encode(n, "a phase name") for n in names])
-        flags = (_capi.PT_DEV_TRACE if trace else 0) | (_capi.PT_DEV_HOST if host else 0)
-        self._timing = timing
-        if not timing._t:
-            raise ValueError("phases: the timing is closed")
-        b = lib.pt_dev_records_create(timing._t, int(blocks), int(nphases), arr, flags, int(trace))
-        if not b:
-            timing._fail("phases")
-        self._b = b
-        a = _capi.DevBuf()
-        lib.pt_dev_arg_get(b, ctypes.byref(a))
-        self._arg = a
-        self.names = tuple(names) if arr is not None else tuple(f"phase {i}" for i in range(nphases))
-        timing._check(0)  # the host-memory fallback without a device, as a warning
-
-    @property
-    def nslots(self):
-        return self._arg.nslots
-
-    @property
-    def nphases(self):
-        return self._arg.nphases
-
-    @property
-    def trace_cap(self):
-        return self._arg.trace_cap
-
-    @property
-    def host(self):
-        """True when the records are in host memory (host=True, or no device)."""
-        return bool(lib.pt_dev_records_host(self._b))
-
-    @property
-    def arg_bytes(self):
-        """The kernel argument's bytes, laid out as pt_dev_buf (for a torch
-        extension: memcpy them into a pt_dev_buf after checking the size)."""
-        return ctypes.string_at(ctypes.addressof(self._arg), ctypes.sizeof(self._arg))
-
-    @property
-    def arg(self):
-        """The kernel argument for CuPy: a 0-d NumPy array of dev_buf_dtype(),
-        which CuPy passes to a kernel by value as a pt_dev_buf."""
-        import numpy
-        return numpy.frombuffer(self.arg_bytes, dtype=dev_buf_dtype()).reshape(())
-
-    @property
-    def ctypes_arg(self):
-        """The kernel argument as a ctypes struct (host-mode C code via ctypes)."""
-        return _capi.DevBuf.from_buffer_copy(self._arg)
-
-    def records(self):
-        """The whole buffer as a writable NumPy int64 array over its host
-        memory (pt_dev_buf.h's layout); only for a buffer in host memory."""
-        import numpy
-        if not self._b:
-            raise ValueError("records: the buffer is closed")
-        if not self.host:
-            raise ValueError("records: the buffer is in device memory; copy it with your "
-                             "CUDA library, or make it with host=True")
-        words = dev_buf_words(self.nslots, self.nphases, self.trace_cap)
-        raw = (ctypes.c_longlong * words).from_address(self._arg.data)
-        arr = numpy.ctypeslib.as_array(raw)
-        arr.flags.writeable = True
-        return arr
-
-    def reset(self, stream=0):
-        """Zero the records before a launch, on its stream."""
-        self._timing._check(lib.pt_dev_reset(self._b, stream_handle(stream)), "reset")
-
-    def fold(self, title):
-        """timing.fold(self, title)."""
-        self._timing.fold(self, title)
-
-    def close(self):
-        """Free the buffer; its argument becomes the empty one the macros skip."""
-        if getattr(self, "_b", None):
-            lib.pt_dev_records_free(self._b)
-            self._b = None
-            self._arg = _capi.DevBuf()
-
-
-def dev_buf_dtype():
-    """The NumPy structured dtype of pt_dev_buf: data (the records' address),
-    nslots, nphases, trace_cap, mode; 24 bytes, aligned as the C struct."""
-    import numpy
-    return numpy.dtype({"names": [f for f, _ in _capi.DevBuf._fields_],
-                        "formats": ["<u8", "<i4", "<i4", "<i4", "<i4"],
-                        "offsets": [getattr(_capi.DevBuf, f).offset for f, _ in _capi.DevBuf._fields_],
-                        "itemsize": ctypes.sizeof(_capi.DevBuf)}, align=True)
-
-
-def dev_buf_words(nslots, nphases, trace_cap=0):
-    """Words (int64) of a whole buffer: PT_DEV_BUF_WORDS of pt_dev_buf.h."""
-    from . import _layout
-    return _layout.HDR + nslots * _layout.slot_words(nphases, trace_cap)
