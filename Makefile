@@ -5,6 +5,7 @@
 #   make test       the Criterion suite (no GPU needed)
 #   make test-gpu   the GPU suite (skips without a device)
 #   make test-mpi   pt_mpi_gather under mpirun -np 2 (skips without MPI)
+#   make test-python the Python package, installed with pip into a venv, and its tests
 #   make bench-host / bench-static / bench-gpu
 #   make install prefix=DIR [DESTDIR=...] / uninstall
 #
@@ -81,6 +82,7 @@ include tests/kernels/kernels.mk
 include tests/tests.mk
 include tests/mpi/mpi.mk
 include samples/samples.mk
+include python/python.mk
 
 lib: $(LIB_A) $(LIB_SO)
 

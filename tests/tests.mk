@@ -41,7 +41,7 @@ bench-host: $(BENCH_HOST)
 # cores), is left to the sanitizer build and its fuzz target
 # (VALGRIND_SUITES='... ptreport' adds it). Compilers are never traced.
 # The limits suite runs its occurrence loops 1000 times shorter here.
-VALGRIND_SUITES ?= tree scope errors report export fold events records threads pack rank \
+VALGRIND_SUITES ?= tree scope errors report export fold events records threads pack rank ffi \
                    memory trace flops schedule roofline limits nvtx honest
 VALGRIND_BIN    := $(BUILD)/tests/ptkit_tests_valgrind
 # One log per traced process. Criterion reports a test by what it asserted,
