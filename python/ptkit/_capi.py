@@ -43,7 +43,8 @@ class DevBuf(ctypes.Structure):
 class DevClock(ctypes.Structure):
     _fields_ = [("calibrated", c_int), ("cycles_per_ns", c_double), ("tick_ns", c_double),
                 ("blocks_own", c_ll), ("blocks_cal", c_ll), ("device", c_int),
-                ("device_name", ctypes.c_char * 96), ("folds", c_ll), ("slots_skipped", c_ll)]
+                ("device_name", ctypes.c_char * 96), ("folds", c_ll), ("slots_skipped", c_ll),
+                ("mark_cycles", c_double)]
 
 
 class SectionStats(ctypes.Structure):
@@ -58,14 +59,20 @@ class SectionStats(ctypes.Structure):
                 ("block_mean_ms", c_double), ("block_min_ms", c_double),
                 ("block_max_ms", c_double), ("imbalance", c_double), ("ai", c_double),
                 ("pct_peak_bw", c_double), ("pct_peak_flops", c_double), ("bound", c_int),
-                ("mem_high_water", c_double)]
+                ("mem_high_water", c_double), ("overhead_ms", c_double),
+                ("too_short", c_u64), ("cpu_clock", c_u64), ("ranks", c_u64),
+                ("rank_min_ms", c_double), ("rank_mean_ms", c_double),
+                ("rank_max_ms", c_double), ("rank_slowest", c_u64)]
 
 
 class RunStats(ctypes.Structure):
     _fields_ = [("section_count", c_size_t), ("total_ms", c_double), ("error_count", c_u64),
                 ("gpu_timing", c_int), ("gpu_fallback", c_int), ("open_count", c_size_t),
                 ("dropped", c_u64), ("clock", c_char_p), ("clock_ghz", c_double),
-                ("trace_dropped", c_u64), ("threads", c_int)]
+                ("trace_dropped", c_u64), ("threads", c_int), ("note_count", c_u64),
+                ("gpu_fallback_why", c_char_p), ("pair_ns", c_double),
+                ("pair_inside_ns", c_double), ("short_count", c_size_t), ("ranks", c_int),
+                ("ranks_empty", c_int)]
 
 
 class Peaks(ctypes.Structure):
@@ -167,6 +174,8 @@ SIGNATURES = {
     "pt_memory_get": (_I, [T, P(MemoryStats)]),
     "pt_error_count": (c_u64, [T]),
     "pt_error_count_of": (c_u64, [T, _I]),
+    "pt_note_count": (c_u64, [T]),
+    "pt_last_note": (c_char_p, [T]),
     "pt_last_error": (c_char_p, [T]),
     "pt_error_fn_set": (_V, [T, LineFn, c_void_p]),
     "pt_log_fn_with": (_I, [T, LineFn, c_void_p, P(LogOpts)]),

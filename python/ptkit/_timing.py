@@ -13,7 +13,7 @@ from ._common import Error, _Closing, _encode, _warn, stream_handle
 from ._phases import Phases
 
 _SORTS = {"order": 0, "time": 1, "flops": 2, "name": 3}
-_VIEWS = {"tree": 0, "table": 1, "bottlenecks": 2, "memory": 3}
+_VIEWS = {"tree": 0, "table": 1, "bottlenecks": 2, "memory": 3, "kernels": 4}
 _DIRECTIONS = {"h2d": _capi.PT_H2D, "d2h": _capi.PT_D2H, "d2d": _capi.PT_D2D}
 _METRICS = ("read", "written", "flops")
 
@@ -141,6 +141,7 @@ class Timing(_Closing):
         self.trace_base_ns = time.time_ns()
         self._titles = {}
         self._msgs = []
+        self._notes_seen = 0
         self._clock = None
         self._on_error = _capi.LineFn(self._collect)
         lib.pt_error_fn_set(self._t, self._on_error, None)
@@ -153,7 +154,12 @@ class Timing(_Closing):
 
     def _check(self, rc, what="", warn_open=False):
         """Raise for a negative code with ptkit's description of it; turn what
-        was only noted into warnings."""
+        was only noted into warnings, and a new note (a fact of the machine,
+        said once: no device, so the CPU clock) into one too."""
+        notes = lib.pt_note_count(self._t)
+        if notes != self._notes_seen:
+            self._notes_seen = notes
+            _warn(_capi.text(lib.pt_last_note(self._t)))
         mine = []
         if self._msgs:
             me = threading.get_ident()
@@ -242,15 +248,13 @@ class Timing(_Closing):
         """Open a section timed by CUDA events on ``stream`` (an integer handle)."""
         rc = lib.pt_start_gpu_with(self._t, self._title(title), stream_handle(stream),
                                    _metrics(metrics, "start_gpu"))
-        if rc or self._msgs:
-            self._check(rc, "start_gpu")
+        self._check(rc, "start_gpu")  # always: the first may bring a note
 
     def stop_gpu(self, title, stream=0, **metrics):
         """Close a section opened by start_gpu(); no host synchronization."""
         rc = lib.pt_stop_gpu_with(self._t, self._title(title), stream_handle(stream),
                                   _metrics(metrics, "stop_gpu"))
-        if rc or self._msgs:
-            self._check(rc, "stop_gpu")
+        self._check(rc, "stop_gpu")  # always: the first may bring a note
 
     def section(self, title=None, *, stream=None, **metrics):
         """A section as a context manager or decorator; with ``stream`` (an
@@ -365,6 +369,15 @@ class Timing(_Closing):
     @property
     def last_error(self):
         return _capi.text(lib.pt_last_error(self._t))
+
+    def note_count(self):
+        """Notes counted on the timing: facts of the machine said once (GPU
+        sections timed by the CPU clock for want of a device), not errors."""
+        return lib.pt_note_count(self._t)
+
+    @property
+    def last_note(self):
+        return _capi.text(lib.pt_last_note(self._t))
 
     # ---- roofline, memory, schedule ---------------------------------
 

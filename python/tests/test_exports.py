@@ -43,6 +43,8 @@ def test_report_views(run):
     table = run.report(view="table")
     assert "Calls" in table and "inner" in table
     assert "inner" in run.report(view="bottlenecks", top=1)
+    kernels = run.report(view="kernels")
+    assert "(no GPU launches)" in kernels and "inner" not in kernels, "launches only"
     with pytest.raises(ValueError, match="one of order, time, flops, name"):
         run.report(sort="size")
     with pytest.raises(ValueError, match="view"):

@@ -155,7 +155,12 @@ def test_gpu_sections_without_a_device_fall_back_to_the_cpu_clock_said_once():
         t.stop_gpu("step", 0, flops=1e6)
     s = t.find("step")
     assert s.gpu == 1 and s.count == 2 and s.flops == 2e6
-    assert t.stats()["gpu_fallback"] == 1
+    st = t.stats()
+    assert st["gpu_fallback"] == 1 and st["error_count"] == 0, "a fact of the machine, not an error"
+    assert st["note_count"] == 1 and "GPU sections are timed by the CPU clock" in t.last_note
+    assert st["gpu_fallback_why"], "the reason is given"
+    assert s.cpu_clock == 2, "both occurrences were timed by the CPU clock"
+    assert s.gflops == 0, "no rate from a launch the CPU clock timed"
     t.close()
 
 
