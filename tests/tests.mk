@@ -58,8 +58,7 @@ VALGRIND_LIST := $(BUILD)/tests/valgrind_suites
 .PHONY: valgrind-list-always
 valgrind-list-always:
 $(VALGRIND_LIST): valgrind-list-always
-	@mkdir -p $(@D)
-	@echo '$(VALGRIND_SUITES)' | cmp -s - $@ || echo '$(VALGRIND_SUITES)' > $@
+	$(call write_if_changed,$(VALGRIND_SUITES))
 
 $(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A) $(VALGRIND_LIST)
 	@mkdir -p $(@D)
