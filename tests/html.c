@@ -19,6 +19,7 @@
 
 #include <pt/pt_dev.h>
 
+#include "browser.h"
 #include "common.h"
 #include "core/cost.h"
 #include "cuda_fake.h"
@@ -459,44 +460,12 @@ Test(html, without_peaks_or_tracking_both_are_null)
 
 /* ---- in a browser ------------------------------------------------ */
 
-static const char *chromium(void)
-{
-    static char found[256];
-    const char *env = getenv("PT_CHROMIUM");
-    const char *names[] = { "chromium", "chromium-browser", "google-chrome" };
-    const char *path = getenv("PATH");
-
-    if (env && *env)
-        return access(env, X_OK) == 0 ? env : NULL;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
-        for (char *d = strtok(buf, ":"); d; d = strtok(NULL, ":")) {
-            snprintf(found, sizeof found, "%s/%s", d, names[i]);
-            if (access(found, X_OK) == 0)
-                return found;
-        }
-    }
-    return NULL;
-}
-
 /* Runs Chromium headless on the page with extra arguments; out gets its stdout. */
 static void browse(const char *page, const char *args, const char *out)
 {
-    const char *c = chromium();
-    char cmd[2048];
-    if (!c)
-        cr_skip_test("no Chromium found (chromium, chromium-browser, google-chrome or "
-                     "$PT_CHROMIUM): the browser tests are skipped; `make test BROWSER=1` "
-                     "installs it as root");
-    snprintf(cmd, sizeof cmd,
-             "timeout 90 '%s' --headless --no-sandbox --disable-gpu --disable-quic "
-             "--no-first-run --disable-background-networking --disable-component-update "
-             "--disable-sync --hide-scrollbars --user-data-dir='%s/profile' %s 'file://%s' "
-             "> '%s' 2> '%s/chromium.log'",
-             c, dir, args, page, out, dir);
-    int rc = system(cmd);
-    cr_assert_eq(rc, 0, "chromium failed (%d): see %s/chromium.log", rc, dir);
+    char url[300];
+    snprintf(url, sizeof url, "file://%s", page);
+    test_browse(dir, url, args, out);
 }
 
 Test(html, the_page_renders_in_chromium, .timeout = 120)

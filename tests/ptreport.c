@@ -22,6 +22,7 @@
 #include "common.h"
 #include "core/cost.h"
 #include "cuda_fake.h"
+#include "trace_check.h"
 
 #define MS 1000000 /* ns */
 
@@ -568,7 +569,10 @@ static size_t trace_events(json_t *doc, xev *out, size_t cap)
 {
     json_t *evs = json_object_get(doc, "traceEvents"), *e;
     size_t i, n = 0;
+    long long pid = -1;
+    char why[512];
 
+    cr_assert_eq(trace_check(doc, why, sizeof why), 0, "the trace is malformed: %s", why);
     cr_assert(json_is_array(evs), "traceEvents is an array");
     json_array_foreach(evs, i, e) {
         const char *ph = json_string_value(json_object_get(e, "ph"));
@@ -577,7 +581,10 @@ static size_t trace_events(json_t *doc, xev *out, size_t cap)
             continue;
         cr_assert_str_eq(ph, "X", "only complete events and metadata");
         cr_assert(n < cap, "more events than sections");
-        cr_assert_eq(json_integer_value(json_object_get(e, "pid")), 1, "one process");
+        if (pid < 0)
+            pid = json_integer_value(json_object_get(e, "pid"));
+        cr_assert_eq(json_integer_value(json_object_get(e, "pid")), pid, "one process");
+        cr_assert_geq(pid, 10000000, "ptkit's own pids, apart from any OS process's");
         cr_assert_eq(json_integer_value(json_object_get(e, "tid")), 1, "one track");
         out[n].args = json_object_get(e, "args");
         out[n].path = json_string_value(json_object_get(out[n].args, "path"));
@@ -668,6 +675,8 @@ Test(ptreport, convert_trace_is_a_flame_chart_of_the_totals)
     cr_assert_eq(json_integer_value(json_object_get(md, "widened")), 0);
     cr_assert_str_eq(json_string_value(json_object_get(md, "from")), in_dir("run.json"));
     cr_assert_str_eq(json_string_value(json_object_get(doc, "displayTimeUnit")), "ms");
+    cr_assert_null(json_object_get(doc, "baseTimeNanoseconds"),
+                   "a saved run's chart has no time base: its positions are not times");
     json_decref(doc);
     /* -o is a plain path: the library's %r and %p are not expanded. */
     cr_assert_eq(run("convert %s --to trace -o %s", in_dir("run.json"), in_dir("t%p.json")), 0,

@@ -227,6 +227,7 @@ struct pt_timing {
     int clock_kind;           /* PT__CLOCK_* */
     double ns_per_tick;       /* 1 except for the TSC */
     int64_t origin;           /* PT_TRACE: the clock at the run's start */
+    long long origin_wall_ns; /* the wall clock (CLOCK_REALTIME, ns since the epoch) beside it */
 
     /* Errors: counted, the last one described (errors.c). */
     uint64_t errors;

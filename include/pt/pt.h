@@ -649,21 +649,57 @@ PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
  *  \return 0, PT_EOPEN, PT_EINVAL or PT_EIO as pt_export_csv(); PT_ENOMEM. */
 PT_EXTERN int pt_export_html(pt_timing *t, const char *path);
 
-/** \brief A Chrome Trace Event file (open it in ui.perfetto.dev or
- *  chrome://tracing) of a timing created with PT_TRACE: host sections as
- *  nested complete events per thread; CUDA-event-timed launches on one
- *  track per stream, placed on the host timeline by one offset measured at
- *  the first pt_start_gpu() (the GPU synchronized once there, so the
- *  offset is good to the wake-up latency of that synchronization, a few
- *  microseconds); folded launches' blocks on one track per SM, each
- *  launch's earliest block aligned with the launch's start; and
- *  "metadata" with the schedule and the events dropped past
- *  pt_trace_capacity_set(). Times are microseconds from pt_create() (or
- *  the latest pt_clock_set()). Written through a temporary file and
+/** \brief A Chrome Trace Event file: open it in ui.perfetto.dev,
+ *  chrome://tracing or speedscope, or put it beside a torch.profiler trace.
+ *
+ *  With PT_TRACE, a timeline in three processes:
+ *  - host sections: one track per thread (tid: the thread's OS id, named
+ *    "thread N (tid T)", N counting threads in the order they first
+ *    stopped a traced section), each occurrence a complete event nested
+ *    in its parent; counters (tracked and device memory) beside them;
+ *  - GPU launches timed by CUDA events: one track per stream (tid 1, 2,
+ *    ... in order of first use), placed on the host timeline by one
+ *    offset measured at the first pt_start_gpu() (the GPU synchronized
+ *    once there, so the offset is good to the wake-up latency of that
+ *    synchronization, a few microseconds);
+ *  - folded launches' blocks: per SM one track per block resident on it
+ *    at once ("SM 12, lane 0", "SM 12, lane 1", ...), so no two events
+ *    on a track cross; each launch's earliest block at the launch's
+ *    start, a block as long as its clock64 span, its phases drawn inside
+ *    it (as they ran with a trace buffer; otherwise each phase's total,
+ *    one after another in phase order, category "phases (aggregate)").
+ *
+ *  Process ids: k x 10,000,000 + getpid(), k = 1 for the host, 2 for the
+ *  launches, 3 for the blocks (for process 4242: 10004242, 20004242,
+ *  30004242). Linux keeps process ids below 4,194,304, so these are never
+ *  a process's own id, a CUDA device ordinal (torch.profiler's GPU pids
+ *  0, 1, ...) or Kineto's pids from 5,000,000; traces of two processes
+ *  (MPI ranks) never share a pid; a process_labels entry gives the real
+ *  process id. process_sort_index is 1, 2, 3 in that order (before
+ *  Kineto's processes, which sort by their pid); thread_sort_index orders
+ *  the tracks as above. No event has tid 0.
+ *
+ *  Time base: "baseTimeNanoseconds" is the wall clock (CLOCK_REALTIME,
+ *  nanoseconds since the epoch) read beside the run's origin, at
+ *  pt_create() or the latest pt_clock_set(); every "ts" is microseconds
+ *  after it (whole nanoseconds: three decimals), as torch.profiler writes
+ *  its traces, so tools that merge traces by this key put the two on one
+ *  timeline. After the origin, times run on ptkit's clock (the TSC,
+ *  calibrated against CLOCK_MONOTONIC to about 3e-5), not the wall clock.
+ *  "metadata" holds the pids, the process id, the schedule and the
+ *  events dropped past pt_trace_capacity_set().
+ *
+ *  Without PT_TRACE no occurrence was kept: the file is the aggregate
+ *  flame chart `ptreport convert --to trace` writes (each section one
+ *  event as long as its total, children one after another from their
+ *  parent's start, the figures in args), on one track of the host
+ *  process, and "metadata" says so ("layout": "aggregate", "note_trace");
+ *  its baseTimeNanoseconds is the timing's creation, though its
+ *  positions are not times. Written through a temporary file and
  *  renamed, as pt_export_csv().
- *  \return 0; PT_ESTATE without PT_TRACE (nothing written); PT_EOPEN when
- *  sections are open (written without them); PT_EINVAL for a NULL or
- *  empty path; PT_EIO as pt_export_csv(). */
+ *  \return 0; PT_EOPEN when sections are open (a timeline leaves them
+ *  out, the flame chart marks them); PT_EINVAL for a NULL or empty path;
+ *  PT_EIO as pt_export_csv(); PT_ENOMEM. */
 PT_EXTERN int pt_export_trace(pt_timing *t, const char *path);
 /** \brief The most events PT_TRACE keeps of each kind (host sections, GPU
  *  launches, counter samples; default 1 << 20). Later ones are counted as
