@@ -35,6 +35,10 @@ PT__HIDDEN const char *pt__kind_name(int kind);
 
 /* Why GPU sections were timed by the CPU clock, in words; "" if they were not. */
 PT__HIDDEN const char *pt__fallback_why(const pt_timing *t);
+/* For a folded phase: the SMs it has totals for, up to the last one with
+ * time (s->phase->sm_ns[0..n), ns); 0 for any other section. */
+PT__HIDDEN int pt__sm_count(const pt_section *s);
+
 /* Fill figures (pending GPU work must be resolved first). */
 PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);
 /* Siblings of parent's children in the order asked; returns count, *out malloc'ed. */

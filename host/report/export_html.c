@@ -108,6 +108,7 @@ static int section(pt_timing *t, pt__json *w, const pt_section *s, int parent, i
     pt__json_k_num(w, "open", st.open);
     /* The page shows no word for an unknown bound. */
     pt__json_figures(w, &st, "");
+    pt__json_sm(w, s);
     heat(w, s->heat);
     pt__json_close(w, '}');
     for (const pt_section *c = s->child; c && rc == 0 && !w->err; c = c->next)

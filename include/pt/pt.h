@@ -327,6 +327,15 @@ typedef struct pt_section_stats {
     uint64_t ranks;          /**< ranks that have the section */
     double rank_min_ms, rank_mean_ms, rank_max_ms;
     uint64_t rank_slowest;   /**< the rank with the largest total */
+    /* Folded phases: the SMs their blocks ran on (%smid), over all folds;
+     * pt_section_sm_get() gives each SM's total. A block's time in the
+     * phase counts for the SM it ran on. 0 where the records carry no SM
+     * (host mode). */
+    uint64_t sms;            /**< SMs whose blocks spent time in the phase */
+    uint64_t sm_busiest;     /**< the %smid with the most of it (when sms > 0) */
+    double sm_mean_ms;       /**< the phase's block time per such SM */
+    double sm_min_ms, sm_max_ms; /**< the least and the most any of them had */
+    double sm_imbalance;     /**< sm_max_ms / sm_mean_ms; 0 when sms is 0 */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */
@@ -364,6 +373,15 @@ PT_EXTERN int pt_section_path(const pt_section *s, char *buf, size_t n);
 /** \brief Compute a section's figures, resolving pending GPU work first.
  *  \return 0, or PT_EINVAL for NULL arguments. */
 PT_EXTERN int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out);
+
+/** \brief Which SMs a folded phase's time went to: each SM's total of
+ *  its blocks' time in the phase, over all folds, indexed by %smid (0 for
+ *  an SM none of its blocks ran on). Resolves pending GPU work first.
+ *  \param ms receives the first n totals, milliseconds (may be NULL when n is 0)
+ *  \return how many SMs the phase has figures for (the highest %smid with
+ *  time + 1; 0 for a section that is not a phase, or in host mode), or
+ *  PT_EINVAL for a NULL t or s, a negative n, or a NULL ms with n > 0. */
+PT_EXTERN int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, int n);
 
 /** Figures about the whole timing. */
 typedef struct pt_run_stats {

@@ -26,6 +26,8 @@ struct pr_sec {
     size_t nkids;
     size_t order;             /* position among its siblings in the file */
     json_t *merged;           /* the section's "merged" object, if any (borrowed) */
+    double *sm_ms;            /* a folded phase's "sm_ms", by %smid (NULL when absent) */
+    int nsm;
 };
 
 typedef struct pr_run {
