@@ -109,15 +109,20 @@ enum {
 };
 
 /* Per-block phase times of a launch's last fold, for the HTML report's
- * heatmap. Bounded: grids larger than PT__HEAT_MAX_ROWS blocks keep an
- * evenly spaced sample, row i being slot i * nslots / nrows. One
- * allocation, freed with its section. */
+ * heatmap. Bounded: grids larger than PT__HEAT_MAX_ROWS blocks are binned,
+ * row i holding slots [i * nslots / nrows, (i + 1) * nslots / nrows), each
+ * cell the bin's largest time (and which slot had it) and its mean, so the
+ * slowest block of a phase always shows. One allocation, freed with its
+ * section. */
 #define PT__HEAT_MAX_ROWS 1024
 typedef struct pt__heat {
     int nslots;               /* slots in the buffer */
-    int nrows, nphases;       /* rows kept; ns holds nrows * nphases */
+    int nrows, nphases;       /* rows kept; ns, mean and at hold nrows * nphases */
     const char **names;       /* the phases: the names of the launch's children */
-    double ns[];              /* row-major; NaN for a slot without END */
+    double *mean;             /* row-major: the bin's mean over its slots with END */
+    int *at;                  /* row-major: the slot with the largest time, -1 for none */
+    int *missing;             /* per row: its slots without END */
+    double ns[];              /* row-major: the bin's largest time; NaN when no slot has END */
 } pt__heat;
 
 /* One open section. A ghost frame stands for a start made while disabled,
