@@ -699,7 +699,6 @@ Test(html, blank_where_the_text_report_is_blank, .timeout = 120)
     cr_assert_eq(count_of(h, "class=\"pt-row-blocks\""), 2,
                  "the blocks table lists the two phases, no other section");
     cr_assert_eq(count_of(h, "class=\"pt-row-transfers\""), 1, "one section copied");
-    cr_assert(count_of(h, "class=\"pt-sm-cell\"") >= 4, "the phases' SMs are drawn");
     free(h);
 }
 

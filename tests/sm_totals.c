@@ -15,6 +15,7 @@
 
 #include <pt/pt_dev.h>
 
+#include "browser.h"
 #include "common.h"
 #include "cuda_fake.h"
 
@@ -27,7 +28,7 @@ static void setup(void)
     fake_install();
     pt__calib_set(-1, 2.0, 1000.0);
     pt__calib_set(0, 2.0, 1000.0);
-    t = test_timing(&clk, "sm run", PT_CPU);
+    t = test_timing(&clk, "sm run", PT_GPU_EVENTS);
     cr_assert_not_null(t);
     snprintf(dir, sizeof dir, "/tmp/ptkit-sm-XXXXXX");
     cr_assert_not_null(mkdtemp(dir), "mkdtemp");
@@ -63,23 +64,30 @@ static void slot(pt_dev_records *b, int s, long long smid, long long c0, long lo
     r[PT_DEV_SLOT_HDR + 3] = 1;
 }
 
-/* "step" folded `folds` times: phase 0 gets 0.1 ms on SM 0, 0.3 + 0.5 ms
- * on SM 3 and 0.2 ms on SM 5 each fold; phase 1 0.05 ms on SM 3 only. */
-static void run(int folds)
+/* "step" folded `folds` times from device records (flags 0, or PT_DEV_HOST
+ * for host mode): phase 0 gets 0.1 ms on SM 0, 0.3 + 0.5 ms on SM 3 and
+ * 0.2 ms on SM 5 each fold; phase 1 0.05 ms on SM 3 only. */
+static void run_in(int folds, unsigned flags)
 {
-    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, flags, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     for (int f = 0; f < folds; f++) {
         slot(b, 0, 0, 200000, 0);
         slot(b, 1, 3, 600000, 100000);
         slot(b, 2, 3, 1000000, 0);
         slot(b, 3, 5, 400000, 0);
-        pt_start(t, "step");
-        clk.now += 2000000;
-        pt_stop(t, "step");
+        pt_start_gpu(t, "step", 0);
+        fake.now_ms += 2.0;
+        pt_stop_gpu(t, "step", 0);
         cr_assert_eq(pt_dev_fold(t, b, "step"), 0, "%s", pt_last_error(t));
+        cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     }
     pt_dev_records_free(b);
+}
+
+static void run(int folds)
+{
+    run_in(folds, 0);
 }
 
 static const pt_section *find(const char *path)
@@ -116,6 +124,53 @@ Test(sm, each_sms_total_and_the_figures_over_them)
     cr_assert_eq(pt_section_sm_get(t, p0, NULL, 1), PT_EINVAL);
     cr_assert_eq(pt_section_sm_get(t, p0, ms, -1), PT_EINVAL);
     cr_assert_eq(pt_section_sm_get(NULL, p0, ms, 1), PT_EINVAL);
+}
+
+/* In host mode the blocks ran on host CPUs: no SM figures anywhere. */
+Test(sm, none_in_host_mode)
+{
+    run_in(1, PT_DEV_HOST);
+    const pt_section *p0 = find("step/phase 0");
+    pt_section_stats st;
+    cr_assert_eq(pt_section_get(t, p0, &st), 0);
+    cr_assert_eq(st.blocks, 4, "folded");
+    cr_assert_eq(st.sms, 0);
+    cr_assert_eq(pt_section_sm_get(t, p0, NULL, 0), 0);
+    cr_assert_eq(pt_export_json(t, in_dir("run.json")), 0, "%s", pt_last_error(t));
+    char *j = test_read_file(in_dir("run.json"));
+    cr_assert_null(strstr(j, "\"sm_ms\""), "no sm_ms in host mode");
+    free(j);
+    void *buf;
+    size_t len;
+    cr_assert_eq(pt_pack(t, &buf, &len), 0);
+    pt_timing *u = test_timing(&clk, "merged", PT_CPU);
+    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
+    cr_assert_eq(pt_section_get(u, pt_find(u, "step/phase 0"), &st), 0);
+    cr_assert_eq(st.blocks, 4);
+    cr_assert_eq(st.sms, 0, "none after pt_pack either");
+    pt_destroy(u);
+    free(buf);
+}
+
+/* Packed and merged (as pt_mpi_gather does), a GPU run keeps its SMs. */
+Test(sm, kept_through_pack_and_merge)
+{
+    run(1);
+    void *buf;
+    size_t len;
+    pt_section_stats st;
+    double ms[6];
+    cr_assert_eq(pt_pack(t, &buf, &len), 0);
+    pt_timing *u = test_timing(&clk, "merged", PT_CPU);
+    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
+    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
+    const pt_section *p0 = pt_find(u, "step/phase 0");
+    cr_assert_eq(pt_section_get(u, p0, &st), 0);
+    cr_assert_eq(st.sms, 3);
+    cr_assert_eq(pt_section_sm_get(u, p0, ms, 6), 6);
+    cr_assert_float_eq(ms[3], 1.6, 1e-12, "two runs' SM 3");
+    pt_destroy(u);
+    free(buf);
 }
 
 static char *report(pt_timing *x)
@@ -225,6 +280,25 @@ Test(sm, the_html_data_has_them)
     cr_assert(json_is_array(v) && json_array_size(v) == 6, "SMs 0 to 5");
     cr_assert_float_eq(json_number_value(json_array_get(v, 3)), 0.8, 1e-15);
     json_decref(d);
+    free(h);
+}
+
+/* The page draws a cell per SM for each phase with SM figures, up to its
+ * last SM with time (0 to 5 for phase 0, 0 to 3 for phase 1), and names
+ * the busiest. */
+Test(sm, the_page_draws_each_phases_sms, .timeout = 120)
+{
+    char url[128];
+    run(1);
+    cr_assert_eq(pt_export_html(t, in_dir("run.html")), 0, "%s", pt_last_error(t));
+    snprintf(url, sizeof url, "file://%s", in_dir("run.html"));
+    test_browse(dir, url, "--dump-dom", in_dir("dom.html"));
+    char *h = test_read_file(in_dir("dom.html"));
+    size_t n = 0;
+    for (const char *p = h; (p = strstr(p, "class=\"pt-sm-cell\"")) != NULL; p++)
+        n++;
+    cr_assert_eq(n, 6 + 4, "phase 0 on SMs 0 to 5, phase 1 on 0 to 3: %zu", n);
+    cr_assert(strstr(h, "3 SMs, busiest SM 3, max/mean 2.18"), "phase 0's figures");
     free(h);
 }
 

@@ -39,6 +39,7 @@ typedef struct pt__phase_ext {
     double block_min_ns, block_max_ns;
     double *sm_ns;            /* per-SM totals, indexed by %smid; nsm long */
     int nsm;
+    int on_host;              /* folded in host mode: sm_ns is by host CPU, not reported */
 } pt__phase_ext;
 
 /* One section: a title under a parent, aggregated over its occurrences

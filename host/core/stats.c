@@ -163,7 +163,7 @@ static void sm_figures(const pt__phase_ext *p, pt_section_stats *o)
 {
     double sum = 0;
 
-    for (int i = 0; i < p->nsm; i++) {
+    for (int i = 0; i < pt__sm_count_of(p); i++) {
         double v = p->sm_ns[i];
         if (!(v > 0))
             continue;
@@ -263,14 +263,18 @@ int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
     return 0;
 }
 
-int pt__sm_count(const pt_section *s)
+int pt__sm_count_of(const pt__phase_ext *p)
 {
-    const pt__phase_ext *p = s->kind == PT__K_PHASE ? s->phase : NULL;
-    int n = p ? p->nsm : 0;
+    int n = p && !p->on_host ? p->nsm : 0;
 
     while (n > 0 && !(p->sm_ns[n - 1] > 0))
         n--;
     return n;
+}
+
+int pt__sm_count(const pt_section *s)
+{
+    return s->kind == PT__K_PHASE ? pt__sm_count_of(s->phase) : 0;
 }
 
 int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, int n)

@@ -223,6 +223,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
         c->ovh_ns += r[PT__R_OVH(p)].d / conc * scale;
         rest -= share;
         x->hits += (double)r[PT__R_HITS(p)].i;
+        x->on_host |= cv->device < 0;
         if (done > 0) {
             double mn = summary_min(&r[PT__R_MIN_INV(p)]), mx = pt__bitsd(r[PT__R_MAX(p)].u);
             if (x->blocks == 0 || mn < x->block_min_ns)
