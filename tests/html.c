@@ -23,6 +23,7 @@
 #include "common.h"
 #include "core/cost.h"
 #include "cuda_fake.h"
+#include "records_fake.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -140,18 +141,7 @@ static void small_run(void)
  * cycles. */
 static void slot(pt_dev_records *b, int s, long long clk_span, const long long *cycles)
 {
-    pt_dev_buf a = pt_dev_arg(b);
-    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
-    r[PT_DEV_S_DONE] = 1;
-    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
-    r[PT_DEV_S_CLK0] = 1000000007LL;
-    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
-    r[PT_DEV_S_GT0] = 5000000000LL;
-    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + 1000000;
-    for (int p = 0; p < a.nphases; p++) {
-        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
-        r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
-    }
+    test_slot(b, s, s % 4, clk_span, 0, 1000000, cycles, NULL);
 }
 
 /* A launch of `ns` folded from a host buffer of n slots where slot s spent

@@ -18,6 +18,7 @@
 #include "browser.h"
 #include "common.h"
 #include "cuda_fake.h"
+#include "records_fake.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -50,18 +51,7 @@ TestSuite(sm, .init = setup, .fini = teardown);
 
 static void slot(pt_dev_records *b, int s, long long smid, long long c0, long long c1)
 {
-    pt_dev_buf a = pt_dev_arg(b);
-    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
-    r[PT_DEV_S_DONE] = 1;
-    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = smid;
-    r[PT_DEV_S_CLK0] = 1000000007LL;
-    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + 2000000;
-    r[PT_DEV_S_GT0] = 5000000000LL;
-    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + 1000000;
-    r[PT_DEV_SLOT_HDR] = c0;
-    r[PT_DEV_SLOT_HDR + 1] = 1;
-    r[PT_DEV_SLOT_HDR + 2] = c1;
-    r[PT_DEV_SLOT_HDR + 3] = 1;
+    test_slot(b, s, smid, 2000000, 0, 1000000, (long long[]){ c0, c1 }, NULL);
 }
 
 /* "step" folded `folds` times from device records (flags 0, or PT_DEV_HOST
