@@ -329,6 +329,17 @@ Test(sm, ptreport_reads_them_back)
     free(csv);
     free(again);
 
+    /* Merged with itself, each SM's time doubles. */
+    snprintf(args, sizeof args, "merge '%s' '%s' -o '%s'", in_dir("run.json"), in_dir("run.json"),
+             in_dir("both.json"));
+    cr_assert_eq(ptreport(args), 0);
+    snprintf(args, sizeof args, "show '%s'", in_dir("both.json"));
+    cr_assert_eq(ptreport(args), 0);
+    shown = test_read_file(in_dir("out.txt"));
+    cr_assert(strstr(shown, "busiest SM 3 3.200 ms, SM 5 0.800 ms, SM 0 0.400 ms"),
+              "two runs of two folds: %s", shown);
+    free(shown);
+
     /* An SM's time must be a number >= 0. */
     char *j = test_read_file(in_dir("run.json"));
     char *p = strstr(j, "\"sm_ms\": [");
