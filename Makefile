@@ -83,6 +83,8 @@ include tests/tests.mk
 include tests/mpi/mpi.mk
 include samples/samples.mk
 include python/python.mk
+include cmake/cmake.mk
+include tests/consumers/consumers.mk
 
 lib: $(LIB_A) $(LIB_SO)
 
@@ -109,7 +111,19 @@ $(LIB_SO): $(LIB_SO_V)
 	ln -sf $(notdir $(LIB_SO_V)) $(BUILD)/lib/libptkit.so.$(SOMAJOR)
 	ln -sf $(notdir $(LIB_SO_V)) $@
 
-$(BUILD)/ptkit.pc: $(PKGCONFIG_IN) Makefile
+# A recipe: $@ holds $(1), written only when $(1) differs from what it
+# holds, so whatever depends on $@ is made again exactly when $(1) changes.
+write_if_changed = @mkdir -p $(@D); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+
+# The directories and version the installed files name (ptkit.pc, the
+# CMake package), so `make install prefix=B` after `prefix=A` writes B.
+INSTALL_VARS := $(BUILD)/install.vars
+.PHONY: install-vars-always
+install-vars-always:
+$(INSTALL_VARS): install-vars-always
+	$(call write_if_changed,$(prefix) $(exec_prefix) $(bindir) $(libdir) $(includedir) $(VERSION))
+
+$(BUILD)/ptkit.pc: $(PKGCONFIG_IN) $(INSTALL_VARS)
 	@mkdir -p $(@D)
 	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' \
 	    -e 's|@includedir@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' $< > $@

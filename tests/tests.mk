@@ -9,9 +9,17 @@ TEST_BIN  := $(BUILD)/tests/ptkit_tests
 TEST_ARGS ?=
 
 # BROWSER=1 also installs Chromium (about 100 MB), which the HTML suite's
-# rendering tests and `make screenshots` need; without it those tests skip.
+# rendering tests and `make screenshots` need, and speedscope from the npm
+# registry (into $(BUILD)/npm, with Debian's npm), in which the trace_view
+# suite opens the traces; without them those tests skip.
+SPEEDSCOPE := speedscope@1.25.0
+SPEEDSCOPE_PAGE := $(BUILD)/npm/node_modules/speedscope/dist/release/index.html
 test-deps:
 	@sh tests/deps.sh $(if $(filter 1,$(BROWSER)),chromium)
+ifeq ($(BROWSER),1)
+	@[ -f $(SPEEDSCOPE_PAGE) ] || { command -v npm >/dev/null || sh tests/deps.sh npm; } && \
+	    [ -f $(SPEEDSCOPE_PAGE) ] || npm install --no-audit --no-fund --prefix $(BUILD)/npm $(SPEEDSCOPE)
+endif
 
 $(TEST_BIN): $(TEST_OBJS) $(TEST_EXTRA_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
@@ -58,8 +66,7 @@ VALGRIND_LIST := $(BUILD)/tests/valgrind_suites
 .PHONY: valgrind-list-always
 valgrind-list-always:
 $(VALGRIND_LIST): valgrind-list-always
-	@mkdir -p $(@D)
-	@echo '$(VALGRIND_SUITES)' | cmp -s - $@ || echo '$(VALGRIND_SUITES)' > $@
+	$(call write_if_changed,$(VALGRIND_SUITES))
 
 $(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A) $(VALGRIND_LIST)
 	@mkdir -p $(@D)

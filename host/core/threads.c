@@ -37,7 +37,7 @@ static _Thread_local struct {
 
 static atomic_uint_fast64_t next_serial = 1;
 
-static long os_tid(void)
+long pt__os_tid(void)
 {
     return (long)syscall(SYS_gettid);
 }
@@ -50,7 +50,7 @@ void pt__threads_init(pt_timing *t)
     pthread_mutex_init(&t->err_lock, NULL);
     t->main.root = &t->root;
     t->main.self = &pt__me;
-    t->main.tid = os_tid();
+    t->main.tid = pt__os_tid();
 }
 
 static void thr_free(pt__thr *r)
@@ -135,7 +135,7 @@ pt__thr *pt__thr_other(pt_timing *t)
         }
     }
     if (r)
-        r->tid = os_tid();
+        r->tid = pt__os_tid();
     pthread_mutex_unlock(&t->lock);
     if (r) {
         unsigned i = cache.next++ % CACHE_WAYS;

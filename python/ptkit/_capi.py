@@ -62,7 +62,9 @@ class SectionStats(ctypes.Structure):
                 ("mem_high_water", c_double), ("overhead_ms", c_double),
                 ("too_short", c_u64), ("cpu_clock", c_u64), ("ranks", c_u64),
                 ("rank_min_ms", c_double), ("rank_mean_ms", c_double),
-                ("rank_max_ms", c_double), ("rank_slowest", c_u64)]
+                ("rank_max_ms", c_double), ("rank_slowest", c_u64), ("sms", c_u64),
+                ("sm_busiest", c_u64), ("sm_mean_ms", c_double), ("sm_min_ms", c_double),
+                ("sm_max_ms", c_double), ("sm_imbalance", c_double)]
 
 
 class RunStats(ctypes.Structure):

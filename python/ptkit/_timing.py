@@ -2,12 +2,10 @@
 
 import ctypes
 import functools
-import json
 import os
 import threading
-import time
 
-from . import _capi, _traces
+from . import _capi
 from ._capi import lib
 from ._common import Error, _Closing, _encode, _warn, stream_handle
 from ._phases import Phases
@@ -136,9 +134,6 @@ class Timing(_Closing):
         self._t = _handle if _handle is not None else lib.pt_create(_encode(name, "name"), flags)
         if not self._t:
             raise MemoryError("pt_create: out of memory")
-        # The trace's times count from here; its place on the wall clock
-        # puts a ptkit trace beside others (combine_traces).
-        self.trace_base_ns = time.time_ns()
         self._titles = {}
         self._msgs = []
         self._notes_seen = 0
@@ -224,7 +219,6 @@ class Timing(_Closing):
         cb = None if fn is None else _capi.ClockFn(lambda ctx: int(fn()))
         self._check(lib.pt_clock_set(self._t, cb if cb else _capi.ClockFn(), None), "set_clock")
         self._clock = cb
-        self.trace_base_ns = time.time_ns()
 
     # ---- sections ---------------------------------------------------
 
@@ -486,18 +480,11 @@ class Timing(_Closing):
         self._export(lib.pt_export_html, path, "export_html")
 
     def export_trace(self, path):
-        """A Chrome/Perfetto trace (a timing made with trace=True). The file
-        says where its times start on the wall clock (baseTimeNanoseconds),
-        so combine_traces() can put it beside a torch.profiler trace."""
+        """A Chrome/Perfetto trace: the occurrences with trace=True, else the
+        aggregate flame chart. libptkit writes where its times start on the
+        wall clock (baseTimeNanoseconds), so combine_traces() can put it
+        beside a torch.profiler trace."""
         self._export(lib.pt_export_trace, path, "export_trace")
-        if not self._t:
-            return
-        p = os.fspath(path)
-        with open(p, encoding="utf-8") as f:
-            doc = json.load(f)
-        if "baseTimeNanoseconds" in doc:
-            return
-        _traces.write_json(p, {"baseTimeNanoseconds": self.trace_base_ns, **doc})
 
 
 def default():

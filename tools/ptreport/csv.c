@@ -15,7 +15,7 @@ static int rows(const pr_sec *v, size_t n, FILE *f)
     int rc = 0;
 
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = pt__csv_row(f, v[i].path, v[i].kind, &v[i].st);
+        rc = pt__csv_row(f, v[i].path, v[i].kind, &v[i].st, v[i].sm_ms, v[i].nsm, 1.0);
         if (rc == 0)
             rc = rows(v[i].kids, v[i].nkids, f);
     }

@@ -13,8 +13,8 @@
  *     inputs, make the pooled mean, deviation (combined exactly, pairwise),
  *     min and max;
  *   - per-block figures: blocks summed, the mean weighted by blocks, the
- *     extremes over all, the imbalance max / mean again; mem_high_water
- *     the largest of the inputs';
+ *     extremes over all, the imbalance max / mean again; each SM's time
+ *     in a phase summed; mem_high_water the largest of the inputs';
  *   - a section open in any input is open in the pool.
  * The pool is written by the library's JSON export, with, per section,
  * "merged": how many inputs have it, the count summed, and min / max /

@@ -130,6 +130,37 @@ static void sec_free(pr_sec *s)
     for (size_t i = 0; i < s->nkids; i++)
         sec_free(&s->kids[i]);
     free(s->kids);
+    free(s->sm_ms);
+}
+
+/* A folded phase's time by SM: an array of numbers >= 0 by %smid, as
+ * long as the fold allows SMs (65536); absent for other sections. */
+static int get_sm(pr_where *c, json_t *o, pr_sec *s)
+{
+    json_t *v = json_object_get(o, "sm_ms"), *x;
+    size_t i, n;
+
+    if (!v)
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > 65536)
+        return wrong_type(c, "sm_ms", "an array of at most 65536 numbers");
+    n = json_array_size(v);
+    s->sm_ms = calloc(n ? n : 1, sizeof *s->sm_ms);
+    if (!s->sm_ms)
+        return pr_fail_at(c, "out of memory");
+    json_array_foreach(v, i, x) {
+        if (!json_is_number(x) || !(json_number_value(x) >= 0)) {
+            pr_enter_key(c, "sm_ms");
+            pr_enter_index(c, i);
+            pr_fail_at(c, "an SM's time must be a number >= 0");
+            pr_leave(c);
+            pr_leave(c);
+            return -1;
+        }
+        s->sm_ms[i] = json_number_value(x);
+    }
+    s->nsm = (int)n;
+    return 0;
 }
 
 static int load_sections(pr_where *c, json_t *arr, int depth, pr_sec **out, size_t *nout);
@@ -179,6 +210,8 @@ static int load_section(pr_where *c, json_t *o, int depth, pr_sec *s)
         if (bad)
             return -1;
     }
+    if (get_sm(c, o, s))
+        return -1;
     merged = json_object_get(o, "merged");
     if (merged && !json_is_object(merged)) {
         pr_enter_key(c, "merged");

@@ -43,6 +43,7 @@ static int restore_secs(pt_timing *t, pt_section *parent, const pr_sec *v, size_
             .ovh_ns = f->overhead_ms * 1e6, .ranks = f->ranks,
             .rank_min_ns = f->rank_min_ms * 1e6, .rank_mean_ns = f->rank_mean_ms * 1e6,
             .rank_max_ns = f->rank_max_ms * 1e6, .rank_slowest = (long long)f->rank_slowest,
+            .sm_ms = v[i].sm_ms, .nsm = v[i].nsm,
         };
         pt_section *s = pt__restore_section(t, parent, v[i].name, &r);
         if (!s || restore_secs(t, s, v[i].kids, v[i].nkids) < 0)
