@@ -84,10 +84,14 @@ def test_sections_left_open_warn_and_the_file_is_whole(run, tmp_path):
     run.stop("still open")
 
 
-def test_a_trace_needs_trace_on(run, tmp_path):
-    with pytest.raises(ptkit.Error, match="created without PT_TRACE"):
-        run.export_trace(tmp_path / "t.json")
-    assert not (tmp_path / "t.json").exists()
+def test_without_trace_on_the_trace_is_the_flame_chart(run, tmp_path):
+    run.export_trace(tmp_path / "t.json")
+    doc = json.load(open(tmp_path / "t.json"))
+    assert "PT_TRACE" in doc["metadata"]["note_trace"], "it says why it is not a timeline"
+    xs = {e["name"]: e for e in doc["traceEvents"] if e["ph"] == "X"}
+    assert xs["long"]["dur"] == pytest.approx(4000) and xs["inner"]["dur"] == pytest.approx(3000)
+    assert xs["long"]["ts"] <= xs["inner"]["ts"], "the child drawn inside its parent"
+    assert xs["inner"]["ts"] + xs["inner"]["dur"] <= xs["long"]["ts"] + xs["long"]["dur"] + 1e-3
 
 
 def test_the_trace_says_its_wall_clock_base(tmp_path):
