@@ -5,6 +5,7 @@
 #   make test       the Criterion suite (no GPU needed)
 #   make test-gpu   the GPU suite (skips without a device)
 #   make test-mpi   pt_mpi_gather under mpirun -np 2 (skips without MPI)
+#   make test-python the Python package, installed with pip into a venv, and its tests
 #   make bench-host / bench-static / bench-gpu
 #   make install prefix=DIR [DESTDIR=...] / uninstall
 #
@@ -81,6 +82,9 @@ include tests/kernels/kernels.mk
 include tests/tests.mk
 include tests/mpi/mpi.mk
 include samples/samples.mk
+include python/python.mk
+include cmake/cmake.mk
+include tests/consumers/consumers.mk
 
 lib: $(LIB_A) $(LIB_SO)
 
@@ -107,7 +111,19 @@ $(LIB_SO): $(LIB_SO_V)
 	ln -sf $(notdir $(LIB_SO_V)) $(BUILD)/lib/libptkit.so.$(SOMAJOR)
 	ln -sf $(notdir $(LIB_SO_V)) $@
 
-$(BUILD)/ptkit.pc: $(PKGCONFIG_IN) Makefile
+# A recipe: $@ holds $(1), written only when $(1) differs from what it
+# holds, so whatever depends on $@ is made again exactly when $(1) changes.
+write_if_changed = @mkdir -p $(@D); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+
+# The directories and version the installed files name (ptkit.pc, the
+# CMake package), so `make install prefix=B` after `prefix=A` writes B.
+INSTALL_VARS := $(BUILD)/install.vars
+.PHONY: install-vars-always
+install-vars-always:
+$(INSTALL_VARS): install-vars-always
+	$(call write_if_changed,$(prefix) $(exec_prefix) $(bindir) $(libdir) $(includedir) $(VERSION))
+
+$(BUILD)/ptkit.pc: $(PKGCONFIG_IN) $(INSTALL_VARS)
 	@mkdir -p $(@D)
 	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' \
 	    -e 's|@includedir@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' $< > $@

@@ -182,7 +182,8 @@ static const char *const csv_columns[] = {
     "d2d_bytes", "h2d_gbs", "d2h_gbs", "d2d_gbs", "blocks", "hits", "block_mean_ms",
     "block_min_ms", "block_max_ms", "imbalance", "ai", "pct_peak_bw", "pct_peak_flops", "bound",
     "mem_high_water", "overhead_ms", "too_short", "cpu_clock", "ranks", "rank_min_ms",
-    "rank_mean_ms", "rank_max_ms", "rank_slowest"
+    "rank_mean_ms", "rank_max_ms", "rank_slowest", "sms", "sm_busiest", "sm_mean_ms",
+    "sm_min_ms", "sm_max_ms", "sm_imbalance", "sm_ms"
 };
 #define NCSV ((int)(sizeof csv_columns / sizeof csv_columns[0]))
 
@@ -196,6 +197,7 @@ static double figure(const pt_section_stats *s, const char *name)
         F(write_gbs), F(gflops), F(hits), F(block_mean_ms), F(block_min_ms), F(block_max_ms),
         F(imbalance), F(ai), F(pct_peak_bw), F(pct_peak_flops), F(mem_high_water),
         F(overhead_ms), F(rank_min_ms), F(rank_mean_ms), F(rank_max_ms),
+        F(sm_mean_ms), F(sm_min_ms), F(sm_max_ms), F(sm_imbalance),
 #undef F
         { "h2d_bytes", offsetof(pt_section_stats, xfer_bytes[0]) },
         { "d2h_bytes", offsetof(pt_section_stats, xfer_bytes[1]) },
@@ -216,7 +218,8 @@ static int is_double_column(const char *name)
     return strcmp(name, "path") && strcmp(name, "name") && strcmp(name, "depth") &&
            strcmp(name, "kind") && strcmp(name, "open") && strcmp(name, "count") &&
            strcmp(name, "blocks") && strcmp(name, "bound") && strcmp(name, "too_short") &&
-           strcmp(name, "cpu_clock") && strcmp(name, "ranks") && strcmp(name, "rank_slowest");
+           strcmp(name, "cpu_clock") && strcmp(name, "ranks") && strcmp(name, "rank_slowest") &&
+           strcmp(name, "sms") && strcmp(name, "sm_busiest") && strcmp(name, "sm_ms");
 }
 
 static pt_section_stats stats_of(const char *path)

@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "cuda_fake.h"
+#include "records_fake.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -40,18 +41,7 @@ TestSuite(fold, .init = setup, .fini = teardown);
 static void slot(pt_dev_records *b, int s, long long smid, long long clk_span, long long gt0,
                  long long gt_span, const long long *cycles, const long long *hits)
 {
-    pt_dev_buf a = pt_dev_arg(b);
-    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
-    r[PT_DEV_S_DONE] = 1;
-    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = smid;
-    r[PT_DEV_S_CLK0] = 1000000007LL;
-    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
-    r[PT_DEV_S_GT0] = 5000000000LL + gt0;
-    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + gt_span;
-    for (int p = 0; p < a.nphases; p++) {
-        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
-        r[PT_DEV_SLOT_HDR + 2 * p + 1] = hits ? hits[p] : 1;
-    }
+    test_slot(b, s, smid, clk_span, gt0, gt_span, cycles, hits);
 }
 
 /* A launch of `ns` on the injected clock. */

@@ -19,9 +19,11 @@
 
 #include <pt/pt_dev.h>
 
+#include "browser.h"
 #include "common.h"
 #include "core/cost.h"
 #include "cuda_fake.h"
+#include "records_fake.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -139,18 +141,7 @@ static void small_run(void)
  * cycles. */
 static void slot(pt_dev_records *b, int s, long long clk_span, const long long *cycles)
 {
-    pt_dev_buf a = pt_dev_arg(b);
-    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
-    r[PT_DEV_S_DONE] = 1;
-    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
-    r[PT_DEV_S_CLK0] = 1000000007LL;
-    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
-    r[PT_DEV_S_GT0] = 5000000000LL;
-    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + 1000000;
-    for (int p = 0; p < a.nphases; p++) {
-        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
-        r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
-    }
+    test_slot(b, s, s % 4, clk_span, 0, 1000000, cycles, NULL);
 }
 
 /* A launch of `ns` folded from a host buffer of n slots where slot s spent
@@ -170,6 +161,25 @@ static void folded_launch(int n, int skip)
     int rc = pt_dev_fold(t, b, "step");
     cr_assert(rc == 0 || (skip >= 0 && rc < 0), "pt_dev_fold: %s", pt_last_error(t));
     pt_dev_records_free(b);
+}
+
+/* A launch of n slots where every slot spent 1000 cycles in phase 0 and
+ * 500 in phase 1, except `slow`, `factor` times as long in phase 0, and
+ * `skip`, without END; folded under "step" (the records are the caller's
+ * to free, after the export: the heatmap names the phases they name). */
+static pt_dev_records *heavy_launch(int n, int slow, int factor, int skip)
+{
+    const char *names[] = { "load", "compute" };
+    pt_dev_records *b = pt_dev_records_create(t, n, 2, names, PT_DEV_HOST, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int s = 0; s < n; s++)
+        if (s != skip)
+            slot(b, s, 4000000, (long long[]){ s == slow ? factor * 1000LL : 1000, 500 });
+    pt_start(t, "step");
+    clk.now += 5000000;
+    pt_stop(t, "step");
+    pt_dev_fold(t, b, "step");
+    return b;
 }
 
 /* ---- without a browser ------------------------------------------- */
@@ -363,22 +373,53 @@ Test(html, a_folded_launch_keeps_each_blocks_phase_times)
     json_decref(d);
 }
 
-Test(html, large_grids_are_sampled_evenly)
+/* 3000 blocks in 1024 rows: each row holds two or three blocks, and shows
+ * their largest time, which block had it, and their mean. A straggler
+ * 50 times slower than the rest (every k-th block sampled would miss it)
+ * is the largest of its row, and a block without END is counted, not
+ * shown. */
+Test(html, large_grids_are_binned_by_the_maximum)
 {
-    enum { N = 3000 };
+    enum { N = 3000, R = 1024, SLOW = 1501 };
     folded_launch(N, -1);
-    folded_launch(N, -1); /* the heatmap is the last fold's, not a sum */
+    pt_dev_records *b = heavy_launch(N, SLOW, 50, 7);
     json_t *d = export_data("big.html", NULL);
+    pt_dev_records_free(b);
     json_t *h = json_object_get(section_named(d, "step"), "heat");
     cr_assert_float_eq(num(h, "nslots"), N, 0);
-    cr_assert_float_eq(num(h, "nrows"), 1024, 0, "bounded");
-    json_t *ns = json_object_get(h, "ns");
-    cr_assert_eq(json_array_size(ns), 1024);
-    for (int i = 0; i < 1024; i += 97) {
-        int s = (int)((long long)i * N / 1024);
-        cr_assert_float_eq(json_number_value(json_array_get(json_array_get(ns, (size_t)i), 0)),
-                           (s + 1) * 250.0, 1e-9, "row %d is slot %d", i, s);
+    cr_assert_float_eq(num(h, "nrows"), R, 0, "bounded");
+    json_t *ns = json_object_get(h, "ns"), *mean = json_object_get(h, "mean");
+    json_t *at = json_object_get(h, "at"), *missing = json_object_get(h, "missing");
+    cr_assert(json_array_size(ns) == R && json_array_size(mean) == R && json_array_size(at) == R &&
+              json_array_size(missing) == R, "a row of each per bin");
+    double worst = 0;
+    int worst_row = -1;
+    for (int i = 0; i < R; i++) {
+        int lo = (int)((long long)i * N / R), hi = (int)((long long)(i + 1) * N / R);
+        double mx = json_number_value(json_array_get(json_array_get(ns, (size_t)i), 0));
+        int a = (int)json_integer_value(json_array_get(json_array_get(at, (size_t)i), 0));
+        int skipped = lo <= 7 && 7 < hi;
+        cr_assert(a >= lo && a < hi, "row %d's largest is one of its blocks: %d", i, a);
+        cr_assert_eq(json_integer_value(json_array_get(missing, (size_t)i)), skipped,
+                     "row %d: blocks without END", i);
+        double want = 0, sum = 0;
+        for (int s = lo; s < hi; s++) {
+            if (s == 7)
+                continue;
+            double v = s == SLOW ? 50 * 250.0 : 250.0;
+            want = v > want ? v : want;
+            sum += v;
+        }
+        cr_assert_float_eq(mx, want, 1e-9, "row %d is its largest block", i);
+        cr_assert_float_eq(json_number_value(json_array_get(json_array_get(mean, (size_t)i), 0)),
+                           sum / (hi - lo - skipped), 1e-6, "row %d's mean", i);
+        if (mx > worst) {
+            worst = mx;
+            worst_row = i;
+        }
     }
+    cr_assert_eq(worst_row, (int)((long long)SLOW * R / N), "the straggler's row is the darkest");
+    cr_assert_float_eq(worst, 50 * 250.0, 1e-9, "at its full time");
     json_decref(d);
 }
 
@@ -459,44 +500,12 @@ Test(html, without_peaks_or_tracking_both_are_null)
 
 /* ---- in a browser ------------------------------------------------ */
 
-static const char *chromium(void)
-{
-    static char found[256];
-    const char *env = getenv("PT_CHROMIUM");
-    const char *names[] = { "chromium", "chromium-browser", "google-chrome" };
-    const char *path = getenv("PATH");
-
-    if (env && *env)
-        return access(env, X_OK) == 0 ? env : NULL;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
-        for (char *d = strtok(buf, ":"); d; d = strtok(NULL, ":")) {
-            snprintf(found, sizeof found, "%s/%s", d, names[i]);
-            if (access(found, X_OK) == 0)
-                return found;
-        }
-    }
-    return NULL;
-}
-
 /* Runs Chromium headless on the page with extra arguments; out gets its stdout. */
 static void browse(const char *page, const char *args, const char *out)
 {
-    const char *c = chromium();
-    char cmd[2048];
-    if (!c)
-        cr_skip_test("no Chromium found (chromium, chromium-browser, google-chrome or "
-                     "$PT_CHROMIUM): the browser tests are skipped; `make test BROWSER=1` "
-                     "installs it as root");
-    snprintf(cmd, sizeof cmd,
-             "timeout 90 '%s' --headless --no-sandbox --disable-gpu --disable-quic "
-             "--no-first-run --disable-background-networking --disable-component-update "
-             "--disable-sync --hide-scrollbars --user-data-dir='%s/profile' %s 'file://%s' "
-             "> '%s' 2> '%s/chromium.log'",
-             c, dir, args, page, out, dir);
-    int rc = system(cmd);
-    cr_assert_eq(rc, 0, "chromium failed (%d): see %s/chromium.log", rc, dir);
+    char url[300];
+    snprintf(url, sizeof url, "file://%s", page);
+    test_browse(dir, url, args, out);
 }
 
 Test(html, the_page_renders_in_chromium, .timeout = 120)
@@ -579,6 +588,107 @@ Test(html, the_page_says_what_its_figures_mean, .timeout = 120)
     cr_assert(strstr(h, " [cpu clock]"), "the CPU-timed launch marked");
     cr_assert(strstr(h, " [short]"), "the short section marked");
     cr_assert(strstr(h, "1 section too short to time"), "and counted in the footer");
+    free(h);
+}
+
+/* Measures the page in two frames, 1400 and 900 px wide, of a page of our
+ * own that may read them (--allow-file-access-from-files): a line per
+ * thing out of place ("past": a column header or a chart beyond the
+ * frame's right edge; "wide": the page scrolls sideways), and per frame
+ * the shade of the heatmap cell its straggler block is in. */
+static const char measure_page[] =
+    "<!DOCTYPE html><html><body style=\"margin:0\">\n"
+    "<iframe id=\"w1400\" src=\"page.html\" style=\"width:1400px;height:1000px;border:0;"
+    "display:block\"></iframe>\n"
+    "<iframe id=\"w900\" src=\"page.html\" style=\"width:900px;height:1000px;border:0;"
+    "display:block\"></iframe>\n"
+    "<pre id=\"out\"></pre>\n<script>\n"
+    "window.onload = function () {\n"
+    "  var out = [];\n"
+    "  [\"w1400\", \"w900\"].forEach(function (id) {\n"
+    "    var d = document.getElementById(id).contentDocument, w = d.documentElement.clientWidth;\n"
+    "    out.push(id + \" client \" + w + \" tables \" + d.querySelectorAll(\"table.stats\").length);\n"
+    "    if (d.documentElement.scrollWidth > w) out.push(id + \" wide \" + d.documentElement.scrollWidth);\n"
+    "    d.querySelectorAll(\"th, svg, table\").forEach(function (e) {\n"
+    "      var r = e.getBoundingClientRect();\n"
+    "      if (r.right > w + 0.5) out.push(id + \" past \" + e.tagName + \" \" +\n"
+    "        (e.tagName === \"TH\" ? e.textContent : e.getAttribute(\"class\") || e.id) + \" \" + r.right);\n"
+    "    });\n"
+    "    var c = d.querySelector(\".pt-heat-cell[data-at='1501']\");\n"
+    "    out.push(id + \" straggler \" + (c ? c.getAttribute(\"fill\") : \"none\"));\n"
+    "  });\n"
+    "  document.getElementById(\"out\").textContent = out.join(\"\\n\");\n"
+    "};\n</script></body></html>\n";
+
+/* A run with every table filled: sections called once and more, bytes,
+ * FLOPS and peaks, transfers, tracked memory, a launch of 3000 blocks on
+ * four SMs with a straggler 50 times slower (block 1501). Long titles. */
+static pt_dev_records *full_run(void)
+{
+    pt_peaks_set(t, 1e12, 2e13);
+    pt_start(t, "alloc");
+    pt_track(t, "psi", NULL, 8e7, (long long[]){ 100, 50, 64, 64 }, 4, "float32");
+    pt_stop(t, "alloc");
+    small_run();
+    pt_start(t, "copy in: a rather long section title, as real programs write them");
+    pt_transfer(t, 1e8, PT_H2D);
+    clk.now += 3000000;
+    pt_stop(t, "copy in: a rather long section title, as real programs write them");
+    return heavy_launch(3000, 1501, 50, -1);
+}
+
+Test(html, the_page_fits_900_px_and_its_columns_1400, .timeout = 120)
+{
+    pt_dev_records *b = full_run();
+    const char *page = in_dir("page.html"), *wrap = in_dir("measure.html");
+    cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(b);
+    FILE *f = fopen(wrap, "w");
+    cr_assert_not_null(f);
+    fputs(measure_page, f);
+    fclose(f);
+    browse(wrap, "--allow-file-access-from-files --window-size=1400,2200 --dump-dom",
+           in_dir("measured.html"));
+    char *h = slurp(in_dir("measured.html"), NULL), *out = strstr(h, "<pre id=\"out\">");
+    cr_assert_not_null(out, "%s", h);
+    *strstr(out, "</pre>") = '\0';
+    cr_assert(strstr(out, "w1400 client 1400 tables 4") && strstr(out, "w900 client 900 tables 4"),
+              "both frames measured, four tables each:\n%s", out);
+    cr_assert_null(strstr(out, " wide "), "nothing scrolls sideways:\n%s", out);
+    cr_assert_null(strstr(out, " past "), "every column and chart inside the window:\n%s", out);
+    cr_assert(strstr(out, "w1400 straggler rgb(16,52,110)") &&
+              strstr(out, "w900 straggler rgb(16,52,110)"),
+              "the straggler's cell is the darkest at both widths:\n%s", out);
+    free(h);
+
+}
+
+/* The page's cells blank where the text report leaves them blank: the
+ * later calls of a section called once, per-block figures of a section
+ * that is no phase, a zero rate. */
+Test(html, blank_where_the_text_report_is_blank, .timeout = 120)
+{
+    pt_dev_records *b = full_run();
+    const char *page = in_dir("page.html"), *dom = in_dir("dom.html");
+    cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(b);
+    browse(page, "--dump-dom", dom);
+    char *h = slurp(dom, NULL);
+    /* The time table's row of "tail" (called once): # Section Kind Calls
+     * Total Self %parent %total First, then four blanks. */
+    char *r = strstr(h, "class=\"l name\" title=\"tail\"");
+    cr_assert_not_null(r, "tail's row");
+    r = strstr(r, "</tr>");
+    cr_assert(r && r - 4 * (int)strlen("<td></td>") >= h);
+    cr_assert(strncmp(r - 4 * strlen("<td></td>"), "<td></td><td></td><td></td><td></td>",
+                      4 * strlen("<td></td>")) == 0, "Mean, SD, Min, Max blank for one call");
+    /* inner was called twice: its later figures are there. */
+    r = strstr(strstr(h, "class=\"l name\" title=\"outer/inner\""), "</tr>");
+    cr_assert(strncmp(r - strlen("<td></td>"), "<td></td>", strlen("<td></td>")) != 0,
+              "inner's Max is shown");
+    cr_assert_eq(count_of(h, "class=\"pt-row-blocks\""), 2,
+                 "the blocks table lists the two phases, no other section");
+    cr_assert_eq(count_of(h, "class=\"pt-row-transfers\""), 1, "one section copied");
     free(h);
 }
 

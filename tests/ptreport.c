@@ -19,9 +19,11 @@
 
 #include <pt/pt_dev.h>
 
+#include "browser.h"
 #include "common.h"
 #include "core/cost.h"
 #include "cuda_fake.h"
+#include "trace_check.h"
 
 #define MS 1000000 /* ns */
 
@@ -568,7 +570,10 @@ static size_t trace_events(json_t *doc, xev *out, size_t cap)
 {
     json_t *evs = json_object_get(doc, "traceEvents"), *e;
     size_t i, n = 0;
+    long long pid = -1;
+    char why[512];
 
+    cr_assert_eq(trace_check(doc, why, sizeof why), 0, "the trace is malformed: %s", why);
     cr_assert(json_is_array(evs), "traceEvents is an array");
     json_array_foreach(evs, i, e) {
         const char *ph = json_string_value(json_object_get(e, "ph"));
@@ -577,7 +582,10 @@ static size_t trace_events(json_t *doc, xev *out, size_t cap)
             continue;
         cr_assert_str_eq(ph, "X", "only complete events and metadata");
         cr_assert(n < cap, "more events than sections");
-        cr_assert_eq(json_integer_value(json_object_get(e, "pid")), 1, "one process");
+        if (pid < 0)
+            pid = json_integer_value(json_object_get(e, "pid"));
+        cr_assert_eq(json_integer_value(json_object_get(e, "pid")), pid, "one process");
+        cr_assert_geq(pid, 10000000, "ptkit's own pids, apart from any OS process's");
         cr_assert_eq(json_integer_value(json_object_get(e, "tid")), 1, "one track");
         out[n].args = json_object_get(e, "args");
         out[n].path = json_string_value(json_object_get(out[n].args, "path"));
@@ -668,6 +676,8 @@ Test(ptreport, convert_trace_is_a_flame_chart_of_the_totals)
     cr_assert_eq(json_integer_value(json_object_get(md, "widened")), 0);
     cr_assert_str_eq(json_string_value(json_object_get(md, "from")), in_dir("run.json"));
     cr_assert_str_eq(json_string_value(json_object_get(doc, "displayTimeUnit")), "ms");
+    cr_assert_null(json_object_get(doc, "baseTimeNanoseconds"),
+                   "a saved run's chart has no time base: its positions are not times");
     json_decref(doc);
     /* -o is a plain path: the library's %r and %p are not expanded. */
     cr_assert_eq(run("convert %s --to trace -o %s", in_dir("run.json"), in_dir("t%p.json")), 0,
@@ -975,50 +985,23 @@ static size_t count_of(const char *hay, const char *needle)
     return n;
 }
 
-static const char *chromium(void)
-{
-    static char found[512];
-    static const char *const names[] = { "chromium", "chromium-browser", "google-chrome" };
-    const char *env = getenv("PT_CHROMIUM"), *path = getenv("PATH");
-
-    if (env && *env)
-        return access(env, X_OK) == 0 ? env : NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char buf[2048];
-        snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
-        for (char *d = strtok(buf, ":"); d; d = strtok(NULL, ":")) {
-            snprintf(found, sizeof found, "%s/%s", d, names[i]);
-            if (access(found, X_OK) == 0)
-                return found;
-        }
-    }
-    return NULL;
-}
-
 Test(ptreport, convert_html_renders_in_chromium, .timeout = 120)
 {
-    const char *c = chromium();
     test_clock clk;
     pt_timing *t;
-    char cmd[4096], *dom;
-    int rc;
+    char url[300], *dom;
 
-    if (!c)
+    if (!test_chromium())
         cr_skip_test("no Chromium found: `make test BROWSER=1` installs it as root");
     t = rich_run(&clk);
     pt_export_json(t, in_dir("run.json"));
     pt_destroy(t);
     cr_assert_eq(run("convert %s --to html -o %s", in_dir("run.json"), in_dir("conv.html")), 0,
                  "%s", err_text());
-    snprintf(cmd, sizeof cmd,
-             "timeout 90 '%s' --headless --no-sandbox --disable-gpu --no-first-run "
-             "--disable-background-networking --disable-component-update --disable-sync "
-             "--user-data-dir='%s/profile' --dump-dom 'file://%s' > '%s' 2> '%s'",
-             c, dir, in_dir("conv.html"), in_dir("dom.html"), in_dir("chromium.log"));
-    rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/profile'", dir);
-    cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(rc, 0, "chromium failed (%d)", rc);
+    snprintf(url, sizeof url, "file://%s", in_dir("conv.html"));
+    test_browse(dir, url, "--dump-dom", in_dir("dom.html"));
+    snprintf(url, sizeof url, "rm -rf '%s/profile'", dir); /* the suite removes files only */
+    cr_assert_eq(system(url), 0);
     dom = slurp(in_dir("dom.html"));
     cr_assert_eq(count_of(dom, "class=\"pt-ice-rect\""), 9, "one icicle bar per section");
     cr_assert_eq(count_of(dom, "class=\"pt-row\""), 9, "one table row per section");

@@ -9,9 +9,17 @@ TEST_BIN  := $(BUILD)/tests/ptkit_tests
 TEST_ARGS ?=
 
 # BROWSER=1 also installs Chromium (about 100 MB), which the HTML suite's
-# rendering tests and `make screenshots` need; without it those tests skip.
+# rendering tests and `make screenshots` need, and speedscope from the npm
+# registry (into $(BUILD)/npm, with Debian's npm), in which the trace_view
+# suite opens the traces; without them those tests skip.
+SPEEDSCOPE := speedscope@1.25.0
+SPEEDSCOPE_PAGE := $(BUILD)/npm/node_modules/speedscope/dist/release/index.html
 test-deps:
 	@sh tests/deps.sh $(if $(filter 1,$(BROWSER)),chromium)
+ifeq ($(BROWSER),1)
+	@[ -f $(SPEEDSCOPE_PAGE) ] || { command -v npm >/dev/null || sh tests/deps.sh npm; } && \
+	    [ -f $(SPEEDSCOPE_PAGE) ] || npm install --no-audit --no-fund --prefix $(BUILD)/npm $(SPEEDSCOPE)
+endif
 
 $(TEST_BIN): $(TEST_OBJS) $(TEST_EXTRA_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
@@ -51,7 +59,7 @@ bench-host: $(BENCH_HOST) $(BENCH_SCALE) $(PTREPORT)
 # cores), is left to the sanitizer build and its fuzz target
 # (VALGRIND_SUITES='... ptreport' adds it). Compilers are never traced.
 # The limits suite runs its occurrence loops 1000 times shorter here.
-VALGRIND_SUITES ?= tree scope errors report export fold events records threads pack rank \
+VALGRIND_SUITES ?= tree scope errors report export fold events records threads pack rank ffi \
                    memory trace flops schedule roofline limits nvtx honest
 VALGRIND_BIN    := $(BUILD)/tests/ptkit_tests_valgrind
 # One log per traced process. Criterion reports a test by what it asserted,
@@ -68,8 +76,7 @@ VALGRIND_LIST := $(BUILD)/tests/valgrind_suites
 .PHONY: valgrind-list-always
 valgrind-list-always:
 $(VALGRIND_LIST): valgrind-list-always
-	@mkdir -p $(@D)
-	@echo '$(VALGRIND_SUITES)' | cmp -s - $@ || echo '$(VALGRIND_SUITES)' > $@
+	$(call write_if_changed,$(VALGRIND_SUITES))
 
 $(VALGRIND_BIN): $(VALGRIND_SUITES:%=$(BUILD)/obj/tests/%.o) $(LIB_A) $(VALGRIND_LIST)
 	@mkdir -p $(@D)

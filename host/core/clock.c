@@ -5,7 +5,8 @@
  * clock_gettime is the clock. A user clock (pt_clock_set) overrides both.
  *
  * A PT_TRACE timing also keeps the run's origin, the clock's value when it
- * was made or last given a clock: the trace's times count from it. */
+ * was made or last given a clock: the trace's times count from it. Every
+ * timing keeps the wall clock of that moment. */
 #include "core/clock.h"
 
 #include "core/errors.h"
@@ -92,11 +93,17 @@ double pt__tsc_ns_per_tick(void)
 }
 
 /* Only a traced run reads its clock here: a user clock is called by the
- * starts and stops it times, and by nothing else. */
+ * starts and stops it times, and by nothing else. The wall clock is read
+ * beside it, so a trace's times can be put beside another tool's
+ * (baseTimeNanoseconds). */
 static void mark_origin(pt_timing *t)
 {
+    struct timespec ts;
+
     if (t->flags & PT_TRACE)
         t->origin = pt__now(t);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    t->origin_wall_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 void pt__clock_init(pt_timing *t)

@@ -39,6 +39,7 @@ typedef struct pt__phase_ext {
     double block_min_ns, block_max_ns;
     double *sm_ns;            /* per-SM totals, indexed by %smid; nsm long */
     int nsm;
+    int on_host;              /* folded in host mode: sm_ns is by host CPU, not reported */
 } pt__phase_ext;
 
 /* One section: a title under a parent, aggregated over its occurrences
@@ -112,15 +113,20 @@ enum {
 };
 
 /* Per-block phase times of a launch's last fold, for the HTML report's
- * heatmap. Bounded: grids larger than PT__HEAT_MAX_ROWS blocks keep an
- * evenly spaced sample, row i being slot i * nslots / nrows. One
- * allocation, freed with its section. */
+ * heatmap. Bounded: grids larger than PT__HEAT_MAX_ROWS blocks are binned,
+ * row i holding slots [i * nslots / nrows, (i + 1) * nslots / nrows), each
+ * cell the bin's largest time (and which slot had it) and its mean, so the
+ * slowest block of a phase always shows. One allocation, freed with its
+ * section. */
 #define PT__HEAT_MAX_ROWS 1024
 typedef struct pt__heat {
     int nslots;               /* slots in the buffer */
-    int nrows, nphases;       /* rows kept; ns holds nrows * nphases */
+    int nrows, nphases;       /* rows kept; ns, mean and at hold nrows * nphases */
     const char **names;       /* the phases: the names of the launch's children */
-    double ns[];              /* row-major; NaN for a slot without END */
+    double *mean;             /* row-major: the bin's mean over its slots with END */
+    int *at;                  /* row-major: the slot with the largest time, -1 for none */
+    int *missing;             /* per row: its slots without END */
+    double ns[];              /* row-major: the bin's largest time; NaN when no slot has END */
 } pt__heat;
 
 /* One open section. A ghost frame stands for a start made while disabled,
@@ -255,6 +261,7 @@ struct pt_timing {
     int clock_kind;           /* PT__CLOCK_* */
     double ns_per_tick;       /* 1 except for the TSC */
     int64_t origin;           /* PT_TRACE: the clock at the run's start */
+    long long origin_wall_ns; /* the wall clock (CLOCK_REALTIME, ns since the epoch) beside it */
 
     /* Errors: counted, the last one described (errors.c). */
     uint64_t errors;

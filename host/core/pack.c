@@ -118,8 +118,9 @@ static void put_section(wbuf *w, const pt_section *s, uint32_t depth)
     put_f(w, p->block_sum_ns);
     put_f(w, p->block_min_ns);
     put_f(w, p->block_max_ns);
-    put_u(w, (uint64_t)(p->nsm > 0 ? p->nsm : 0), 4);
-    for (int i = 0; i < p->nsm; i++)
+    /* A host-mode fold's totals are by host CPU: none are reported. */
+    put_u(w, (uint64_t)(p->nsm > 0 && !p->on_host ? p->nsm : 0), 4);
+    for (int i = 0; i < p->nsm && !p->on_host; i++)
         put_f(w, p->sm_ns[i]);
 }
 

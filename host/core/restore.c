@@ -109,6 +109,15 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
         s->phase->block_sum_ns = fig(f->block_mean_ns) * (double)f->blocks;
         s->phase->block_min_ns = fig(f->block_min_ns);
         s->phase->block_max_ns = fig(f->block_max_ns);
+        if (f->kind == PT__K_PHASE && f->sm_ms && f->nsm > 0) {
+            double *v = realloc(s->phase->sm_ns, (size_t)f->nsm * sizeof *v);
+            if (!v)
+                return NULL;
+            for (int i = 0; i < f->nsm; i++)
+                v[i] = fig(f->sm_ms[i]) * 1e6;
+            s->phase->sm_ns = v;
+            s->phase->nsm = f->nsm;
+        }
     }
     if (f->open && pt__restore_open(t, s) < 0)
         return NULL;

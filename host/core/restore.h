@@ -28,6 +28,8 @@ typedef struct pt__restored {
     uint64_t ranks;           /* ranks with the section (0: not merged by rank) */
     double rank_min_ns, rank_mean_ns, rank_max_ns;
     long long rank_slowest;
+    const double *sm_ms;      /* PT__K_PHASE: its time by %smid, ms; NULL for none */
+    int nsm;
 } pt__restored;
 
 /* The run-level figures the reports print. */

@@ -42,6 +42,10 @@ const pt__figure pt__figures[] = {
     LATER("rank_min_ms", rank_min_ms), LATER("rank_mean_ms", rank_mean_ms),
     LATER("rank_max_ms", rank_max_ms),
     { "rank_slowest", PT__FIG_U64, offsetof(pt_section_stats, rank_slowest), 1 },
+    { "sms", PT__FIG_U64, offsetof(pt_section_stats, sms), 1 },
+    { "sm_busiest", PT__FIG_U64, offsetof(pt_section_stats, sm_busiest), 1 },
+    LATER("sm_mean_ms", sm_mean_ms), LATER("sm_min_ms", sm_min_ms),
+    LATER("sm_max_ms", sm_max_ms), LATER("sm_imbalance", sm_imbalance),
 };
 #undef F64
 #undef U64
@@ -161,6 +165,33 @@ static void rank_figures(const pt_section *s, pt_section_stats *o)
     o->rank_slowest = (uint64_t)k->slowest;
 }
 
+/* Over the SMs the phase's blocks spent time on: how many, the busiest,
+ * the mean, least and most. */
+static void sm_figures(const pt__phase_ext *p, pt_section_stats *o)
+{
+    double sum = 0;
+
+    for (int i = 0; i < pt__sm_count_of(p); i++) {
+        double v = p->sm_ns[i];
+        if (!(v > 0))
+            continue;
+        if (o->sms == 0 || v < o->sm_min_ms)
+            o->sm_min_ms = v;
+        if (o->sms == 0 || v > o->sm_max_ms) {
+            o->sm_max_ms = v;
+            o->sm_busiest = (uint64_t)i;
+        }
+        sum += v;
+        o->sms++;
+    }
+    if (o->sms == 0)
+        return;
+    o->sm_mean_ms = sum / (double)o->sms / 1e6;
+    o->sm_min_ms /= 1e6;
+    o->sm_max_ms /= 1e6;
+    o->sm_imbalance = o->sm_max_ms / o->sm_mean_ms;
+}
+
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
 {
     double total = total_of(s), whole = t->root.total_ns, ovh;
@@ -223,6 +254,7 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
             o->block_max_ms = p->block_max_ns / 1e6;
             o->imbalance = o->block_mean_ms > 0 ? o->block_max_ms / o->block_mean_ms : 0;
         }
+        sm_figures(p, o);
     }
     roofline(t, o, total);
     o->mem_high_water = s->mem_hwm;
@@ -239,6 +271,33 @@ int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out)
     pt__stats_of(t, s, out);
     pt__read_end(t);
     return 0;
+}
+
+int pt__sm_count_of(const pt__phase_ext *p)
+{
+    int n = p && !p->on_host ? p->nsm : 0;
+
+    while (n > 0 && !(p->sm_ns[n - 1] > 0))
+        n--;
+    return n;
+}
+
+int pt__sm_count(const pt_section *s)
+{
+    return s->kind == PT__K_PHASE ? pt__sm_count_of(s->phase) : 0;
+}
+
+int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, int n)
+{
+    int nsm;
+
+    if (!t || !s || n < 0 || (!ms && n > 0))
+        return PT_EINVAL;
+    pt__settle(t);
+    nsm = pt__sm_count(s);
+    for (int i = 0; i < n && i < nsm; i++)
+        ms[i] = s->phase->sm_ns[i] > 0 ? s->phase->sm_ns[i] / 1e6 : 0;
+    return nsm;
 }
 
 static int by_time(const void *a, const void *b)

@@ -35,6 +35,12 @@ PT__HIDDEN const char *pt__kind_name(int kind);
 
 /* Why GPU sections were timed by the CPU clock, in words; "" if they were not. */
 PT__HIDDEN const char *pt__fallback_why(const pt_timing *t);
+/* For a folded phase: the SMs it has totals for, up to the last one with
+ * time (s->phase->sm_ns[0..n), ns); 0 for any other section, and for a
+ * phase folded in host mode, whose blocks ran on host CPUs, not SMs. */
+PT__HIDDEN int pt__sm_count(const pt_section *s);
+PT__HIDDEN int pt__sm_count_of(const pt__phase_ext *p);
+
 /* Fill figures (pending GPU work must be resolved first). */
 PT__HIDDEN void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o);
 /* Siblings of parent's children in the order asked; returns count, *out malloc'ed. */

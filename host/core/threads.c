@@ -89,7 +89,7 @@ static _Thread_local struct {
 
 static atomic_uint_fast64_t next_serial = 1;
 
-static long os_tid(void)
+long pt__os_tid(void)
 {
     return (long)syscall(SYS_gettid);
 }
@@ -108,7 +108,7 @@ int pt__threads_init(pt_timing *t)
     pthread_mutex_init(&t->gate_lock, &rec);
     pthread_mutexattr_destroy(&rec);
     t->main.root = &t->root;
-    t->main.tid = os_tid();
+    t->main.tid = pt__os_tid();
     return t->owner && t->main.self ? 0 : PT_ENOMEM;
 }
 
@@ -213,7 +213,7 @@ pt__thr *pt__thr_other(pt_timing *t)
         }
     }
     if (r)
-        r->tid = os_tid();
+        r->tid = pt__os_tid();
     pthread_mutex_unlock(&t->lock);
     pt__id_release(me); /* not kept: found, or no memory */
     if (r) {

@@ -99,6 +99,9 @@ static inline pt_section *pt__top(const pt_timing *t)
     return pt__thr_top(&t->main);
 }
 
+/* The calling thread's OS id (gettid). */
+PT__HIDDEN long pt__os_tid(void);
+
 /* 0, or PT_ENOMEM (no identity for the creating thread). */
 PT__HIDDEN int pt__threads_init(pt_timing *t);
 PT__HIDDEN void pt__threads_free(pt_timing *t);

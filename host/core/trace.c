@@ -17,6 +17,7 @@
 #include "core/trace.h"
 
 #include "core/errors.h"
+#include "core/threads.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -176,7 +177,7 @@ void pt__trace_gather(pt_timing *t)
             pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e,
                                 tr->cap, &tr->dropped_host);
             if (e)
-                *e = (pt__thost){ s->node, s->t0, s->t1, r->index + 1 };
+                *e = (pt__thost){ s->node, s->t0, s->t1, r->index + 1, (int)r->tid };
         }
         tr->dropped_host += r->tlog.dropped;
         r->tlog.n = 0;

@@ -17,11 +17,14 @@
 #define PT__TRACE_LARGE 1000000
 
 /* One occurrence of a host section (GPU sections included, as the host
- * saw them), in ticks of t's clock, gathered from its thread's log. */
+ * saw them), in ticks of t's clock, gathered from its thread's log, and
+ * the thread that timed it: its number (1 for the creating thread, then
+ * 2, 3, ...) and its OS id. */
 typedef struct pt__thost {
     const pt_section *node;
     int64_t t0, t1;
     int tid;
+    int os_tid;
 } pt__thost;
 
 /* One launch timed by CUDA events, on the host timeline. */

@@ -233,6 +233,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
         c->ovh_ns += r[PT__R_OVH(p)].d / conc * scale;
         rest -= share;
         x->hits += (double)r[PT__R_HITS(p)].i;
+        x->on_host |= cv->device < 0;
         if (done > 0) {
             double mn = summary_min(&r[PT__R_MIN_INV(p)]), mx = pt__bitsd(r[PT__R_MAX(p)].u);
             if (x->blocks == 0 || mn < x->block_min_ns)
@@ -274,30 +275,33 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
 }
 
 /* Keeps the launch's per-block phase times of this fold (the HTML
- * report's heatmap), at the same rates pt__red_slot() converts with. A
- * failed allocation only loses that picture: the fold's figures are
- * whole without it, so it is not counted as an error. */
+ * report's heatmap), at the same rates pt__red_slot() converts with,
+ * binned as pt__heat says: one pass over the slots. A failed allocation
+ * only loses that picture: the fold's figures are whole without it, so it
+ * is not counted as an error. */
 static void keep_heat(pt_section *node, const pt_dev_records *b, const long long *d,
                       double tick_ns, double ns_per_cycle, double mark_cycles)
 {
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS;
+    int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS, np = b->nphases;
+    size_t cells = (size_t)nrows * (size_t)np;
     pt__heat *h;
 
-    size_t cells = (size_t)nrows * (size_t)b->nphases;
-
     free(node->heat);
-    node->heat = h = malloc(sizeof *h + cells * sizeof(double) +
-                            (size_t)b->nphases * sizeof *h->names);
+    node->heat = h = malloc(sizeof *h + 2 * cells * sizeof(double) +
+                            (size_t)np * sizeof *h->names + (cells + (size_t)nrows) * sizeof(int));
     if (!h)
         return;
     h->nslots = b->nslots;
     h->nrows = nrows;
-    h->nphases = b->nphases;
+    h->nphases = np;
+    h->mean = h->ns + cells;
     /* The names the phases have as children of the launch, which live as
      * long as the launch does; the buffer's own copies may be freed first. */
-    h->names = (const char **)(void *)(h->ns + cells);
-    for (int p = 0; p < b->nphases; p++) {
+    h->names = (const char **)(void *)(h->mean + cells);
+    h->at = (int *)(void *)(h->names + np);
+    h->missing = h->at + cells;
+    for (int p = 0; p < np; p++) {
         const pt_section *c = pt__child_find(node, b->names[p]);
         if (!c) {
             free(h);
@@ -307,14 +311,36 @@ static void keep_heat(pt_section *node, const pt_dev_records *b, const long long
         h->names[p] = c->name;
     }
     for (int i = 0; i < nrows; i++) {
-        const long long *rec = d + PT_DEV_HDR + ((long long)i * b->nslots / nrows) * sw;
-        double rate;
-        pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
-        for (int p = 0; p < b->nphases; p++) {
-            double ovh, ns = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p],
-                                          rec[PT_DEV_SLOT_HDR + 2 * p + 1], mark_cycles, rate, &ovh);
-            h->ns[i * b->nphases + p] = rec[PT_DEV_S_DONE] != 1 ? NAN : ns;
+        int lo = (int)((long long)i * b->nslots / nrows);
+        int hi = (int)((long long)(i + 1) * b->nslots / nrows), done = 0;
+        double *mx = h->ns + (size_t)i * np, *mean = h->mean + (size_t)i * np;
+        int *at = h->at + (size_t)i * np;
+        for (int p = 0; p < np; p++) {
+            mx[p] = NAN;
+            mean[p] = 0;
+            at[p] = -1;
         }
+        for (int s = lo; s < hi; s++) {
+            const long long *rec = d + PT_DEV_HDR + s * sw;
+            double rate;
+            if (rec[PT_DEV_S_DONE] != 1)
+                continue;
+            done++;
+            pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
+            for (int p = 0; p < np; p++) {
+                double ovh, v = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p],
+                                             rec[PT_DEV_SLOT_HDR + 2 * p + 1], mark_cycles, rate,
+                                             &ovh);
+                mean[p] += v;
+                if (at[p] < 0 || v > mx[p]) {
+                    mx[p] = v;
+                    at[p] = s;
+                }
+            }
+        }
+        for (int p = 0; p < np && done > 0; p++)
+            mean[p] /= done;
+        h->missing[i] = hi - lo - done;
     }
 }
 

@@ -1,60 +1,96 @@
 /* The Chrome Trace Event container: events one a line, through the JSON
- * writer (json.c). Times are microseconds with three decimals, so
- * nanoseconds survive. */
+ * writer (json.c). Times are whole nanoseconds printed as microseconds
+ * with three decimals, from integers, so nothing is lost to rounding. */
 #include "report/chrome_trace.h"
 
-void pt__ctrace_begin(pt__ctrace *w, FILE *f)
+#include <unistd.h>
+
+long long pt__ctrace_pid(int k)
+{
+    return (long long)k * PT__CTRACE_PID_STRIDE + (long long)getpid();
+}
+
+void pt__ctrace_begin(pt__ctrace *w, FILE *f, long long base_ns)
 {
     pt__json_init(&w->j, f, 0);
     w->events = 0;
     pt__json_open_lines(&w->j, '{');
+    /* Before the events, so a streaming reader has the time base first. */
+    pt__json_k_str(&w->j, "displayTimeUnit", "ms");
+    if (base_ns >= 0)
+        pt__json_k_i64(&w->j, "baseTimeNanoseconds", base_ns);
     pt__json_key(&w->j, "traceEvents");
     pt__json_open_lines(&w->j, '[');
 }
 
-static void event(pt__ctrace *w, const char *ph)
+static void event(pt__ctrace *w, const char *ph, int k)
 {
     pt__json_item(&w->j);
     pt__json_open(&w->j, '{');
     pt__json_k_str(&w->j, "ph", ph);
+    pt__json_k_i64(&w->j, "pid", pt__ctrace_pid(k));
     w->events++;
 }
 
-void pt__ctrace_meta(pt__ctrace *w, int pid, long long tid, const char *what, const char *name)
+/* ns as microseconds with three decimals, exactly. */
+static void micros(pt__json *j, const char *key, long long ns)
 {
-    event(w, "M");
-    pt__json_k_i64(&w->j, "pid", pid);
-    pt__json_k_i64(&w->j, "tid", tid);
+    unsigned long long a = ns < 0 ? 0ULL - (unsigned long long)ns : (unsigned long long)ns;
+    pt__json_key(j, key);
+    pt__json_printf(j, "%s%llu.%03llu", ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+/* One metadata event: what ("process_name", "thread_sort_index", ...) of
+ * process k (tid 0: the process itself, written without a tid). */
+static void meta(pt__ctrace *w, int k, long long tid, const char *what, const char *key,
+                 const char *s, long long v)
+{
+    event(w, "M", k);
+    if (tid)
+        pt__json_k_i64(&w->j, "tid", tid);
     pt__json_k_str(&w->j, "name", what);
     pt__json_key(&w->j, "args");
     pt__json_open(&w->j, '{');
-    pt__json_k_str(&w->j, "name", name);
+    if (s)
+        pt__json_k_str(&w->j, key, s);
+    else
+        pt__json_k_i64(&w->j, key, v);
     pt__json_close(&w->j, '}');
     pt__json_close(&w->j, '}');
 }
 
-void pt__ctrace_complete(pt__ctrace *w, int pid, long long tid, const char *name, const char *cat,
-                         double ts, double dur)
+void pt__ctrace_process(pt__ctrace *w, int k, const char *name, const char *labels)
 {
-    event(w, "X");
+    meta(w, k, 0, "process_name", "name", name, 0);
+    meta(w, k, 0, "process_sort_index", "sort_index", NULL, k);
+    if (labels)
+        meta(w, k, 0, "process_labels", "labels", labels, 0);
+}
+
+void pt__ctrace_thread(pt__ctrace *w, int k, long long tid, const char *name, long long sort_index)
+{
+    meta(w, k, tid, "thread_name", "name", name, 0);
+    meta(w, k, tid, "thread_sort_index", "sort_index", NULL, sort_index);
+}
+
+void pt__ctrace_complete(pt__ctrace *w, int k, long long tid, const char *name, const char *cat,
+                         long long t0, long long t1)
+{
+    event(w, "X", k);
+    pt__json_k_i64(&w->j, "tid", tid);
     pt__json_k_str(&w->j, "name", name);
     pt__json_k_str(&w->j, "cat", cat);
-    pt__json_k_i64(&w->j, "pid", pid);
-    pt__json_k_i64(&w->j, "tid", tid);
-    pt__json_key(&w->j, "ts");
-    pt__json_fixed(&w->j, ts, 3);
-    pt__json_key(&w->j, "dur");
-    pt__json_fixed(&w->j, dur < 0 ? 0 : dur, 3);
+    micros(&w->j, "ts", t0);
+    micros(&w->j, "dur", t1 > t0 ? t1 - t0 : 0);
 }
 
-void pt__ctrace_counter(pt__ctrace *w, int pid, const char *name, double ts, double value)
+void pt__ctrace_counter(pt__ctrace *w, int k, long long tid, const char *name, long long ts,
+                        double value)
 {
-    event(w, "C");
+    event(w, "C", k);
+    pt__json_k_i64(&w->j, "tid", tid);
     pt__json_k_str(&w->j, "name", name);
-    pt__json_k_i64(&w->j, "pid", pid);
-    pt__json_k_i64(&w->j, "tid", 0);
-    pt__json_key(&w->j, "ts");
-    pt__json_fixed(&w->j, ts, 3);
+    micros(&w->j, "ts", ts);
     pt__json_key(&w->j, "args");
     pt__json_open(&w->j, '{');
     pt__json_k_num(&w->j, name, value);
@@ -70,7 +106,6 @@ void pt__ctrace_end_event(pt__ctrace *w)
 void pt__ctrace_metadata(pt__ctrace *w)
 {
     pt__json_close(&w->j, ']');
-    pt__json_k_str(&w->j, "displayTimeUnit", "ms");
     pt__json_key(&w->j, "metadata");
     pt__json_open(&w->j, '{');
 }

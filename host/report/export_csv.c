@@ -3,7 +3,8 @@
  *
  * Numbers are written with "%.17g", which reads back as the same double,
  * so a spreadsheet or a test sees exactly the figures pt_section_get()
- * gives. Fields holding a comma, a double quote, CR or LF are quoted as
+ * gives. The last column, sm_ms, lists a folded phase's time by SM
+ * ("3:1.5 7:0.25": SM 3 1.5 ms, SM 7 0.25 ms). Fields holding a comma, a double quote, CR or LF are quoted as
  * RFC 4180 says (quotes doubled); records end in LF, which every RFC 4180
  * reader accepts. Titles are written byte for byte. */
 #include "core/roofline.h"
@@ -57,10 +58,28 @@ int pt__csv_header(FILE *f)
     for (size_t i = 0; i < pt__nfigures; i++)
         if (fprintf(f, ",%s", pt__figures[i].name) < 0)
             return WRITE_FAILED;
-    return putc('\n', f) == EOF ? WRITE_FAILED : 0;
+    return fputs(",sm_ms\n", f) == EOF ? WRITE_FAILED : 0;
 }
 
-int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_stats *st)
+/* ",3:1.5 7:0.25": each SM with time and its milliseconds, round-trippable. */
+static int sm_field(FILE *f, const double *sm, int nsm, double per_ms)
+{
+    const char *sep = "";
+
+    if (putc(',', f) == EOF)
+        return WRITE_FAILED;
+    for (int i = 0; i < nsm; i++) {
+        if (!(sm[i] > 0))
+            continue;
+        if (fprintf(f, "%s%d:%.17g", sep, i, sm[i] / per_ms) < 0)
+            return WRITE_FAILED;
+        sep = " ";
+    }
+    return 0;
+}
+
+int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_stats *st,
+                const double *sm, int nsm, double per_ms)
 {
     int rc = field(f, path);
 
@@ -80,6 +99,8 @@ int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_st
         else
             rc = fprintf(f, ",%s", pt__bound_name((int)v)) < 0 ? WRITE_FAILED : 0;
     }
+    if (rc == 0)
+        rc = sm_field(f, sm, nsm, per_ms);
     if (rc == 0 && putc('\n', f) == EOF)
         rc = WRITE_FAILED;
     return rc;
@@ -94,7 +115,8 @@ static int row(pt_timing *t, FILE *f, const pt_section *s)
     if (!path)
         return PT_ENOMEM;
     pt__stats_of(t, s, &st);
-    rc = pt__csv_row(f, path, pt__kind_name(s->kind), &st);
+    rc = pt__csv_row(f, path, pt__kind_name(s->kind), &st, s->phase ? s->phase->sm_ns : NULL,
+                     pt__sm_count(s), 1e6);
     free(path);
     return rc;
 }

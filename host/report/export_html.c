@@ -17,7 +17,12 @@
  *                     "depth", "kind", "open", every figure of the JSON
  *                     export ("bound" is "memory", "compute" or ""),
  *                     "heat": null | { "nslots", "nrows", "phases": [ names ],
- *                                      "ns": [ [ per phase ] per row ] } } ],
+ *                                      "ns": [ [ per phase ] per row ],  the largest
+ *                                      time of the row's blocks (null: none has END),
+ *                                      "mean": the same rows' mean, "at": the block
+ *                                      with the largest (-1: none), "missing": [ per
+ *                                      row, its blocks without END ] }; row i holds
+ *                                      blocks i * nslots / nrows up to the next row's } ],
  *                   depth first, in order of first start; the page
  *                   makes a section's path from its parents, so the
  *                   data is the same size per section at any depth
@@ -53,6 +58,26 @@ static const char data_mark[] = "@PT_DATA@";
 /* Rows shown in the page's bottleneck list. */
 #define BOTTLENECKS 10
 
+/* "key": [ [ per phase ] per row ], a row a line so the page stays
+ * readable; v is row-major doubles, or NULL for iv's ints. */
+static void heat_rows(pt__json *w, const char *key, const pt__heat *h, const double *v,
+                      const int *iv)
+{
+    pt__json_key(w, key);
+    pt__json_open_lines(w, '[');
+    for (int i = 0; i < h->nrows && !w->err; i++) {
+        pt__json_item(w);
+        pt__json_open_inline(w, '[');
+        for (int p = 0; p < h->nphases; p++) {
+            size_t k = (size_t)i * (size_t)h->nphases + (size_t)p;
+            pt__json_item(w);
+            pt__json_num(w, v ? v[k] : (double)iv[k]);
+        }
+        pt__json_close(w, ']');
+    }
+    pt__json_close(w, ']');
+}
+
 static void heat(pt__json *w, const pt__heat *h)
 {
     pt__json_key(w, "heat");
@@ -70,17 +95,14 @@ static void heat(pt__json *w, const pt__heat *h)
         pt__json_str(w, h->names[p]);
     }
     pt__json_close(w, ']');
-    /* A row of numbers a line, so the page stays readable. */
-    pt__json_key(w, "ns");
-    pt__json_open_lines(w, '[');
-    for (int i = 0; i < h->nrows && !w->err; i++) {
+    heat_rows(w, "ns", h, h->ns, NULL);
+    heat_rows(w, "mean", h, h->mean, NULL);
+    heat_rows(w, "at", h, NULL, h->at);
+    pt__json_key(w, "missing");
+    pt__json_open_inline(w, '[');
+    for (int i = 0; i < h->nrows; i++) {
         pt__json_item(w);
-        pt__json_open(w, '[');
-        for (int p = 0; p < h->nphases; p++) {
-            pt__json_item(w);
-            pt__json_num(w, h->ns[i * h->nphases + p]);
-        }
-        pt__json_close(w, ']');
+        pt__json_num(w, h->missing[i]);
     }
     pt__json_close(w, ']');
     pt__json_close(w, '}');
@@ -102,6 +124,7 @@ static void section(pt_timing *t, pt__json *w, const pt_section *s, long long id
     pt__json_k_num(w, "open", st.open);
     /* The page shows no word for an unknown bound. */
     pt__json_figures(w, &st, "");
+    pt__json_sm(w, s);
     heat(w, s->heat);
     pt__json_close(w, '}');
 }

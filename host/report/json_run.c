@@ -140,3 +140,18 @@ void pt__json_figures(pt__json *w, const pt_section_stats *st, const char *unkno
                            (int)v == PT_BOUND_UNKNOWN ? unknown_bound : pt__bound_name((int)v));
     }
 }
+
+void pt__json_sm(pt__json *w, const pt_section *s)
+{
+    int n = pt__sm_count(s);
+
+    if (n == 0)
+        return;
+    pt__json_key(w, "sm_ms");
+    pt__json_open_inline(w, '[');
+    for (int i = 0; i < n; i++) {
+        pt__json_item(w);
+        pt__json_num(w, s->phase->sm_ns[i] > 0 ? s->phase->sm_ns[i] / 1e6 : 0);
+    }
+    pt__json_close(w, ']');
+}

@@ -29,5 +29,9 @@ PT__HIDDEN void pt__json_errors(pt__json *w, const pt_timing *t);
  * bound by its name, or unknown_bound where none is known. */
 PT__HIDDEN void pt__json_figures(pt__json *w, const pt_section_stats *st,
                                  const char *unknown_bound);
+/* For a folded phase whose blocks carry their SM: "sm_ms", each SM's
+ * block time in it by %smid (0 for an SM none of its blocks ran on), up
+ * to the last SM with time; nothing for any other section. */
+PT__HIDDEN void pt__json_sm(pt__json *w, const pt_section *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* The tree view: every section indented under its parent, its calls,
  * time, first occurrence apart from the mean, deviation and extremes of
- * the rest, rates, and under it its transfers, roofline and per-block
- * figures. */
+ * the rest, rates, and under it its transfers, roofline, per-block
+ * figures and the SMs a phase's time went to. */
 #include "report/views.h"
 
 #include <inttypes.h>
@@ -40,6 +40,40 @@ static void tree_cells(pt__row *w)
         snprintf(w->cell[C_WRITE], PT__CELL, "-");
     if (st->flops > 0 && !st->gflops)
         snprintf(w->cell[C_GFLOPS], PT__CELL, "-");
+}
+
+/* Where a folded phase's block time went, by SM: how many SMs, their
+ * mean, least and most, and the busiest three (one pass over the SMs). */
+static void sm_line(pt__lines *k, const pt__row *w, size_t indent)
+{
+    const pt_section_stats *st = &w->st;
+    const pt__phase_ext *p = w->s->phase;
+    int top[3] = { -1, -1, -1 };
+    char a[PT__CELL], b[PT__CELL], c[PT__CELL];
+
+    for (int i = 0; i < p->nsm; i++) {
+        int at = 3;
+        if (!(p->sm_ns[i] > 0))
+            continue;
+        while (at > 0 && (top[at - 1] < 0 || p->sm_ns[top[at - 1]] < p->sm_ns[i]))
+            at--;
+        if (at < 3) {
+            memmove(top + at + 1, top + at, (size_t)(2 - at) * sizeof *top);
+            top[at] = i;
+        }
+    }
+    pt__fmt_ms(a, st->sm_mean_ms);
+    pt__fmt_ms(b, st->sm_min_ms);
+    pt__fmt_ms(c, st->sm_max_ms);
+    pt__line_spaces(k, indent + 4);
+    pt__line_printf(k, "by SM: %" PRIu64 " SM%s, mean %s ms, min %s ms, max %s ms, imbalance "
+                       "%.2f (max/mean); busiest",
+                    st->sms, st->sms == 1 ? "" : "s", a, b, c, st->sm_imbalance);
+    for (int i = 0; i < 3 && top[i] >= 0; i++) {
+        pt__fmt_ms(a, p->sm_ns[top[i]] / 1e6);
+        pt__line_printf(k, "%s SM %d %s ms", i ? "," : "", top[i], a);
+    }
+    pt__line_emit(k);
 }
 
 /* The lines under a row: transfers per direction, and for a folded
@@ -107,6 +141,8 @@ static void tree_extra(pt__lines *k, const pt__row *w, size_t indent)
             a, b, c, st->imbalance, st->blocks, st->blocks == 1 ? "" : "s", st->hits);
         pt__line_emit(k);
     }
+    if (st->phase && st->sms > 0)
+        sm_line(k, w, indent);
 }
 
 void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)

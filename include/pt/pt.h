@@ -12,7 +12,14 @@
  *  Every function accepts a NULL `pt_timing *` and then does nothing and
  *  returns 0, so `pt_timing *t = profiling ? pt_create(...) : NULL;` costs
  *  a branch per call when profiling is off. Compiling with `-DPT_DISABLE`
- *  removes the calls altogether.
+ *  removes the calls altogether: pt_create() gives NULL, and pt_start(),
+ *  pt_stop(), pt_add(), the GPU sections, PT_SECTION() and PT_FUNC() are
+ *  each an int 0 that evaluates nothing (their arguments only inside
+ *  sizeof, so a variable used only for timing stays used), with no
+ *  warning as a statement.
+ *
+ *  The header compiles cleanly with -Wall -Wextra -Wpedantic as C11 and
+ *  as C++11, 14, 17 and 20 (g++, clang++, and nvcc's host pass).
  *
  *  Calls that can fail return 0 or a negative PT_E... code; the failure is
  *  also counted and described on the `pt_timing` (pt_error_count(),
@@ -102,10 +109,18 @@ enum pt_direction {
 };
 
 /** The figures a section carries, given on start, on stop or while inside.
- *  Written as designated initializers in the calls:
- *  `pt_stop(t, "x", .read = 1024, .flops = 4556334)`. In C++ keep the
- *  order read, written, flops. Negative or non-finite values are rejected
- *  with PT_ERANGE and nothing of that call's metrics is added. */
+ *  In C (and C++20, keeping the order read, written, flops) they are
+ *  designated initializers in the calls:
+ *  `pt_stop(t, "x", .read = 1024, .flops = 4556334)`. In C++ before C++20,
+ *  which has no designated initializers, they are one value built by name:
+ *  `pt_stop(t, "x", pt::read(1024).flops(4556334))` (pt::read, pt::written,
+ *  pt::flops or pt::metrics(), each setter returning the value; any C++
+ *  standard takes it). A call without metrics, `pt_stop(t, "x")`, reads
+ *  the same in C and every C++, and compiles cleanly under -Wpedantic. A
+ *  macro of your own may forward its metrics, none included:
+ *  `#define my_stop(title, ...) pt_stop(my_timing, (title), __VA_ARGS__)`
+ *  then `my_stop("x", )` gives none. Negative or non-finite values are
+ *  rejected with PT_ERANGE and nothing of that call's metrics is added. */
 typedef struct pt_metrics {
     int pt__tag PT__DEF(0);     /**< internal: always 0, lets a call give no metric */
     double read PT__DEF(0);     /**< bytes read */
@@ -312,6 +327,15 @@ typedef struct pt_section_stats {
     uint64_t ranks;          /**< ranks that have the section */
     double rank_min_ms, rank_mean_ms, rank_max_ms;
     uint64_t rank_slowest;   /**< the rank with the largest total */
+    /* Folded phases: the SMs their blocks ran on (%smid), over all folds;
+     * pt_section_sm_get() gives each SM's total. A block's time in the
+     * phase counts for the SM it ran on. 0 where the records carry no SM
+     * (host mode). */
+    uint64_t sms;            /**< SMs whose blocks spent time in the phase */
+    uint64_t sm_busiest;     /**< the %smid with the most of it (when sms > 0) */
+    double sm_mean_ms;       /**< the phase's block time per such SM */
+    double sm_min_ms, sm_max_ms; /**< the least and the most any of them had */
+    double sm_imbalance;     /**< sm_max_ms / sm_mean_ms; 0 when sms is 0 */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */
@@ -349,6 +373,15 @@ PT_EXTERN int pt_section_path(const pt_section *s, char *buf, size_t n);
 /** \brief Compute a section's figures, resolving pending GPU work first.
  *  \return 0, or PT_EINVAL for NULL arguments. */
 PT_EXTERN int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats *out);
+
+/** \brief Which SMs a folded phase's time went to: each SM's total of
+ *  its blocks' time in the phase, over all folds, indexed by %smid (0 for
+ *  an SM none of its blocks ran on). Resolves pending GPU work first.
+ *  \param ms receives the first n totals, milliseconds (may be NULL when n is 0)
+ *  \return how many SMs the phase has figures for (the highest %smid with
+ *  time + 1; 0 for a section that is not a phase, or in host mode), or
+ *  PT_EINVAL for a NULL t or s, a negative n, or a NULL ms with n > 0. */
+PT_EXTERN int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, int n);
 
 /** Figures about the whole timing. */
 typedef struct pt_run_stats {
@@ -587,7 +620,8 @@ enum pt_view {
 };
 
 /** Report options, given as designated initializers:
- *  `pt_log(t, stdout, .percentages = 1, .sort = PT_SORT_TIME)`. */
+ *  `pt_log(t, stdout, .percentages = 1, .sort = PT_SORT_TIME)`; in C++
+ *  before C++20, `pt_log(t, stdout, pt::log_opts().percentages(1).sort(PT_SORT_TIME))`. */
 typedef struct pt_log_opts {
     int pt__tag PT__DEF(0);       /**< internal, always 0 */
     int percentages PT__DEF(0);   /**< show % of parent and of the whole */
@@ -636,21 +670,57 @@ PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
  *  \return 0, PT_EOPEN, PT_EINVAL or PT_EIO as pt_export_csv(); PT_ENOMEM. */
 PT_EXTERN int pt_export_html(pt_timing *t, const char *path);
 
-/** \brief A Chrome Trace Event file (open it in ui.perfetto.dev or
- *  chrome://tracing) of a timing created with PT_TRACE: host sections as
- *  nested complete events per thread; CUDA-event-timed launches on one
- *  track per stream, placed on the host timeline by one offset measured at
- *  the first pt_start_gpu() (the GPU synchronized once there, so the
- *  offset is good to the wake-up latency of that synchronization, a few
- *  microseconds); folded launches' blocks on one track per SM, each
- *  launch's earliest block aligned with the launch's start; and
- *  "metadata" with the schedule and the events dropped past
- *  pt_trace_capacity_set(). Times are microseconds from pt_create() (or
- *  the latest pt_clock_set()). Written through a temporary file and
+/** \brief A Chrome Trace Event file: open it in ui.perfetto.dev,
+ *  chrome://tracing or speedscope, or put it beside a torch.profiler trace.
+ *
+ *  With PT_TRACE, a timeline in three processes:
+ *  - host sections: one track per thread (tid: the thread's OS id, named
+ *    "thread N (tid T)", N counting threads in the order they first
+ *    stopped a traced section), each occurrence a complete event nested
+ *    in its parent; counters (tracked and device memory) beside them;
+ *  - GPU launches timed by CUDA events: one track per stream (tid 1, 2,
+ *    ... in order of first use), placed on the host timeline by one
+ *    offset measured at the first pt_start_gpu() (the GPU synchronized
+ *    once there, so the offset is good to the wake-up latency of that
+ *    synchronization, a few microseconds);
+ *  - folded launches' blocks: per SM one track per block resident on it
+ *    at once ("SM 12, lane 0", "SM 12, lane 1", ...), so no two events
+ *    on a track cross; each launch's earliest block at the launch's
+ *    start, a block as long as its clock64 span, its phases drawn inside
+ *    it (as they ran with a trace buffer; otherwise each phase's total,
+ *    one after another in phase order, category "phases (aggregate)").
+ *
+ *  Process ids: k x 10,000,000 + getpid(), k = 1 for the host, 2 for the
+ *  launches, 3 for the blocks (for process 4242: 10004242, 20004242,
+ *  30004242). Linux keeps process ids below 4,194,304, so these are never
+ *  a process's own id, a CUDA device ordinal (torch.profiler's GPU pids
+ *  0, 1, ...) or Kineto's pids from 5,000,000; traces of two processes
+ *  (MPI ranks) never share a pid; a process_labels entry gives the real
+ *  process id. process_sort_index is 1, 2, 3 in that order (before
+ *  Kineto's processes, which sort by their pid); thread_sort_index orders
+ *  the tracks as above. No event has tid 0.
+ *
+ *  Time base: "baseTimeNanoseconds" is the wall clock (CLOCK_REALTIME,
+ *  nanoseconds since the epoch) read beside the run's origin, at
+ *  pt_create() or the latest pt_clock_set(); every "ts" is microseconds
+ *  after it (whole nanoseconds: three decimals), as torch.profiler writes
+ *  its traces, so tools that merge traces by this key put the two on one
+ *  timeline. After the origin, times run on ptkit's clock (the TSC,
+ *  calibrated against CLOCK_MONOTONIC to about 3e-5), not the wall clock.
+ *  "metadata" holds the pids, the process id, the schedule and the
+ *  events dropped past pt_trace_capacity_set().
+ *
+ *  Without PT_TRACE no occurrence was kept: the file is the aggregate
+ *  flame chart `ptreport convert --to trace` writes (each section one
+ *  event as long as its total, children one after another from their
+ *  parent's start, the figures in args), on one track of the host
+ *  process, and "metadata" says so ("layout": "aggregate", "note_trace");
+ *  its baseTimeNanoseconds is the timing's creation, though its
+ *  positions are not times. Written through a temporary file and
  *  renamed, as pt_export_csv().
- *  \return 0; PT_ESTATE without PT_TRACE (nothing written); PT_EOPEN when
- *  sections are open (written without them); PT_EINVAL for a NULL or
- *  empty path; PT_EIO as pt_export_csv(). */
+ *  \return 0; PT_EOPEN when sections are open (a timeline leaves them
+ *  out, the flame chart marks them); PT_EINVAL for a NULL or empty path;
+ *  PT_EIO as pt_export_csv(); PT_ENOMEM. */
 PT_EXTERN int pt_export_trace(pt_timing *t, const char *path);
 /** \brief The most events PT_TRACE keeps of each kind (host sections, GPU
  *  launches, counter samples; default 1 << 20). Later ones are counted as

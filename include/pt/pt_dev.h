@@ -127,12 +127,11 @@
  *    the buffer lives in host memory (pt_dev_records_create with PT_DEV_HOST).
  *
  *  Options, defined before including this header:
- *  - PT_DEV_DISABLE: every macro compiles to nothing (PT_DEV_STATE is a
- *    null pointer, and PT_DEV_MARK_IN names its state only in sizeof, so a
- *    helper's parameter stays used); the kernel compiles exactly as if the
- *    macro lines were not there, helpers taking the state included once
- *    inlined. A parameter only the macros read is then unused: in host C
- *    built with -Wunused-parameter, say (void)buf.
+ *  - PT_DEV_DISABLE: every macro is a void expression that names its
+ *    arguments only in sizeof (PT_DEV_STATE is a null pointer); the kernel
+ *    compiles exactly as if the macro lines were not there, helpers taking
+ *    the state included once inlined, and a parameter only the macros read
+ *    is still used (no unused-parameter warning under -Werror).
  *  - PT_DEV_PHASES: the phases the kernels mark, an integer literal (or a
  *    constant expression when no ptgen header follows); default
  *    PT_DEV_MAX_PHASES.
@@ -207,14 +206,15 @@ typedef struct pt_dev_state pt_dev_state;
 
 #if defined(PT_DEV_DISABLE)
 
-#  define PT_DEV_BEGIN(buf) ((void)0)
-#  define PT_DEV_BEGIN_AT(buf, slot) ((void)0)
-#  define PT_DEV_MARK(phase) ((void)0)
-/* Names st in an operand never evaluated, so a helper's state parameter is
- * used and compiles to nothing. */
-#  define PT_DEV_MARK_IN(st, phase) ((void)sizeof(st))
+/* The arguments are named in sizeof, never evaluated: a parameter only
+ * the macros read stays used (no unused-parameter warning under -Werror),
+ * a helper's state parameter too, and no code is generated. */
+#  define PT_DEV_BEGIN(buf) ((void)sizeof(buf))
+#  define PT_DEV_BEGIN_AT(buf, slot) ((void)sizeof(buf), (void)sizeof(slot))
+#  define PT_DEV_MARK(phase) ((void)sizeof(phase))
+#  define PT_DEV_MARK_IN(st, phase) ((void)sizeof(st), (void)sizeof(phase))
 #  define PT_DEV_STATE ((pt_dev_state *)PT__DEV_NULL)
-#  define PT_DEV_END(buf) ((void)0)
+#  define PT_DEV_END(buf) ((void)sizeof(buf))
 
 #else
 

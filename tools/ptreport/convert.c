@@ -7,7 +7,9 @@
  *               the device's sampled figures); the page says it comes from
  *               a saved run, which keeps no per-block records (no heatmap)
  *   --to trace  a Chrome Trace Event file of the aggregate figures
- *               (flame.c): each section one event as long as
+ *               (the library's report/flame.c, which pt_export_trace()
+ *               writes for a timing without PT_TRACE): each section one
+ *               event as long as
  *               its total, children one after another from their parent's
  *               start, so Perfetto draws the run as a flame chart
  *
@@ -18,6 +20,7 @@
 #include "ptreport.h"
 
 #include "report/export_html.h"
+#include "report/flame.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +61,7 @@ static int to_timing_writer(const pr_run *run, const char *outp, int html)
         pt_destroy(t);
         return 2;
     }
-    rc = html ? pt__html_write(t, a.f, &from) : pr_write_flame(t, a.f, &from);
+    rc = html ? pt__html_write(t, a.f, &from) : pt__flame_write(t, a.f, &from);
     if (rc < 0) {
         pt__afile_abort(&a);
         rc = rc == PT_ENOMEM ? pr_fail("convert: out of memory")

@@ -23,7 +23,7 @@ static int rows(const pr_run *r, FILE *f)
         if (!(path = pr_walk_path(&w, x, depth)))
             rc = -1;
         else
-            rc = pt__csv_row(f, path, x->kind, &x->st);
+            rc = pt__csv_row(f, path, x->kind, &x->st, x->sm_ms, x->nsm, 1.0);
     }
     if (w.oom)
         rc = -1;

@@ -13,8 +13,8 @@
  *     inputs, make the pooled mean, deviation (combined exactly, pairwise),
  *     min and max;
  *   - per-block figures: blocks summed, the mean weighted by blocks, the
- *     extremes over all, the imbalance max / mean again; mem_high_water
- *     the largest of the inputs';
+ *     extremes over all, the imbalance max / mean again; each SM's time
+ *     in a phase summed; mem_high_water the largest of the inputs';
  *   - a section open in any input is open in the pool.
  * Sections are matched by title under their parent, hashed, so a merge
  * is linear in the sections however wide or deep the runs are.

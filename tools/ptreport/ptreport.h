@@ -29,6 +29,8 @@ struct pr_sec {
     size_t nkids;
     size_t order;             /* position among its siblings in the file */
     json_t *merged;           /* the section's "merged" object, if any (borrowed) */
+    double *sm_ms;            /* a folded phase's "sm_ms", by %smid (NULL when absent) */
+    int nsm;
 };
 
 typedef struct pr_run {
@@ -103,19 +105,6 @@ int pr_restore_sections(pt_timing *t, const pr_run *run);
 /* run's run-level state for pt__restore_run() (rebuild.c): rr points into
  * dc and by_code, which holds -PT__ERR_LAST counts. */
 void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uint64_t *by_code);
-
-/* A Chrome Trace Event file of the aggregate figures on f (flame.c):
- * every section one complete ("X") event as long as its total over all
- * its occurrences, a section's children laid one after another from its
- * start in order of first start, the top-level sections one after another
- * from 0. One track, so viewers draw the tree as a flame chart; each
- * event's "args" hold the section's figures and "metadata" says the layout
- * is aggregate. Where children's totals add up to more than their
- * parent's (a CUDA-event-timed launch still running after the host
- * section that queued it ended; rounding aside), the parent is drawn as
- * long as its children and its args say so. `from` may be NULL. Returns
- * 0 or PT_ENOMEM; a failed write is left on f's error flag. */
-int pr_write_flame(pt_timing *t, FILE *f, const pt__saved *from);
 
 /* Prints "ptreport: " and the message on stderr; returns 2 (usage, input). */
 int pr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -124,6 +124,7 @@ void pr_secs_free(pr_sec *v, size_t n)
         }
         s = (pr_sec *)&l->v[l->i++];
         free(s->own_name);
+        free(s->sm_ms);
         if (s->kids) {
             if (top == cap) {
                 struct pr_level *more = realloc(st, cap * 2 * sizeof *more);
@@ -187,6 +188,36 @@ static int load_name_bytes(pr_where *c, json_t *o, pr_sec *s)
     return 0;
 }
 
+/* A folded phase's time by SM: an array of numbers >= 0 by %smid, as
+ * long as the fold allows SMs (65536); absent for other sections. */
+static int load_sm(pr_where *c, json_t *o, pr_sec *s)
+{
+    json_t *v = json_object_get(o, "sm_ms"), *x;
+    size_t i, n;
+
+    if (!v)
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > 65536)
+        return pr_wrong_type(c, "sm_ms", "an array of at most 65536 numbers");
+    n = json_array_size(v);
+    s->sm_ms = calloc(n ? n : 1, sizeof *s->sm_ms);
+    if (!s->sm_ms)
+        return pr_fail_at(c, "out of memory");
+    json_array_foreach(v, i, x) {
+        if (!json_is_number(x) || !(json_number_value(x) >= 0)) {
+            pr_enter_key(c, "sm_ms");
+            pr_enter_index(c, i);
+            pr_fail_at(c, "an SM's time must be a number >= 0");
+            pr_leave(c);
+            pr_leave(c);
+            return -1;
+        }
+        s->sm_ms[i] = json_number_value(x);
+    }
+    s->nsm = (int)n;
+    return 0;
+}
+
 /* A section's members but its children (schema 1) or its place (schema
  * 2), at depth. */
 static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
@@ -244,7 +275,7 @@ static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
         return -1;
     }
     s->merged = merged;
-    return 0;
+    return load_sm(c, o, s);
 }
 
 /* Siblings by title, for finding one title twice. */
@@ -484,9 +515,11 @@ int pr_load_flat(pr_where *c, json_t *arr, pr_run *r)
     rc = 0;
 done:
     if (rc) {
-        /* Sections not moved yet own their names; arrays not handed on are freed. */
-        for (size_t i = 0; v && i < n; i++)
+        /* Sections not moved yet own their names and SM times; arrays not handed on are freed. */
+        for (size_t i = 0; v && i < n; i++) {
             free(v[i].own_name);
+            free(v[i].sm_ms);
+        }
         for (size_t p = 0; kids && p <= n; p++)
             free(kids[p]);
     }

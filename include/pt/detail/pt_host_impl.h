@@ -32,11 +32,56 @@ PT_EXTERN double pt__flops_einsum_list(pt_timing *t, const char *subscripts,
  * describe it with msg (NULL: pt_strerror(code)). Returns code. */
 PT_EXTERN int pt__error(pt_timing *t, int code, const char *msg);
 
-/* ---- metrics and options as designated initializers --------------- */
+/* ---- metrics and options ------------------------------------------ */
 
-/* pt__tag lets a call give no metric at all: PT__M() is { .pt__tag = 0 }. */
-#define PT__M(...) ((pt_metrics){ .pt__tag = 0, __VA_ARGS__ })
-#define PT__LOGOPTS(...) ((pt_log_opts){ .pt__tag = 0, __VA_ARGS__ })
+/* Every call that takes metrics or options is a variadic macro of its
+ * whole argument list: `pt_stop(...)` hands `__VA_ARGS__, ` (with one
+ * empty argument after it) to a macro that names the leading arguments,
+ * so `pt_stop(t, "x")` gives the "..." an (empty) argument and reads the
+ * same in C11 -Wpedantic and in every C++ standard. What follows the
+ * leading arguments becomes the struct:
+ *   C         (pt_metrics){ .pt__tag = 0, .read = 1, }  designated initializers
+ *   C++20     pt_metrics{ .read = 1, }                  designated initializers
+ *   C++11 on  pt_metrics{ pt::read(1).flops(2), }       one pt::metrics, copied
+ *   none      (pt_metrics){ .pt__tag = 0 } / pt_metrics{}
+ * "None" is told by the first of them being empty, so a macro of the
+ * user's that forwards an empty __VA_ARGS__ (`pt_stop(t, "x", )`) gives
+ * no metric too. pt__tag lets a C call give none without empty braces. */
+#define PT__ARG3(a, b, c, ...) c
+#define PT__HAS_COMMA(...) PT__ARG3(__VA_ARGS__, 1, 0, 0)
+#define PT__PROBE() ,
+#define PT__FIRST(a, ...) a
+#define PT__EMPTY_(x) PT__HAS_COMMA(PT__PROBE x ())
+/* 1 when the first of the arguments is empty, else 0. */
+#define PT__EMPTY_FIRST(...) PT__EMPTY_(PT__FIRST(__VA_ARGS__, ~))
+#define PT__M(...) PT__CAT(PT__M_, PT__EMPTY_FIRST(__VA_ARGS__))(__VA_ARGS__)
+#define PT__LOGOPTS(...) PT__CAT(PT__LOGOPTS_, PT__EMPTY_FIRST(__VA_ARGS__))(__VA_ARGS__)
+#ifdef __cplusplus
+#  define PT__M_1(...) pt_metrics{}
+#  define PT__M_0(...) pt_metrics{ __VA_ARGS__ }
+#  define PT__LOGOPTS_1(...) pt_log_opts{}
+#  define PT__LOGOPTS_0(...) pt_log_opts{ __VA_ARGS__ }
+#else
+#  define PT__M_1(...) ((pt_metrics){ .pt__tag = 0 })
+#  define PT__M_0(...) ((pt_metrics){ .pt__tag = 0, __VA_ARGS__ })
+#  define PT__LOGOPTS_1(...) ((pt_log_opts){ .pt__tag = 0 })
+#  define PT__LOGOPTS_0(...) ((pt_log_opts){ .pt__tag = 0, __VA_ARGS__ })
+#endif
+
+/* -DPT_DISABLE: a call is this, an int 0 as the call would return. The
+ * arguments stay inside sizeof, unevaluated, so a variable used only in
+ * timing calls is still used and draws no unused-variable warning; a
+ * function call as a statement draws no "statement with no effect". */
+static inline int pt__off(size_t n)
+{
+    (void)n;
+    return 0;
+}
+static inline pt_timing *pt__off_timing(size_t n)
+{
+    (void)n;
+    return NULL;
+}
 
 /* ---- sections ------------------------------------------------------ */
 
@@ -55,14 +100,17 @@ static inline int pt__add_i(pt_timing *t, pt_metrics m)
 {
     return t ? pt__add(t, &m) : 0;
 }
-#  define pt_start(t, title, ...) pt__start_i((t), (title), PT__M(__VA_ARGS__))
-#  define pt_stop(t, title, ...) pt__stop_i((t), (title), PT__M(__VA_ARGS__))
-#  define pt_add(t, ...) pt__add_i((t), PT__M(__VA_ARGS__))
+#  define PT__START(t, title, ...) pt__start_i((t), (title), PT__M(__VA_ARGS__))
+#  define PT__STOP(t, title, ...) pt__stop_i((t), (title), PT__M(__VA_ARGS__))
+#  define PT__ADD(t, ...) pt__add_i((t), PT__M(__VA_ARGS__))
 #else
-#  define pt_start(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
-#  define pt_stop(t, title, ...) ((void)sizeof(t), (void)sizeof(title), 0)
-#  define pt_add(t, ...) ((void)sizeof(t), 0)
+#  define PT__START(t, title, ...) pt__off(sizeof(t) + sizeof(title) + sizeof(PT__M(__VA_ARGS__)))
+#  define PT__STOP(t, title, ...) pt__off(sizeof(t) + sizeof(title) + sizeof(PT__M(__VA_ARGS__)))
+#  define PT__ADD(t, ...) pt__off(sizeof(t) + sizeof(PT__M(__VA_ARGS__)))
 #endif
+#define pt_start(...) PT__START(__VA_ARGS__, )
+#define pt_stop(...) PT__STOP(__VA_ARGS__, )
+#define pt_add(...) PT__ADD(__VA_ARGS__, )
 
 /* ---- scoped sections ----------------------------------------------- */
 
@@ -101,7 +149,7 @@ static inline void pt__scope_end(pt__scope *s)
 #endif
 
 #ifndef PT_DISABLE
-#  define PT_SECTION(t, title, ...)                                              \
+#  define PT__SECTION(t, title, ...)                                             \
     for (pt__scope PT__CAT(pt__s_, __LINE__) PT__CLEANUP =                       \
              pt__scope_begin((t), (title), PT__M(__VA_ARGS__));                  \
          PT__CAT(pt__s_, __LINE__).once; PT__SCOPE_STEP(PT__CAT(pt__s_, __LINE__)))
@@ -109,9 +157,14 @@ static inline void pt__scope_end(pt__scope *s)
     pt__scope PT__CAT(pt__f_, __LINE__) PT__CLEANUP PT__UNUSED =                \
         pt__scope_begin((t), __func__, PT__M())
 #else
-#  define PT_SECTION(t, title, ...) if ((void)sizeof(t), 1)
+/* The same one-pass loop, so the block runs once and break leaves it. */
+#  define PT__SECTION(t, title, ...)                                             \
+    for (int PT__CAT(pt__s_, __LINE__) =                                         \
+             1 + pt__off(sizeof(t) + sizeof(title) + sizeof(PT__M(__VA_ARGS__))); \
+         PT__CAT(pt__s_, __LINE__); PT__CAT(pt__s_, __LINE__) = 0)
 #  define PT_FUNC(t) ((void)sizeof(t))
 #endif
+#define PT_SECTION(...) PT__SECTION(__VA_ARGS__, )
 
 /* ---- GPU sections -------------------------------------------------- */
 
@@ -124,14 +177,18 @@ static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, p
 {
     return t ? pt__stop_gpu(t, title, s, &m) : 0;
 }
-#  define pt_start_gpu(t, title, stream, ...) \
+#  define PT__START_GPU(t, title, stream, ...) \
     pt__start_gpu_i((t), (title), (pt_stream)(stream), PT__M(__VA_ARGS__))
-#  define pt_stop_gpu(t, title, stream, ...) \
+#  define PT__STOP_GPU(t, title, stream, ...) \
     pt__stop_gpu_i((t), (title), (pt_stream)(stream), PT__M(__VA_ARGS__))
 #else
-#  define pt_start_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
-#  define pt_stop_gpu(t, title, stream, ...) ((void)sizeof(t), (void)sizeof(stream), 0)
+#  define PT__START_GPU(t, title, stream, ...) \
+    pt__off(sizeof(t) + sizeof(title) + sizeof(stream) + sizeof(PT__M(__VA_ARGS__)))
+#  define PT__STOP_GPU(t, title, stream, ...) \
+    pt__off(sizeof(t) + sizeof(title) + sizeof(stream) + sizeof(PT__M(__VA_ARGS__)))
 #endif
+#define pt_start_gpu(...) PT__START_GPU(__VA_ARGS__, )
+#define pt_stop_gpu(...) PT__STOP_GPU(__VA_ARGS__, )
 
 /* ---- einsum FLOPs inline ------------------------------------------- */
 
@@ -152,17 +209,49 @@ static inline int pt__log_fn_i(pt_timing *t, pt_line_fn fn, void *ctx, pt_log_op
 {
     return pt__log_fn(t, fn, ctx, &o);
 }
-#define pt_log(t, f, ...) pt__log_i((t), (f), PT__LOGOPTS(__VA_ARGS__))
-#define pt_log_fn(t, fn, ctx, ...) pt__log_fn_i((t), (fn), (ctx), PT__LOGOPTS(__VA_ARGS__))
+#define PT__LOG(t, f, ...) pt__log_i((t), (f), PT__LOGOPTS(__VA_ARGS__))
+#define PT__LOG_FN(t, fn, ctx, ...) pt__log_fn_i((t), (fn), (ctx), PT__LOGOPTS(__VA_ARGS__))
+#define pt_log(...) PT__LOG(__VA_ARGS__, )
+#define pt_log_fn(...) PT__LOG_FN(__VA_ARGS__, )
 
 /* ---- -DPT_DISABLE -------------------------------------------------- */
 
 /* A timing is never made, so every remaining call is on NULL and does
  * nothing; the calls above compile to nothing at all. */
 #ifdef PT_DISABLE
-#  define pt_create(name, flags) ((void)sizeof(name), (void)sizeof(flags), (pt_timing *)0)
+#  define pt_create(name, flags) pt__off_timing(sizeof(name) + sizeof(flags))
 #endif
 
 PT__END_DECLS
+
+/* ---- C++ before C++20: metrics and options by name ----------------- */
+
+#ifdef __cplusplus
+namespace pt {
+/* A pt_metrics with setters named after its members, each returning the
+ * object, so `pt::read(1024).flops(5)` is one value the macros copy into
+ * their pt_metrics (a class derived from it). The setters hide the data
+ * members of the same names; the base class's are set. */
+struct metrics : pt_metrics {
+    metrics &read(double v) { pt_metrics::read = v; return *this; }
+    metrics &written(double v) { pt_metrics::written = v; return *this; }
+    metrics &flops(double v) { pt_metrics::flops = v; return *this; }
+};
+inline metrics read(double v) { return metrics().read(v); }
+inline metrics written(double v) { return metrics().written(v); }
+inline metrics flops(double v) { return metrics().flops(v); }
+
+/* pt_log()'s options the same way: pt::log_opts().percentages(1).sort(PT_SORT_TIME). */
+struct log_opts : pt_log_opts {
+    log_opts &percentages(int v) { pt_log_opts::percentages = v; return *this; }
+    log_opts &sort(int v) { pt_log_opts::sort = v; return *this; }
+    log_opts &view(int v) { pt_log_opts::view = v; return *this; }
+    log_opts &max_depth(int v) { pt_log_opts::max_depth = v; return *this; }
+    log_opts &top(int v) { pt_log_opts::top = v; return *this; }
+    log_opts &threads(int v) { pt_log_opts::threads = v; return *this; }
+};
+} /* namespace pt */
+#endif
+
 
 #endif

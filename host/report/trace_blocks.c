@@ -1,0 +1,288 @@
+/* The folded launches' blocks in a Chrome trace.
+ *
+ * A block spans its BEGIN..END: placed by its %globaltimer, the launch's
+ * earliest BEGIN at the launch's start on the host timeline, and as long
+ * as its clock64 span at the rate the fold converted it with. Blocks
+ * resident on one SM at once overlap in time; a viewer nests events of
+ * one track or drops those that cross, so each SM gets as many tracks
+ * (lanes) as it had blocks at once: blocks taken in order of start, each
+ * on the lowest lane free by then (a heap of free lanes, a heap of busy
+ * ones by end), so no lane holds two blocks that overlap.
+ *
+ * Inside a block, its phases: in trace mode each (phase, clock64) event
+ * closes its phase's interval since the previous mark, as it ran; in
+ * aggregate mode a block holds only each phase's total, so the phases
+ * are drawn one after another from the block's start, each as long as
+ * its total, in phase order (the args say so). Either way they are cut
+ * to the block's end, so they nest in it. All positions are whole
+ * nanoseconds (chrome_trace.c). */
+#include "report/trace_blocks.h"
+
+#include "core/trace.h"
+
+#include "pt_fold_math.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct blk {
+    long long t0, t1;         /* ns from the origin */
+    long long sm;             /* %smid, or -1 for host mode */
+    int fold, slot, lane;
+} blk;
+
+/* SMs first by id, host mode last; then by start, the longer first. */
+static int by_start(const void *pa, const void *pb)
+{
+    const blk *a = pa, *b = pb;
+    unsigned long long sa = (unsigned long long)a->sm, sb = (unsigned long long)b->sm;
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    if (a->t0 != b->t0)
+        return a->t0 < b->t0 ? -1 : 1;
+    return a->t1 > b->t1 ? -1 : a->t1 < b->t1;
+}
+
+static int by_track(const void *pa, const void *pb)
+{
+    const blk *a = pa, *b = pb;
+    unsigned long long sa = (unsigned long long)a->sm, sb = (unsigned long long)b->sm;
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    if (a->lane != b->lane)
+        return a->lane < b->lane ? -1 : 1;
+    return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
+}
+
+/* A binary min-heap of (key, lane). */
+typedef struct heap {
+    long long *key;
+    int *lane;
+    int n;
+} heap;
+
+static void heap_push(heap *h, long long key, int lane)
+{
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (h->key[p] < key || (h->key[p] == key && h->lane[p] <= lane))
+            break;
+        h->key[i] = h->key[p];
+        h->lane[i] = h->lane[p];
+        i = p;
+    }
+    h->key[i] = key;
+    h->lane[i] = lane;
+}
+
+static int heap_pop(heap *h)
+{
+    int top = h->lane[0], i = 0;
+    long long key = h->key[--h->n];
+    int lane = h->lane[h->n];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && (h->key[c + 1] < h->key[c] ||
+                             (h->key[c + 1] == h->key[c] && h->lane[c + 1] < h->lane[c])))
+            c++;
+        if (key < h->key[c] || (key == h->key[c] && lane <= h->lane[c]))
+            break;
+        h->key[i] = h->key[c];
+        h->lane[i] = h->lane[c];
+        i = c;
+    }
+    h->key[i] = key;
+    h->lane[i] = lane;
+    return top;
+}
+
+/* Lanes for the blocks of one SM, v[0..n) in order of start; returns how many. */
+static int pack(blk *v, size_t n, heap *busy, heap *idle)
+{
+    int lanes = 0;
+    busy->n = idle->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (busy->n && busy->key[0] <= v[i].t0) {
+            int l = heap_pop(busy);
+            heap_push(idle, 0, l);
+        }
+        v[i].lane = idle->n ? heap_pop(idle) : lanes++;
+        heap_push(busy, v[i].t1, v[i].lane);
+    }
+    return lanes;
+}
+
+static const long long *record(const pt__tfold *f, int s)
+{
+    return f->recs + s * PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap);
+}
+
+static const char *phase_name(const pt__tfold *f, long long p)
+{
+    return p >= 0 && p < f->nphases && f->names[p] ? f->names[p] : "(bad phase)";
+}
+
+/* The block's phases inside [b->t0, b->t1]. */
+static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long tid, double rate)
+{
+    const long long *rec = record(f, b->slot), *ph = rec + PT_DEV_SLOT_HDR;
+    const long long *ev = ph + 2 * f->nphases;
+    long long n = f->trace_cap > 0 ? rec[PT_DEV_S_NEVENTS] : 0;
+
+    if (n > f->trace_cap)
+        n = f->trace_cap;
+    if (n > 0) {
+        /* As it ran: each event ends its phase's interval since the last mark. */
+        long long at = b->t0;
+        for (long long k = 0; k < n; k++) {
+            long long end = b->t0 + llround((double)(ev[2 * k + 1] - rec[PT_DEV_S_CLK0]) * rate);
+            if (end > b->t1)
+                end = b->t1;
+            if (end < at)
+                end = at;
+            pt__ctrace_complete(w, PT__CTRACE_SM, tid, phase_name(f, ev[2 * k]), "phases", at, end);
+            pt__ctrace_end_event(w);
+            at = end;
+        }
+        return;
+    }
+    /* Aggregate: each phase's total, one after another. */
+    long long at = b->t0;
+    for (int p = 0; p < f->nphases && at < b->t1; p++) {
+        long long end;
+        if (ph[2 * p] <= 0)
+            continue;
+        end = at + llround((double)ph[2 * p] * rate);
+        if (end > b->t1)
+            end = b->t1;
+        pt__ctrace_complete(w, PT__CTRACE_SM, tid, phase_name(f, p), "phases (aggregate)", at, end);
+        pt__json_key(&w->j, "args");
+        pt__json_open(&w->j, '{');
+        pt__json_k_i64(&w->j, "marks", ph[2 * p + 1]);
+        pt__json_k_str(&w->j, "drawn", "the phase's total in this block, after the phases "
+                                       "before it: not when it ran (a trace buffer records that)");
+        pt__json_close(&w->j, '}');
+        pt__ctrace_end_event(w);
+        at = end;
+    }
+}
+
+static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long tid)
+{
+    const pt__tfold *f = &tr->folds[b->fold];
+    const long long *rec = record(f, b->slot), *ph = rec + PT_DEV_SLOT_HDR;
+    double rate;
+
+    pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
+    pt__ctrace_complete(w, PT__CTRACE_SM, tid, f->node->name, "blocks", b->t0, b->t1);
+    pt__json_key(&w->j, "args");
+    pt__json_open(&w->j, '{');
+    pt__json_k_i64(&w->j, "block", b->slot);
+    if (b->sm >= 0)
+        pt__json_k_i64(&w->j, "sm", b->sm);
+    pt__json_k_i64(&w->j, "launch", b->fold);
+    for (int p = 0; p < f->nphases; p++) {
+        pt__json_key(&w->j, phase_name(f, p));
+        pt__json_sig(&w->j, (double)ph[2 * p] * rate / 1e6, 9);
+    }
+    pt__json_close(&w->j, '}');
+    pt__ctrace_end_event(w);
+    phases(w, f, b, tid, rate);
+}
+
+/* The blocks of every kept fold that reached END, placed on the timeline. */
+static size_t collect(const pt__trace *tr, blk *v)
+{
+    size_t n = 0;
+    for (int i = 0; i < tr->nfolds; i++) {
+        const pt__tfold *f = &tr->folds[i];
+        long long gt_min = 0, launch = llround(f->launch_us * 1e3);
+        int any = 0;
+        for (int s = 0; s < f->kept; s++) {
+            const long long *rec = record(f, s);
+            if (rec[PT_DEV_S_DONE] == 1 && (!any || rec[PT_DEV_S_GT0] < gt_min)) {
+                gt_min = rec[PT_DEV_S_GT0];
+                any = 1;
+            }
+        }
+        for (int s = 0; s < f->kept; s++) {
+            const long long *rec = record(f, s);
+            long long clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
+            long long gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
+            double rate;
+            blk *b = &v[n];
+            if (rec[PT_DEV_S_DONE] != 1)
+                continue;
+            pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
+            b->t0 = launch + (rec[PT_DEV_S_GT0] - gt_min);
+            b->t1 = b->t0 + (clk > 0 && rate > 0 ? llround((double)clk * rate) : gt > 0 ? gt : 0);
+            b->sm = rec[PT_DEV_S_SMID] >= 0 ? rec[PT_DEV_S_SMID] : -1;
+            b->fold = i;
+            b->slot = s;
+            n++;
+        }
+    }
+    return n;
+}
+
+int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
+{
+    const pt__trace *tr = t->trace;
+    size_t cap = 0, n, i, j;
+    long long tid = 0;
+    blk *v;
+    heap busy, idle;
+    char name[64];
+
+    for (int k = 0; k < tr->nfolds; k++)
+        cap += (size_t)tr->folds[k].kept;
+    if (!cap)
+        return 0;
+    v = malloc(cap * sizeof *v);
+    busy.key = malloc(cap * sizeof *busy.key);
+    busy.lane = malloc(cap * sizeof *busy.lane);
+    idle.key = malloc(cap * sizeof *idle.key);
+    idle.lane = malloc(cap * sizeof *idle.lane);
+    if (!v || !busy.key || !busy.lane || !idle.key || !idle.lane) {
+        free(v);
+        free(busy.key);
+        free(busy.lane);
+        free(idle.key);
+        free(idle.lane);
+        return PT_ENOMEM;
+    }
+    n = collect(tr, v);
+    qsort(v, n, sizeof *v, by_start);
+    for (i = 0; i < n; i = j) {
+        for (j = i; j < n && v[j].sm == v[i].sm; j++)
+            ;
+        pack(v + i, j - i, &busy, &idle);
+    }
+    qsort(v, n, sizeof *v, by_track);
+    if (n)
+        pt__ctrace_process(w, PT__CTRACE_SM, "GPU blocks by SM (folded launches)",
+                           "ptkit: one track per block resident at once on an SM");
+    /* Tracks numbered from 1 in (SM, lane) order, which is also their sort order. */
+    for (i = 0; i < n; i++) {
+        if (i == 0 || v[i].sm != v[i - 1].sm || v[i].lane != v[i - 1].lane) {
+            tid++;
+            if (v[i].sm >= 0)
+                snprintf(name, sizeof name, "SM %lld, lane %d", v[i].sm, v[i].lane);
+            else
+                snprintf(name, sizeof name, "host mode, lane %d", v[i].lane);
+            pt__ctrace_thread(w, PT__CTRACE_SM, tid, name, tid);
+        }
+        block(w, tr, &v[i], tid);
+    }
+    free(v);
+    free(busy.key);
+    free(busy.lane);
+    free(idle.key);
+    free(idle.lane);
+    return 0;
+}

@@ -1,0 +1,30 @@
+/* Block records written by hand, as pt_dev.h's END leaves them, for the
+ * suites that fold without a kernel. Header-only. */
+#ifndef PT_TEST_RECORDS_FAKE_H
+#define PT_TEST_RECORDS_FAKE_H
+
+#include <pt/pt_dev.h>
+
+/* Slot s of b done on SM smid: clock64 from 1000000007 for clk_span
+ * cycles, globaltimer from 5 s + gt0 for gt_span ns, each phase's cycles
+ * and hits (one each when hits is NULL). Returns the record. */
+static inline long long *test_slot(pt_dev_records *b, int s, long long smid, long long clk_span,
+                                   long long gt0, long long gt_span, const long long *cycles,
+                                   const long long *hits)
+{
+    pt_dev_buf a = pt_dev_arg(b);
+    long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
+    r[PT_DEV_S_DONE] = 1;
+    r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = smid;
+    r[PT_DEV_S_CLK0] = 1000000007LL;
+    r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;
+    r[PT_DEV_S_GT0] = 5000000000LL + gt0;
+    r[PT_DEV_S_GT1] = r[PT_DEV_S_GT0] + gt_span;
+    for (int p = 0; p < a.nphases; p++) {
+        r[PT_DEV_SLOT_HDR + 2 * p] = cycles[p];
+        r[PT_DEV_SLOT_HDR + 2 * p + 1] = hits ? hits[p] : 1;
+    }
+    return r;
+}
+
+#endif
