@@ -1246,6 +1246,18 @@ Test(ptreport, a_run_10000_deep_reads_back)
                      in_dir("all.json")), 0, "merge reads it");
     cr_assert_eq(run("convert %s --to csv -o %s", in_dir("all.json"), in_dir("all.csv")), 0,
                  "and reads what it wrote");
+    /* The flame chart and the page stay linear too: an event's path is cut
+     * as the text report cuts it, the page builds paths from parents. */
+    cr_assert_eq(run("convert %s --to trace -o %s", in_dir("deep.json"), in_dir("deep.trace")), 0,
+                 "the flame chart");
+    cr_assert_eq(stat(in_dir("deep.trace"), &st), 0);
+    cr_assert_lt(st.st_size, (off_t)DEEP * 2048, "the trace linear in the sections: %lld bytes",
+                 (long long)st.st_size);
+    cr_assert_eq(run("convert %s --to html -o %s", in_dir("deep.json"), in_dir("deep.html")), 0,
+                 "the page");
+    cr_assert_eq(stat(in_dir("deep.html"), &st), 0);
+    cr_assert_lt(st.st_size, (off_t)DEEP * 2048 + (off_t)(1 << 20),
+                 "the page linear in the sections: %lld bytes", (long long)st.st_size);
 }
 
 /* The saved run with the first section's member `key` set to `value`. */

@@ -20,7 +20,10 @@
  * Positions are whole nanoseconds (chrome_trace.c), so a child's printed
  * interval never leaves its parent's and siblings never overlap. Two
  * passes over the sections in depth-first order, without recursion: the
- * drawn widths bottom up (the order reversed), then the positions. */
+ * drawn widths bottom up (the order reversed), then the positions, each
+ * event's path taken in constant time from the walk's chain of ancestors
+ * (cut as the text report cuts it), so the file is linear in the
+ * sections at any depth. */
 #include "report/flame.h"
 
 #include "core/clock.h"
@@ -29,6 +32,7 @@
 #include "core/timing.h"
 #include "core/tree.h"
 #include "report/chrome_trace.h"
+#include "report/rows.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -142,6 +146,7 @@ static void metadata(pt__ctrace *c, pt_timing *t, const pt__saved *from, size_t 
 int pt__flame_write(pt_timing *t, FILE *f, const pt__saved *from)
 {
     pt__ctrace c;
+    pt__chain ch = { 0 };
     node *v;
     size_t n = 0, widened = 0, *open;
     double total = 0, drawn = 0, at = 0;
@@ -196,8 +201,7 @@ int pt__flame_write(pt_timing *t, FILE *f, const pt__saved *from)
         x->end = end;
         t0 = nearbyint(start);
         t1 = nearbyint(end);
-        path = pt__section_path_dup(x->s);
-        if (!path) {
+        if (pt__chain_set(&ch, x->s) < 0 || !(path = pt__chain_path(&ch, x->s))) {
             rc = PT_ENOMEM;
             break;
         }
@@ -210,6 +214,7 @@ int pt__flame_write(pt_timing *t, FILE *f, const pt__saved *from)
     }
     if (rc == 0)
         metadata(&c, t, from, n, total, drawn, widened);
+    pt__chain_free(&ch);
     free(v);
     free(open);
     return rc;
