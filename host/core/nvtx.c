@@ -9,6 +9,8 @@
  * every function here is a no-op; the flag is then accepted and does nothing. */
 #include "core/nvtx.h"
 
+#include "core/tree.h"
+
 #include <stdlib.h>
 
 #if PT_BUILD_CUDA && defined(__has_include)
@@ -49,11 +51,12 @@ int pt__nvtx_init(pt_timing *t)
     return 0;
 }
 
-static void forget(pt_section *s)
+/* Every section, depth first without recursion, however deep the tree. */
+static void forget(pt_section *root)
 {
-    s->nvtx_str = NULL;
-    for (pt_section *c = s->child; c; c = c->next)
-        forget(c);
+    root->nvtx_str = NULL;
+    for (pt_section *s = root->child; s; s = (pt_section *)pt__tree_next(s, root))
+        s->nvtx_str = NULL;
 }
 
 void pt__nvtx_forget(pt_timing *t)
