@@ -305,7 +305,7 @@ Test(threads, an_exited_threads_open_stack_is_not_inherited)
 typedef struct busy_creator {
     pt_timing *t;
     atomic_int done;
-    long reports;
+    atomic_long reports;
 } busy_creator;
 
 static void drop_line(void *ctx, const char *line)
@@ -333,9 +333,14 @@ Test(threads, reports_from_another_thread_while_the_creator_times)
     busy_creator b = { .t = threaded_timing() };
     pthread_t th;
     pt_section_stats st;
+    unsigned long long n = 0;
 
     cr_assert_eq(pthread_create(&th, NULL, report_meanwhile, &b), 0);
-    for (int i = 0; i < NSECTIONS; i++) {
+    /* At least NSECTIONS, and on until reports came in the meantime
+     * (a serialising scheduler, as valgrind's, may start the reporter late). */
+    for (long seen = -1; n < NSECTIONS || atomic_load(&b.reports) < seen + 2; n++) {
+        if (n == NSECTIONS)
+            seen = atomic_load(&b.reports);
         pt_start(b.t, "outer");
         pt_start(b.t, "inner");
         pt_stop(b.t, "inner");
@@ -344,8 +349,8 @@ Test(threads, reports_from_another_thread_while_the_creator_times)
     atomic_store(&b.done, 1);
     cr_assert_eq(pthread_join(th, NULL), 0);
     get(b.t, "outer/inner", &st);
-    cr_assert_eq(st.count, NSECTIONS, "exact: %llu", (unsigned long long)st.count);
-    cr_assert_gt(b.reports, 0);
+    cr_assert_eq(st.count, n, "exact: %llu of %llu", (unsigned long long)st.count, n);
+    cr_assert_gt(atomic_load(&b.reports), 0);
     pt_destroy(b.t);
 }
 
