@@ -31,22 +31,15 @@ static char dir[64];
 
 static void setup(void)
 {
-    fake_install();
-    pt__calib_set(-1, 2.0, 1000.0);
-    pt__calib_set(0, 2.0, 1000.0);
-    snprintf(dir, sizeof dir, "/tmp/ptkit-html-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    fake_run_setup(dir, sizeof dir, "html");
     t = test_timing(&clk, "html run", PT_CPU);
     cr_assert_not_null(t);
 }
 
 static void teardown(void)
 {
-    char cmd[128];
     pt_destroy(t);
-    fake_uninstall();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0, "removing %s", dir);
+    fake_run_teardown(dir);
 }
 
 TestSuite(html, .init = setup, .fini = teardown);

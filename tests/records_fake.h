@@ -3,7 +3,16 @@
 #ifndef PT_TEST_RECORDS_FAKE_H
 #define PT_TEST_RECORDS_FAKE_H
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
 #include <pt/pt_dev.h>
+
+#include "cuda_fake.h"
+#include "gpu/calibrate.h"
 
 /* Slot s of b done on SM smid: clock64 from 1000000007 for clk_span
  * cycles, globaltimer from 5 s + gt0 for gt_span ns, each phase's cycles
@@ -25,6 +34,28 @@ static inline long long *test_slot(pt_dev_records *b, int s, long long smid, lon
         r[PT_DEV_SLOT_HDR + 2 * p + 1] = hits ? hits[p] : 1;
     }
     return r;
+}
+
+/* The fake CUDA runtime installed, host and device 0 calibrated at 2
+ * cycles per ns with a 1000 ns tick, and a fresh folder
+ * /tmp/ptkit-<tag>-XXXXXX in dir: the set-up of the suites that fold
+ * fake records and write what they give. */
+static inline void fake_run_setup(char *dir, size_t n, const char *tag)
+{
+    fake_install();
+    pt__calib_set(-1, 2.0, 1000.0);
+    pt__calib_set(0, 2.0, 1000.0);
+    snprintf(dir, n, "/tmp/ptkit-%s-XXXXXX", tag);
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+/* Undoes fake_run_setup(): the runtime removed, the folder deleted. */
+static inline void fake_run_teardown(const char *dir)
+{
+    char cmd[128];
+    fake_uninstall();
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0, "removing %s", dir);
 }
 
 #endif

@@ -26,23 +26,15 @@ static char dir[64];
 
 static void setup(void)
 {
-    fake_install();
-    pt__calib_set(-1, 2.0, 1000.0);
-    pt__calib_set(0, 2.0, 1000.0);
+    fake_run_setup(dir, sizeof dir, "sm");
     t = test_timing(&clk, "sm run", PT_GPU_EVENTS);
     cr_assert_not_null(t);
-    snprintf(dir, sizeof dir, "/tmp/ptkit-sm-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
     pt_destroy(t);
-    fake_uninstall();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    fake_run_teardown(dir);
 }
 
 TestSuite(sm, .init = setup, .fini = teardown);

@@ -29,21 +29,14 @@ static char dir[64];
 
 static void setup(void)
 {
-    fake_install();
-    pt__calib_set(-1, 2.0, 1000.0);
-    pt__calib_set(0, 2.0, 1000.0);
-    snprintf(dir, sizeof dir, "/tmp/ptkit-view-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    fake_run_setup(dir, sizeof dir, "view");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
     pt_destroy(t);
     t = NULL;
-    fake_uninstall();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0, "removing %s", dir);
+    fake_run_teardown(dir);
 }
 
 TestSuite(trace_view, .init = setup, .fini = teardown, .timeout = 120);
