@@ -8,10 +8,13 @@
  * thread) and one at END (the recording thread); %globaltimer twice, at
  * BEGIN and END; %smid once, at END. The test kernels of phases_c.c and
  * phases.cu say their mark sites in their names (marksN); loops holding
- * marks are kept rolled, since unrolling copies a site.
+ * marks are kept rolled, since unrolling copies a site. The benchmark
+ * kernels are left as written, so there a site may be copied.
  *
  * The benchmark kernels (gemm, attention, dynamic, helper; see forms.h)
- * are checked for what must never regress: no stack and no spill, the
+ * are checked for what must never regress: no stack and no spill in
+ * either mode, in the default shared-memory mode no more registers than
+ * the hand-written pattern and one shared array sized by the phases, the
  * GEMM in 32 registers (two 1024-thread blocks per SM) and in 64 with -G
  * (a 1024-thread block still launches), no trace store unless asked for,
  * and with PT_DEV_DISABLE the very PTX of the kernel without ptkit, the
@@ -61,16 +64,23 @@ static char *read_kernel_file(const char *name)
     return text;
 }
 
-/* Checks one kernel's PTX against the rule above. */
+/* Checks one kernel's PTX against the rule above. With unrolled, the
+ * compiler may have unrolled the loop that holds the marks (the benchmark
+ * kernels are left as written): each copy of a site reads the clock once. */
 static void check_clocks(const char *file, const char *kname, const char *ptx, size_t len,
-                         int marks)
+                         int marks, int unrolled)
 {
     int clocks = kstat_count(ptx, len, "%clock64"), movs = kstat_count(ptx, len, ", %clock64;");
     int gts = kstat_count(ptx, len, "%globaltimer"), smids = kstat_count(ptx, len, "%smid");
     cr_log_info("%s: %s: %d marks, %d %%clock64 reads", file, kname, marks, clocks);
-    cr_assert_eq(clocks, marks + 2,
-                 "%s: %s has %d marks, so %d %%clock64 reads (marks + BEGIN + END), not %d", file,
-                 kname, marks, marks + 2, clocks);
+    if (unrolled)
+        cr_assert(clocks >= marks + 2 && (clocks - 2) % marks == 0,
+                  "%s: %s has %d marks, so %d %%clock64 reads or a multiple of %d more, not %d",
+                  file, kname, marks, marks + 2, marks, clocks);
+    else
+        cr_assert_eq(clocks, marks + 2,
+                     "%s: %s has %d marks, so %d %%clock64 reads (marks + BEGIN + END), not %d",
+                     file, kname, marks, marks + 2, clocks);
     cr_assert_eq(movs, clocks, "%s: %s: %d of the %d %%clock64 uses are not plain reads", file,
                  kname, clocks - movs, clocks);
     cr_assert_eq(kstat_count(ptx, len, "%clock;"), 0, "%s: %s reads the 32-bit %%clock", file,
@@ -101,7 +111,7 @@ static int check_ptx(const char *file)
                   "%s: kernel %s does not say its marks (name ...marksN)", file, kname);
         entry = kstat_ptx_entry(ptx, kname, &len);
         cr_assert_not_null(entry, "%s: no entry %s", file, kname);
-        check_clocks(file, kname, entry, len, marks);
+        check_clocks(file, kname, entry, len, marks, 0);
         kernels++;
         p = entry + len;
     }
@@ -224,6 +234,51 @@ Test(dev_compile, no_spills_no_stack_sm90)
     }
 }
 
+Test(dev_compile, shared_mode_takes_no_more_registers_than_the_hand_pattern)
+{
+    /* The default mode keeps the block's figures in shared memory: every
+     * benchmark kernel, the one with run-time phases and the one marking
+     * in helpers included, holds at most the registers of the same kernel
+     * with the hand-written `times[i] += clock64() - t0`, and no stack.
+     * Register mode is checked for no stack only: its accumulators cost
+     * registers per phase (bench-static shows how many). */
+    for (size_t i = 0; i < NBENCH; i++) {
+        kstat_regs k = bench_regs(&bench[i], "ptkit", "sm_90");
+        kstat_regs h = bench_regs(&bench[i], "hand", "sm_90");
+        kstat_regs r = bench_regs(&bench[i], "reg", "sm_90");
+        cr_assert_leq(k.regs, h.regs, "%s: %d registers with ptkit, %d by hand", bench[i].file,
+                      k.regs, h.regs);
+        cr_assert_eq(k.stack + k.spill_stores, 0, "%s: stack or spills in shared-memory mode",
+                     bench[i].file);
+        cr_assert_eq(r.stack + r.spill_stores, 0, "%s: stack or spills in register mode",
+                     bench[i].file);
+    }
+}
+
+Test(dev_compile, shared_mode_array_is_sized_by_the_phases)
+{
+    /* PT_DEV_BEGIN declares one 16-byte-aligned __shared__ array of
+     * PT_DEV_PHASES + 2 pairs (BEGIN's clocks, a pair per phase, the bad
+     * marks'); register mode declares none. */
+    for (size_t i = 0; i < NBENCH; i++) {
+        char name[256], decl[128], *ptx;
+        snprintf(name, sizeof name, "bench/%s.ptkit.sm_90.ptx", bench[i].file);
+        ptx = read_kernel_file(name);
+        snprintf(decl, sizeof decl, "pt__dev_acc[%d];", 16 * (bench[i].phases + 2));
+        cr_assert_not_null(strstr(ptx, decl), "%s: no shared array of %d bytes", name,
+                           16 * (bench[i].phases + 2));
+        cr_assert_eq(kstat_count(ptx, strlen(ptx), "pt__dev_acc["), 1, "%s: more than one array",
+                     name);
+        cr_assert_not_null(strstr(ptx, ".shared .align 16 .b8 "), "%s: array not 16-byte aligned",
+                           name);
+        free(ptx);
+        snprintf(name, sizeof name, "bench/%s.reg.sm_90.ptx", bench[i].file);
+        ptx = read_kernel_file(name);
+        cr_assert_null(strstr(ptx, "pt__dev_acc"), "%s: register mode declares the array", name);
+        free(ptx);
+    }
+}
+
 Test(dev_compile, gemm_keeps_two_blocks_of_1024_threads_per_sm)
 {
     /* 65536 registers per SM: 32 per thread lets two 1024-thread blocks
@@ -237,14 +292,21 @@ Test(dev_compile, gemm_keeps_two_blocks_of_1024_threads_per_sm)
                   k90.regs);
     cr_assert_leq(k80.regs, 32, "the GEMM with marks takes %d registers on sm_80, above 32",
                   k80.regs);
+    k90 = bench_regs(&bench[0], "reg", "sm_90");
+    cr_assert_leq(k90.regs, 32, "the GEMM with marks in registers takes %d registers on sm_90",
+                  k90.regs);
 }
 
 Test(dev_compile, debug_build_of_a_1024_thread_kernel_launches)
 {
-    /* nvcc -G: a 1024-thread block needs at most 64 registers a thread. */
+    /* nvcc -G: a 1024-thread block needs at most 64 registers a thread,
+     * in either mode. */
     kstat_regs g = bench_regs(&bench[0], "ptkit", "G.sm_90");
+    kstat_regs gr = bench_regs(&bench[0], "reg", "G.sm_90");
     cr_assert_leq(g.regs, 64, "the GEMM with marks built with -G takes %d registers: a "
                   "1024-thread block would not launch", g.regs);
+    cr_assert_leq(gr.regs, 64, "the GEMM with marks in registers built with -G takes %d "
+                  "registers: a 1024-thread block would not launch", gr.regs);
 }
 
 Test(dev_compile, disabled_ptx_is_the_original_ptx)
@@ -281,27 +343,33 @@ static int entry_stores64(const struct bench_kernel *k, const char *form, int ch
     cr_assert_not_null(e, "%s: no entry %s", name, k->entry);
     n = stores64(e, len);
     if (check_marks)
-        check_clocks(name, k->entry, e, len, k->marks);
+        check_clocks(name, k->entry, e, len, k->marks, 1);
     free(ptx);
     return n;
 }
 
 Test(dev_compile, no_trace_store_unless_asked)
 {
-    /* Without PT_DEV_TRACING the only stores are END's: the slot header
-     * (%smid, then four 128-bit pairs and DONE) and a 128-bit pair per
-     * phase, however many marks there are. With it, every mark site gets
-     * its trace store. */
+    /* Without PT_DEV_TRACING the only stores are END's. In shared-memory
+     * mode (the default): the slot header (%smid, the four clocks one by
+     * one, two 128-bit pairs, DONE) and one 128-bit store in the loop over
+     * the phases, however many phases and marks there are. In register
+     * mode: %smid, four 128-bit pairs and DONE, and a 128-bit pair per
+     * phase. With PT_DEV_TRACING every mark site gets its trace store. */
     for (size_t i = 0; i < NBENCH; i++) {
         const struct bench_kernel *k = &bench[i];
         int orig = entry_stores64(k, "orig", 0), agg = entry_stores64(k, "ptkit", 1),
-            trace = entry_stores64(k, "trace", 1);
+            reg = entry_stores64(k, "reg", 1), trace = entry_stores64(k, "trace", 1);
         cr_assert_eq(orig, 0, "%s: the kernel itself stores 64-bit values; the test assumes not",
                      k->file);
-        cr_assert_eq(agg, 6 + k->phases,
-                     "%s: %d 64-bit stores without trace stores, expected END's %d "
+        cr_assert_eq(agg, 9,
+                     "%s: %d 64-bit stores without trace stores, expected END's 9 "
+                     "(8 for the header and DONE, one in the loop over the phases)",
+                     k->file, agg);
+        cr_assert_eq(reg, 6 + k->phases,
+                     "%s: %d 64-bit stores in register mode, expected END's %d "
                      "(6 for the header and DONE, one per phase)",
-                     k->file, agg, 6 + k->phases);
+                     k->file, reg, 6 + k->phases);
         cr_assert_geq(trace, agg + k->marks,
                       "%s: %d 64-bit stores with PT_DEV_TRACING, expected at least %d "
                       "(one more per mark site)",

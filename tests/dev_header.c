@@ -2,7 +2,9 @@
  * stores): the phase macros on CPU loops, writing records into a buffer in
  * host memory exactly as pt_dev_buf.h lays them out. Real clocks only
  * promise ordering and lower bounds, so that is what is asserted. The
- * trace stores are tested in tests/dev_trace.c. */
+ * trace stores are tested in tests/dev_trace.c. Plain C keeps the
+ * accumulators in registers; tests/dev_shared.c runs these tests again
+ * with shared-memory mode's (suite DEV_SUITE). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +17,12 @@
 
 #include "kernels/dev_disabled.h"
 
-TestSuite(dev_header);
+#ifndef DEV_SUITE
+#  define DEV_SUITE dev_header
+#endif
+TestSuite(DEV_SUITE);
 
-Test(dev_header, host_clocks_move_forward)
+Test(DEV_SUITE, host_clocks_move_forward)
 {
     long long a = pt_dev_host_ns();
     spin_ns(1000);
@@ -27,7 +32,7 @@ Test(dev_header, host_clocks_move_forward)
     cr_assert_geq(cpu, -1, "pt_dev_host_cpu() = %d", cpu);
 }
 
-Test(dev_header, phases_of_known_length_in_several_slots)
+Test(DEV_SUITE, phases_of_known_length_in_several_slots)
 {
     enum { NSLOTS = 3, MS = 1000000 };
     pt_dev_buf b = make_buf(NSLOTS, 2, PT_DEV_MODE_AGGREGATE, 0);
@@ -70,7 +75,7 @@ Test(dev_header, phases_of_known_length_in_several_slots)
     free(b.data);
 }
 
-Test(dev_header, hits_accumulate_and_cycles_add_up)
+Test(DEV_SUITE, hits_accumulate_and_cycles_add_up)
 {
     pt_dev_buf b = make_buf(1, 3, PT_DEV_MODE_AGGREGATE, 0);
     volatile double x = 1.0;
@@ -95,7 +100,7 @@ Test(dev_header, hits_accumulate_and_cycles_add_up)
     free(b.data);
 }
 
-Test(dev_header, bad_phases_are_counted_never_written)
+Test(DEV_SUITE, bad_phases_are_counted_never_written)
 {
     /* Two phases, so a mark of phase 5 (below PT_DEV_MAX_PHASES) would land
      * in slot 1's record if it were written. */
@@ -121,7 +126,7 @@ Test(dev_header, bad_phases_are_counted_never_written)
     free(b.data);
 }
 
-Test(dev_header, out_of_range_slot_counted_in_the_buffer_header)
+Test(DEV_SUITE, out_of_range_slot_counted_in_the_buffer_header)
 {
     pt_dev_buf b = make_buf(2, 2, PT_DEV_MODE_TRACE, 4);
     long long words = buf_words(b);
@@ -148,7 +153,7 @@ Test(dev_header, out_of_range_slot_counted_in_the_buffer_header)
     free(b.data);
 }
 
-Test(dev_header, no_buffer_is_skipped_and_no_slot_is_a_bad_slot)
+Test(DEV_SUITE, no_buffer_is_skipped_and_no_slot_is_a_bad_slot)
 {
     /* pt_dev_arg(NULL): no memory, nothing to write. A buffer of no
      * slots has memory: each record that cannot be written is counted. */
@@ -175,7 +180,7 @@ Test(dev_header, no_buffer_is_skipped_and_no_slot_is_a_bad_slot)
     free(noslots.data);
 }
 
-Test(dev_header, a_trace_buffer_without_trace_stores_stores_no_event)
+Test(DEV_SUITE, a_trace_buffer_without_trace_stores_stores_no_event)
 {
     /* Built without PT_DEV_TRACING: the record says no event was stored
      * and none dropped, which on a trace buffer the fold reads as "every
@@ -197,7 +202,7 @@ Test(dev_header, a_trace_buffer_without_trace_stores_stores_no_event)
     free(b.data);
 }
 
-Test(dev_header, end_rewrites_every_pair_of_a_reused_record)
+Test(DEV_SUITE, end_rewrites_every_pair_of_a_reused_record)
 {
     /* A record holding an earlier launch's figures: END writes every pair
      * the accumulators hold, marked or not. The buffer has more phases than
@@ -226,7 +231,7 @@ Test(dev_header, end_rewrites_every_pair_of_a_reused_record)
     free(b.data);
 }
 
-Test(dev_header, disabled_build_writes_nothing)
+Test(DEV_SUITE, disabled_build_writes_nothing)
 {
     pt_dev_buf b = make_buf(2, 2, PT_DEV_MODE_TRACE, 4);
     long long words = buf_words(b);
@@ -265,7 +270,7 @@ static int header_case(int c, char **log)
     return rc;
 }
 
-Test(dev_header, default_phase_count_and_trace_options)
+Test(DEV_SUITE, default_phase_count_and_trace_options)
 {
     char *log;
     int rc = header_case(12, &log);
@@ -277,7 +282,7 @@ Test(dev_header, default_phase_count_and_trace_options)
     free(log);
 }
 
-Test(dev_header, detail_headers_refuse_direct_inclusion)
+Test(DEV_SUITE, detail_headers_refuse_direct_inclusion)
 {
     for (int c = 6; c <= 7; c++) {
         char *log;
@@ -298,7 +303,7 @@ static void helper_phase(pt_dev_state *st, int phase, int times)
     }
 }
 
-Test(dev_header, helpers_mark_through_the_state)
+Test(DEV_SUITE, helpers_mark_through_the_state)
 {
     pt_dev_buf b = make_buf(1, 3, PT_DEV_MODE_AGGREGATE, 0);
     PT_DEV_BEGIN_AT(b, 0);
@@ -322,7 +327,7 @@ Test(dev_header, helpers_mark_through_the_state)
     free(b.data);
 }
 
-Test(dev_header, phases_the_buffer_lacks_are_counted_bad)
+Test(DEV_SUITE, phases_the_buffer_lacks_are_counted_bad)
 {
     /* The default PT_DEV_PHASES (16) marks phases the 2-phase buffer does
      * not have: their marks are bad, the others recorded, and the
@@ -351,7 +356,7 @@ Test(dev_header, phases_the_buffer_lacks_are_counted_bad)
 #undef PT_DEV_PHASES
 #define PT_DEV_PHASES 2
 
-Test(dev_header, phase_count_is_read_where_each_macro_stands)
+Test(DEV_SUITE, phase_count_is_read_where_each_macro_stands)
 {
     /* END writes 2 pairs of a 4-phase buffer; the other two keep what the
      * host put there. Phase 3, marked here, is bad; marked in a helper

@@ -232,6 +232,36 @@ Test(nvrtc, per_warp_and_tracing_options)
     compiled_free(&traced);
 }
 
+Test(nvrtc, shared_memory_by_default_registers_as_an_option)
+{
+    /* By default each kernel's BEGIN declares its __shared__ array (the
+     * test header's 5 phases: 7 pairs of 16 bytes); PT_DEV_SHARED=0 keeps
+     * the figures in registers, and per-warp records cannot share one. */
+    compiled smem = compile("compute_90", NULL, NULL);
+    compiled traced = compile("compute_90", "-DPT_DEV_TRACING", NULL);
+    compiled reg = compile("compute_90", "-DPT_DEV_SHARED=0", NULL);
+    compiled warp = compile("compute_90", "-DPT_DEV_SHARED=1", "-DPT_DEV_PER_WARP");
+    cr_assert_eq(smem.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(smem.rc), smem.log);
+    cr_assert_eq(traced.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(traced.rc), traced.log);
+    cr_assert_eq(reg.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(reg.rc), reg.log);
+    cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), ".shared .align 16 .b8 "), 2,
+                 "not one 16-byte-aligned shared array per kernel:\n%s", smem.ptx);
+    cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), "pt__dev_acc[112];"), 2,
+                 "the arrays are not 7 pairs long");
+    cr_assert_null(strstr(reg.ptx, "pt__dev_acc"), "register mode declares the array");
+    cr_assert_geq(check_entry(&traced, "k_marks3", 3), check_entry(&smem, "k_marks3", 3) + 3,
+                  "no trace store per mark in shared-memory mode");
+    check_entry(&smem, "k_helper_marks2", 2);
+    check_entry(&reg, "k_marks3", 3);
+    cr_assert_neq(warp.rc, NVRTC_SUCCESS, "PT_DEV_SHARED=1 compiled with PT_DEV_PER_WARP");
+    cr_assert(strstr(warp.log, "PT_DEV_PER_WARP keeps its accumulators in registers"),
+              "the log does not say why:\n%s", warp.log);
+    compiled_free(&smem);
+    compiled_free(&traced);
+    compiled_free(&reg);
+    compiled_free(&warp);
+}
+
 Test(nvrtc, too_small_a_maximum_stops_the_compile)
 {
     /* The ptgen header has 5 phases; a maximum of 2 could not record them. */

@@ -161,6 +161,17 @@
 /* Says that the value is this default, which a ptgen header replaces. */
 #  define PT__DEV_PHASES_DEFAULT 1
 #endif
+/* Where the accumulators live: shared memory (1) or registers (0). */
+#if defined(PT_DEV_SHARED)
+#  if (PT_DEV_SHARED + 0) && defined(PT_DEV_PER_WARP)
+#    error "PT_DEV_PER_WARP keeps its accumulators in registers: leave PT_DEV_SHARED undefined or 0"
+#  endif
+#  define PT__DEV_SMEM (PT_DEV_SHARED + 0)
+#elif (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(PT_DEV_PER_WARP)
+#  define PT__DEV_SMEM 1
+#else
+#  define PT__DEV_SMEM 0
+#endif
 #if defined(PT_DEV_TRACING) && defined(PT_DEV_NO_TRACE)
 #  error "PT_DEV_TRACING compiles the trace stores in, PT_DEV_NO_TRACE leaves them out: define one"
 #endif
@@ -218,6 +229,18 @@ typedef struct pt_dev_state pt_dev_state;
 
 #else
 
+/* The accumulator array of shared-memory mode: __shared__ where the code
+ * runs on the GPU, a local array on the CPU (one thread is the block). */
+#  if PT__DEV_SMEM && (defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__))
+#    define PT__DEV_ACC_DECL __shared__ __align__(16) long long pt__dev_acc[PT__DEV_ACC_WORDS(PT__DEV_N)];
+#    define PT__DEV_ACC pt__dev_acc
+#  elif PT__DEV_SMEM
+#    define PT__DEV_ACC_DECL long long pt__dev_acc[PT__DEV_ACC_WORDS(PT__DEV_N)];
+#    define PT__DEV_ACC pt__dev_acc
+#  else
+#    define PT__DEV_ACC_DECL
+#    define PT__DEV_ACC PT__DEV_NULL
+#  endif
 #  define PT__DEV_INSIDE 1
 #  include <pt/detail/pt_dev_clock.h>
 #  include <pt/detail/pt_dev_impl.h>
@@ -227,15 +250,13 @@ typedef struct pt_dev_state pt_dev_state;
  *  pt_dev_buf passed to the kernel by value. Declares the state, so it
  *  comes once per function, before its marks, at block scope. On the CPU
  *  it uses slot 0. */
-#  define PT_DEV_BEGIN(buf) \
-    pt_dev_state pt__dev_st; \
-    const long long pt__dev_slot = PT__DEV_AUTO; \
-    pt__dev_begin(&pt__dev_st, (buf), pt__dev_slot)
+#  define PT_DEV_BEGIN(buf) PT_DEV_BEGIN_AT(buf, PT__DEV_AUTO)
 /** \brief As PT_DEV_BEGIN, into record `slot` (an integer) of `buf`. */
 #  define PT_DEV_BEGIN_AT(buf, slot) \
+    PT__DEV_ACC_DECL \
     pt_dev_state pt__dev_st; \
     const long long pt__dev_slot = (long long)(slot); \
-    pt__dev_begin(&pt__dev_st, (buf), pt__dev_slot)
+    pt__dev_begin(&pt__dev_st, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot)
 /** \brief Charge the cycles since the previous mark (or BEGIN) to `phase`
  *  (an integer, ideally a constant) and count one hit. */
 #  define PT_DEV_MARK(phase) \

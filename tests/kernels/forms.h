@@ -2,7 +2,8 @@
  * PT_KFORM, so that only the instrumentation differs between them:
  *
  *   0  original   no instrumentation
- *   1  ptkit      pt_dev.h's macros (PT_DEV_DISABLE makes it the original)
+ *   1  ptkit      pt_dev.h's macros (PT_DEV_DISABLE makes it the original;
+ *                 PT_DEV_SHARED=0 keeps the figures in registers)
  *   2  by hand    what a CUDA developer writes instead:
  *                     t0 = clock64(); ... times[i] += clock64() - t0;
  *                 one clock64 read per mark, and thread 0 of the block adds

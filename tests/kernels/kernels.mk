@@ -84,16 +84,18 @@ TEST_PREREQS += $(KDIR)/phases_c.sm_80.ptx $(KDIR)/phases_c.sm_90.ptx \
                 $(KDIR)/phases_cpp.sm_90.ptx $(KDIR)/phases_cpp.sm_90.ptxas.txt $(KDIR)/hostdev
 
 # The benchmark kernels (tests/kernels/{gemm,attention,dynamic,helper}.cu,
-# see forms.h), each in its forms: orig (no instrumentation), ptkit, hand
-# (the hand-written clock64 pattern), trace (ptkit with PT_DEV_TRACING),
-# off (ptkit with PT_DEV_DISABLE); PTX, then cubin and ptxas report through
+# see forms.h), each in its forms: orig (no instrumentation), ptkit (its
+# default: the accumulators in shared memory), reg (PT_DEV_SHARED=0: in
+# registers), hand (the hand-written clock64 pattern), trace (ptkit with
+# PT_DEV_TRACING), off (ptkit with PT_DEV_DISABLE); PTX, then cubin and ptxas report through
 # the rule above, and -G builds straight from the source. The tests read
 # some (TEST_PREREQS), bench-static all (BENCH_STATIC_FILES).
 BK_DIR     := $(KDIR)/bench
 BK_KERNELS := gemm attention dynamic helper
-BK_FORMS   := orig ptkit hand trace off
+BK_FORMS   := orig ptkit reg hand trace off
 BK_FLAGS_orig  := -DPT_KFORM=0
 BK_FLAGS_ptkit := -DPT_KFORM=1
+BK_FLAGS_reg   := -DPT_KFORM=1 -DPT_DEV_SHARED=0
 BK_FLAGS_hand  := -DPT_KFORM=2
 BK_FLAGS_trace := -DPT_KFORM=1 -DPT_DEV_TRACING
 BK_FLAGS_off   := -DPT_KFORM=1 -DPT_DEV_DISABLE
@@ -132,9 +134,11 @@ $(BK_DIR)/cost.sm_90.ptx: tests/kernels/cost.cu $(K_DEPS)
 # The compile checks' share: the instrumented kernels' registers and stack
 # (sm_80 and sm_90), the GEMM's -G registers, and the PTX they compare.
 TEST_PREREQS += $(foreach k,$(BK_KERNELS),$(foreach a,80 90,$(BK_DIR)/$(k).ptkit.sm_$(a).ptxas.txt) \
-                  $(foreach f,orig ptkit trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx)) \
-                $(BK_DIR)/gemm.orig.sm_90.ptxas.txt $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt
-BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit hand,\
+                  $(foreach f,orig ptkit reg trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx) \
+                  $(foreach f,reg hand,$(BK_DIR)/$(k).$(f).sm_90.ptxas.txt)) \
+                $(BK_DIR)/gemm.orig.sm_90.ptxas.txt $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt \
+                $(BK_DIR)/gemm.reg.G.sm_90.ptxas.txt
+BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit reg hand,\
                         $(BK_DIR)/$(k).$(f).sm_90.ptxas.txt $(BK_DIR)/$(k).$(f).G.sm_90.ptxas.txt)) \
                       $(BK_DIR)/cost.sm_90.ptxas.txt
 

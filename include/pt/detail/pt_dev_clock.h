@@ -21,12 +21,15 @@
 #  define PT__DEV_ON_GPU 0
 #endif
 
-/* Full unrolling is what turns the per-phase arrays into registers; it is
+/* Full unrolling is what turns the per-phase arrays into registers, and a
+ * loop kept rolled is the smaller code where they are memory; both are
  * only asked of the device compiler, which understands the pragma. */
 #if PT__DEV_ON_GPU
 #  define PT__DEV_UNROLL _Pragma("unroll")
+#  define PT__DEV_NO_UNROLL _Pragma("unroll 1")
 #else
 #  define PT__DEV_UNROLL
+#  define PT__DEV_NO_UNROLL
 #endif
 
 /* The cycle counter: clock64() on the GPU; on the CPU the TSC where there is

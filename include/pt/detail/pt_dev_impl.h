@@ -2,21 +2,28 @@
  * include <pt/pt_dev.h>, which documents the behaviour and the costs; this
  * file explains how they are kept low.
  *
- * The state of one BEGIN..END is a local struct (pt_dev_state). Its
- * per-phase arrays have a compile-time size and, after inlining, are only
- * ever indexed by constants: a mark with a constant phase touches one
- * element, a mark with a run-time phase tests the phase against each of the
- * n phases in turn (n = PT_DEV_PHASES where the macro stands), and BEGIN
- * and END are loops the compiler unrolls. So every element the kernel marks
- * becomes a register and the others disappear; nothing is indexed at run
- * time, so nothing goes to local memory.
+ * Two modes keep the figures of one BEGIN..END (PT__DEV_SMEM picks one):
  *
- * Every thread reads the clocks and keeps the accumulators, so BEGIN and
- * the marks never branch (in converged code the compiler may keep them in
- * uniform registers, one copy per warp). All the work on the record is at
- * END, on the recording thread alone: finding the record once, then a few
- * 128-bit stores and a release store of DONE. Trace stores exist only with
- * PT_DEV_TRACING. */
+ * Shared-memory mode (the default under nvcc and NVRTC; see the comment
+ * above its functions): the recording thread adds each mark's cycles into
+ * a __shared__ array, so the kernel holds only the last clock and the
+ * recording flag, and a run-time phase is an index into the array.
+ *
+ * Register mode (PT_DEV_SHARED=0, PT_DEV_PER_WARP, plain C): the state is a
+ * local struct whose per-phase arrays have a compile-time size and, after
+ * inlining, are only ever indexed by constants: a mark with a constant
+ * phase touches one element, a mark with a run-time phase tests the phase
+ * against each of the n phases in turn (n = PT_DEV_PHASES where the macro
+ * stands), and BEGIN and END are loops the compiler unrolls. So every
+ * element the kernel marks becomes a register and the others disappear;
+ * nothing is indexed at run time, so nothing goes to local memory. Every
+ * thread reads the clocks and keeps the accumulators, so BEGIN and the
+ * marks never branch (in converged code the compiler may keep them in
+ * uniform registers, one copy per warp).
+ *
+ * In both, all the work on the record is at END, on the recording thread
+ * alone: finding the record once, then a few 128-bit stores and a release
+ * store of DONE. Trace stores exist only with PT_DEV_TRACING. */
 #if !defined(PT__DEV_INSIDE)
 #  error "include <pt/pt_dev.h>"
 #elif !defined(PT_DETAIL_PT_DEV_IMPL_H)
@@ -34,12 +41,24 @@
 #define PT__DEV_N \
     ((int)(PT_DEV_PHASES) < PT_DEV_MAX_PHASES ? (int)(PT_DEV_PHASES) : PT_DEV_MAX_PHASES)
 
+/* Words of the accumulator array of shared-memory mode, for n phases:
+ * clock64 and %globaltimer at BEGIN, the (cycles, hits) pair of each
+ * phase, then the pair of the marks of a phase outside [0, n) (their
+ * cycles, which no phase is charged with, and their count). */
+#define PT__DEV_ACC_WORDS(n) (4 + 2 * (n))
+
 struct pt_dev_state {
     long long prev;                       /* clock at the last mark (or BEGIN) */
+#if PT__DEV_SMEM
+    long long *acc;                       /* the block's accumulators (PT__DEV_ACC_WORDS) */
+    int n;                                /* phases acc has pairs for */
+    int rec;                              /* 1 on the recording thread */
+#else
     long long cyc[PT_DEV_MAX_PHASES];     /* cycles charged to each phase */
     long long hits[PT_DEV_MAX_PHASES];    /* marks of each phase */
     long long bad;                        /* marks of a phase outside [0, n) */
     long long clk0, gt0;                  /* clock64 and %globaltimer at BEGIN */
+#endif
 #if defined(PT_DEV_TRACING)
     long long *ev;                        /* trace events of this record; NULL unless tracing */
     long long nev;                        /* trace marks seen: the stored ones, then the dropped */
@@ -125,19 +144,14 @@ PT_DEV_FN long long *pt__dev_record(pt_dev_buf b, unsigned long long k)
     return (long long *)((char *)(b.data + PT_DEV_HDR) + (unsigned long long)(unsigned)k * bytes);
 }
 
-PT_DEV_FN void pt__dev_begin(pt_dev_state *s, pt_dev_buf b, long long slot)
+/* Trace mode's part of BEGIN: where the recording thread stores its events. */
+PT_DEV_FN void pt__dev_begin_trace(pt_dev_state *s, pt_dev_buf b, long long slot, int rec)
 {
-    PT__DEV_UNROLL
-    for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
-        s->cyc[q] = 0;
-        s->hits[q] = 0;
-    }
-    s->bad = 0;
 #if defined(PT_DEV_TRACING)
     s->ev = PT__DEV_NULL;
     s->nev = 0;
     s->cap = 0;
-    if (b.mode == PT_DEV_MODE_TRACE && b.data != PT__DEV_NULL && pt__dev_recording()) {
+    if (b.mode == PT_DEV_MODE_TRACE && b.data != PT__DEV_NULL && rec) {
         unsigned long long k;
         if (pt__dev_slot(b, slot, &k)) {
             s->ev = pt__dev_record(b, k) + PT_DEV_SLOT_HDR + 2LL * b.nphases;
@@ -145,9 +159,184 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, pt_dev_buf b, long long slot)
         }
     }
 #else
+    (void)s;
     (void)b;
     (void)slot;
+    (void)rec;
 #endif
+}
+
+/* Trace mode's part of a mark: the event (phase, now), or one dropped. */
+PT_DEV_FN void pt__dev_mark_trace(pt_dev_state *s, long long phase, long long now)
+{
+#if defined(PT_DEV_TRACING)
+    if (s->ev) {
+        if (s->nev < s->cap)
+            pt__dev_store2(&s->ev[2 * s->nev], phase, now);
+        s->nev += 1;
+    }
+#else
+    (void)s;
+    (void)phase;
+    (void)now;
+#endif
+}
+
+/* 1 with the record of this block (or warp) in *r; 0 for a slot the
+ * buffer does not have, which is counted in the buffer's header. Called on
+ * the recording thread only. A buffer with data == NULL has no slots
+ * (pt_dev_arg(NULL) and a zeroed pt_dev_buf say nslots 0), so its test
+ * waits for that rare path. */
+PT_DEV_FN int pt__dev_end_record(pt_dev_buf b, long long slot, long long **r)
+{
+    unsigned long long k;
+    if (!pt__dev_slot(b, slot, &k)) {
+        if (b.data != PT__DEV_NULL)
+            pt__dev_count_bad_slot(b.data, pt__dev_opaque_zero());
+        return 0;
+    }
+    *r = pt__dev_record(b, k);
+    return 1;
+}
+
+/* The slot header, then DONE: clock64 and %globaltimer at BEGIN and END,
+ * %smid, the bad marks, the trace events stored and dropped. */
+PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long clk0,
+                                  long long clk1, long long gt0, long long gt1, long long bad)
+{
+    long long where = pt__dev_where(), stored, dropped;
+#if defined(PT_DEV_TRACING)
+    stored = s->nev < s->cap ? s->nev : s->cap;
+    dropped = s->nev - stored;
+#else
+    /* Built without trace stores: no event stored, none dropped. On a
+     * trace buffer a record with marks says so, since a kernel that traces
+     * stores or drops each mark; the fold counts its marks as dropped. */
+    (void)s;
+    stored = 0;
+    dropped = 0;
+#endif
+    r[PT_DEV_S_SMID] = where;
+#if PT__DEV_SMEM
+    /* clk0 and gt0 come from one 128-bit load: four 64-bit stores take
+     * them where they are, where two pairs would take four moves. */
+    r[PT_DEV_S_CLK0] = clk0;
+    r[PT_DEV_S_CLK1] = clk1;
+    r[PT_DEV_S_GT0] = gt0;
+    r[PT_DEV_S_GT1] = gt1;
+#else
+    pt__dev_store2(&r[PT_DEV_S_CLK0], clk0, clk1);
+    pt__dev_store2(&r[PT_DEV_S_GT0], gt0, gt1);
+#endif
+    pt__dev_store2(&r[PT_DEV_S_BAD_PHASE], bad, stored);
+    pt__dev_store2(&r[PT_DEV_S_DROPPED], dropped, where);
+    pt__dev_publish(r);
+}
+
+#if PT__DEV_SMEM
+
+/* Shared-memory mode: the recording thread keeps the block's figures in a
+ * __shared__ array that PT_DEV_BEGIN declares (a local array on the CPU):
+ * pair 0 holds clock64 and %globaltimer at BEGIN, pair 1 + q the (cycles,
+ * hits) of phase q, pair 1 + n the (cycles, count) of the marks of a phase
+ * outside [0, n). Every thread reads the clock at a mark, as in register
+ * mode; the recording thread alone then adds to the phase's pair, one
+ * 128-bit load and store, as the hand-written pattern's `if (tid == 0)
+ * times[i] += ...` does in global memory. A run-time phase is an index,
+ * not a compare per phase, and the kernel holds only the last clock and
+ * the recording flag, whatever the phases.
+ *
+ * The update is plain C under `if (rec)`: ptxas branches around it (a
+ * reconvergence barrier per mark), which keeps the kernel's registers at
+ * the hand-written pattern's; the predicated inline asm tried instead
+ * saves a few instructions a mark but holds the array's address in two
+ * more registers for the whole kernel (the SGEMM went from 32 to 40). */
+
+/* Adds (a, b) to the pair at acc[2 * i] on the recording thread. */
+PT_DEV_FN void pt__dev_acc_add(long long *acc, int i, int rec, long long a, long long b)
+{
+    if (rec) {
+        long long *p = &acc[2 * i];
+        pt__dev_store2(p, p[0] + a, p[1] + b);
+    }
+}
+
+PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
+{
+    s->acc = acc;
+    s->n = n;
+    s->rec = pt__dev_recording();
+    if (s->rec) {
+        for (int q = 0; q <= n; q++)
+            pt__dev_store2(&acc[2 + 2 * q], 0, 0);
+    }
+    pt__dev_begin_trace(s, b, slot, s->rec);
+    /* Every thread reads both clocks; clock64 last, so that the set-up is
+     * not charged to the first phase. */
+    {
+        long long gt0 = pt__dev_ns();
+        s->prev = pt__dev_clock();
+        if (s->rec)
+            pt__dev_store2(acc, s->prev, gt0);
+    }
+}
+
+PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
+{
+    long long now = pt__dev_clock();
+    int m = n < s->n ? n : s->n;
+    /* One unsigned compare catches negative phases too; a phase outside
+     * [0, m) goes to the pair after the phases'. */
+    int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
+    pt__dev_acc_add(s->acc, 1 + q, s->rec, now - s->prev, 1);
+    s->prev = now;
+    pt__dev_mark_trace(s, phase, now);
+}
+
+PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
+{
+    long long *r, clk1, gt1, bad;
+    int m, q;
+    if (!s->rec || !pt__dev_end_record(b, slot, &r))
+        return;
+    clk1 = pt__dev_clock();
+    gt1 = pt__dev_ns();
+    /* The first min(n, nphases) pairs are written, marked or not, so a
+     * reused record never shows an earlier launch's figures; the buffer's
+     * pairs past them keep what pt_dev_reset() left there. The marks of a
+     * phase the buffer does not have, or beyond this n (a helper's mark
+     * under a larger PT_DEV_PHASES), are counted as bad. A loop, not one
+     * copy per phase: the accumulators are indexed memory. */
+    m = n < s->n ? n : s->n;
+    m = m < b.nphases ? m : b.nphases;
+    bad = s->acc[3 + 2 * s->n];
+    q = 0;
+    PT__DEV_NO_UNROLL
+    for (; q < m; q++)
+        pt__dev_store2(&r[PT_DEV_SLOT_HDR + 2 * q], s->acc[2 + 2 * q], s->acc[3 + 2 * q]);
+    PT__DEV_NO_UNROLL
+    for (; q < s->n; q++)
+        bad += s->acc[3 + 2 * q];
+    pt__dev_end_header(s, r, s->acc[0], clk1, s->acc[1], gt1, bad);
+}
+
+#else
+
+/* Register mode: the state is a local struct whose per-phase arrays have a
+ * compile-time size and, after inlining, are only ever indexed by
+ * constants (see the top of this file). */
+
+PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
+{
+    (void)acc;
+    (void)n;
+    PT__DEV_UNROLL
+    for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
+        s->cyc[q] = 0;
+        s->hits[q] = 0;
+    }
+    s->bad = 0;
+    pt__dev_begin_trace(s, b, slot, pt__dev_recording());
     /* Every thread reads both clocks, so BEGIN never branches; clock64
      * last, so that the set-up is not charged to the first phase. */
     s->gt0 = pt__dev_ns();
@@ -182,29 +371,16 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 #endif
     if (!ok)
         s->bad += 1;
-#if defined(PT_DEV_TRACING)
-    if (s->ev) {
-        if (s->nev < s->cap)
-            pt__dev_store2(&s->ev[2 * s->nev], phase, now);
-        s->nev += 1;
-    }
-#endif
+    pt__dev_mark_trace(s, phase, now);
 }
 
 PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 {
-    unsigned long long k;
-    long long *r, clk1, gt1, where, bad, stored, dropped;
-    if (b.data == PT__DEV_NULL || !pt__dev_recording())
+    long long *r, clk1, gt1, bad;
+    if (!pt__dev_recording() || !pt__dev_end_record(b, slot, &r))
         return;
-    if (!pt__dev_slot(b, slot, &k)) {
-        pt__dev_count_bad_slot(b.data, pt__dev_opaque_zero());
-        return;
-    }
-    r = pt__dev_record(b, k);
     clk1 = pt__dev_clock();
     gt1 = pt__dev_ns();
-    where = pt__dev_where();
     /* The first n pairs are written, marked or not, so a reused record
      * never shows an earlier launch's figures; the buffer's pairs from n up
      * keep what pt_dev_reset() left there. The marks of a phase the buffer
@@ -218,22 +394,9 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
         else
             bad += s->hits[q];
     }
-#if defined(PT_DEV_TRACING)
-    stored = s->nev < s->cap ? s->nev : s->cap;
-    dropped = s->nev - stored;
-#else
-    /* Built without trace stores: no event stored, none dropped. On a
-     * trace buffer a record with marks says so, since a kernel that traces
-     * stores or drops each mark; the fold counts its marks as dropped. */
-    stored = 0;
-    dropped = 0;
-#endif
-    r[PT_DEV_S_SMID] = where;
-    pt__dev_store2(&r[PT_DEV_S_CLK0], s->clk0, clk1);
-    pt__dev_store2(&r[PT_DEV_S_GT0], s->gt0, gt1);
-    pt__dev_store2(&r[PT_DEV_S_BAD_PHASE], bad, stored);
-    pt__dev_store2(&r[PT_DEV_S_DROPPED], dropped, where);
-    pt__dev_publish(r);
+    pt__dev_end_header(s, r, s->clk0, clk1, s->gt0, gt1, bad);
 }
+
+#endif
 
 #endif
