@@ -28,16 +28,22 @@
  *    thread reads clock64 and %globaltimer; nothing else, no branch.
  *  - PT_DEV_MARK(phase) charges the cycles since the previous mark (or
  *    BEGIN) to `phase` and counts one hit; a phase marked many times, in a
- *    loop, accumulates. Every thread does the arithmetic, in registers, so
- *    marks never diverge and never touch memory; only the recording
- *    thread's figures are written. The recording thread is thread (0,0,0)
- *    of the block, or lane 0 of each warp with PT_DEV_PER_WARP.
+ *    loop, accumulates. Every thread reads the clock; only the recording
+ *    thread's figures are kept. The recording thread is thread (0,0,0) of
+ *    the block, or lane 0 of each warp with PT_DEV_PER_WARP. Where the
+ *    figures are kept is the mode (PT_DEV_SHARED below): by default under
+ *    nvcc and NVRTC, in a __shared__ array PT_DEV_BEGIN declares (16 bytes
+ *    per phase + 32; the recording thread adds to it, one 128-bit load
+ *    and store, as the hand-written `if (tid == 0) times[i] += ...` does in
+ *    global memory); otherwise in registers on every thread (no branch,
+ *    no memory, but registers per phase).
  *  - PT_DEV_STATE is a `pt_dev_state *` to this function's state, for a
  *    `__device__` helper that marks with PT_DEV_MARK_IN(st, phase). Let
  *    the compiler inline the helper (a helper in the same file usually is;
  *    `__forceinline__` makes sure): the state then stays in registers. A
  *    helper that is not inlined takes the state through local memory (a
- *    stack frame of sizeof(pt_dev_state)).
+ *    stack frame of sizeof(pt_dev_state): the last clock and a pointer to
+ *    the shared array, or in register mode every accumulator).
  *  - PT_DEV_END(buf) writes the record once, on the recording thread: it
  *    reads clock64, %globaltimer and %smid, writes the slot header and the
  *    (cycles, hits) pair of the first PT_DEV_PHASES phases with 128-bit
@@ -53,15 +59,19 @@
  *  kernels, the CPU). A slot outside [0, buf.nslots) is counted with one
  *  atomic add into data[PT_DEV_H_BAD_SLOT] and nothing else is written. A
  *  buffer with data == NULL (what pt_dev_arg(NULL) gives) is skipped
- *  entirely. A pt_dev_buf comes from pt_dev_arg(): its data is 16-byte
- *  aligned and its shape below PT_DEV_SHAPE_MAX.
+ *  entirely; END tests that only on its way to counting a bad slot, so a
+ *  buffer with data == NULL must say nslots 0, as pt_dev_arg(NULL) and a
+ *  zeroed pt_dev_buf do. A pt_dev_buf comes from pt_dev_arg(): its data is
+ *  16-byte aligned and its shape below PT_DEV_SHAPE_MAX.
  *
  *  Phases: PT_DEV_PHASES (a ptgen header sets it to its count) says how
  *  many the marks, BEGIN and END that follow use; each macro reads it where
- *  it stands, so the header may come before or after this one. A mark of a
- *  constant phase is one add into that phase's registers; a mark of a
- *  phase computed at run time compares it with each of the PT_DEV_PHASES
- *  phases and adds into the one it is (registers still, no local memory).
+ *  it stands, so the header may come before or after this one. In shared
+ *  memory a mark adds into its phase's pair, a phase computed at run time
+ *  as cheaply as a constant one. In register mode a mark of a constant
+ *  phase is one add into that phase's registers; a mark of a phase
+ *  computed at run time compares it with each of the PT_DEV_PHASES phases
+ *  and adds into the one it is (registers still, no local memory).
  *  A phase below 0 or not below PT_DEV_PHASES, or one the buffer does not
  *  have (below min(buf.nphases, PT_DEV_PHASES) is recorded), is never
  *  written out of bounds: its marks are counted in the record's
@@ -77,42 +87,49 @@
  *  why. Nothing is lost silently. An out-of-range phase is stored as given;
  *  readers check it.
  *
- *  Cost (nvcc 13, sm_90; `make bench-static` measures it, against the
- *  hand-written `t1 = clock64(); if (tid == 0) times[i] += t1 - t0; t0 = t1`):
- *  - a mark of a constant phase: one clock64 read and a 64-bit add in the
- *    loop it stands in, about 3 instructions, where the hand-written
- *    pattern takes about 5 and a global load and store; a hit counter the
- *    compiler shares between phases marked the same number of times. Each
- *    phase a kernel marks holds 2 to 4 registers (uniform registers where
- *    the code is converged: then none of the thread's), and costs about 12
- *    instructions of code in all, its setup and its store at END included.
- *  - BEGIN: two clock reads. END: about 60 instructions on the recording
- *    thread (find the record, check it, 5 + PT_DEV_PHASES 128-bit stores,
- *    the release store), and 2 to 3 more per phase up to PT_DEV_PHASES:
- *    BEGIN + one mark + END is 73 instructions with 1 phase, 80 with 3, 89
- *    with 6 and 109 with the default 16 (no ptgen header).
- *  - a phase known at run time: about 5 instructions per phase compared
- *    in the mark (+97 instructions and +10 registers over a constant phase
- *    with 6 phases), and no stack. Registers are what such kernels pay:
- *    the benchmark's kernel with 5 run-time phases goes from 25 to 36
- *    registers, its solver marking 4 phases in helpers from 30 to 40 (the
- *    hand-written pattern: 32 and 32), so sm_90 holds 51 warps per SM
- *    instead of 64 where registers limit it.
- *  - against the hand-written pattern, ptkit adds more code where a kernel
- *    has few marks, since END's record (about 60 instructions: the slot and
- *    its check, the header, DONE) is a fixed cost the pattern does not pay:
- *    3.1 times the pattern's code on the 3-phase SGEMM (+106 against +34
- *    instructions), 2.9 on the 6-phase attention pass, 2.8 on the solver,
- *    1.5 on the run-time phases.
+ *  Cost (nvcc 13, sm_90; `make bench-static` measures both modes, against
+ *  the hand-written `t1 = clock64(); if (tid == 0) times[i] += t1 - t0;
+ *  t0 = t1`, on an SGEMM of 1024-thread blocks (3 phases), an attention
+ *  pass (6), a kernel with 5 run-time phases and a solver marking 4 in its
+ *  helpers):
+ *  - shared memory (the default): the kernel holds the last clock and the
+ *    recording flag, whatever the phases: registers are at or below the
+ *    hand-written pattern's on all four (32, 64, 29, 32 against 32, 64,
+ *    32, 32; without marks 32, 64, 25, 30), no stack, so occupancy is the
+ *    pattern's. A mark is a clock read on every thread and, on the
+ *    recording thread, a 128-bit shared load, two 64-bit adds and a store,
+ *    which ptxas branches around (about 12 instructions a site, where the
+ *    pattern's predicated global load and store take about 7). A run-time
+ *    phase costs no more than a constant one. END copies the pairs in a
+ *    loop, so its code does not grow with the phases. The array is
+ *    16 * (PT_DEV_PHASES + 2) bytes of shared memory per BEGIN.
+ *  - registers (PT_DEV_SHARED=0): a mark of a constant phase is a clock
+ *    read and a 64-bit add, about 3 instructions; each phase a kernel marks
+ *    holds 2 to 4 registers (uniform ones where the code is converged) and
+ *    END stores it unrolled. A run-time phase compares with each phase,
+ *    about 5 instructions and registers for every phase: the run-time
+ *    kernel goes from 25 to 36 registers and the solver from 30 to 40, so
+ *    sm_90 holds 51 warps per SM instead of 64 where registers limit it.
+ *  - END's fixed cost, in both: the recording check, the slot and its
+ *    bound (a bad slot is one atomic add), %globaltimer, clock64 and %smid,
+ *    the header's stores, and the release store of DONE (four instructions
+ *    on sm_90: MEMBAR.ALL.GPU, two error barriers, the store), about 60
+ *    instructions the hand-written pattern does not pay. So against the
+ *    pattern ptkit adds more code where a kernel has few marks: in shared
+ *    memory 4.6 times the pattern's code on the SGEMM (+157 against +34
+ *    instructions), 2.8 on the attention pass, 3.7 on the run-time phases
+ *    (the compiler unrolls that kernel's loop three times, as it does the
+ *    pattern's), 4.2 on the solver; in registers 3.2, 3.0, 1.2 and 2.7.
  *  - the clock read is `volatile`, so marks keep their order, but the
  *    compiler may still move independent arithmetic or loads across a
  *    mark; the phases are as exact as clock64() makes them.
- *  What raises the cost: more phases (PT_DEV_PHASES, or the default 16 when
- *  no ptgen header sets it), marks of phases computed at run time (each
+ *  What raises the cost: more mark sites (shared memory) or more phases
+ *  (registers: PT_DEV_PHASES, or the default 16 when no ptgen header sets
+ *  it), marks of phases computed at run time in register mode (each
  *  compares with every phase), PT_DEV_TRACING (a store per mark), helpers
- *  the compiler does not inline (the state goes to local memory), and
- *  -G builds, which keep the state in local memory (stack) but stay within
- *  64 registers, so 1024-thread blocks still launch.
+ *  the compiler does not inline (the state goes to local memory), and -G
+ *  builds, which keep the state in local memory (stack) but stay within 64
+ *  registers in either mode, so 1024-thread blocks still launch.
  *
  *  Modes (one qualifier, PT_DEV_FN, decides):
  *  - nvcc: the functions are __host__ __device__; on the GPU they read
@@ -139,6 +156,14 @@
  *    highest phase + 1 a mark can record. A ptgen header with more phases
  *    defines it to its count (or stops the build when pt_dev.h came first
  *    with a smaller value).
+ *  - PT_DEV_SHARED: 1 keeps the block's figures in a __shared__ array
+ *    (the default under nvcc and NVRTC: registers at most the hand-written
+ *    pattern's, whatever the phases), 0 in registers (the default of plain
+ *    C and of PT_DEV_PER_WARP: fewer instructions per mark, registers per
+ *    phase). Per-warp records keep registers, since a shared array for
+ *    every warp would need the block size at compile time; defining
+ *    PT_DEV_SHARED=1 with PT_DEV_PER_WARP stops the build. -G builds stay
+ *    within 64 registers in either mode.
  *  - PT_DEV_PER_WARP: one record per warp instead of per block.
  *  - PT_DEV_TRACING: the trace stores, for trace buffers. PT_DEV_NO_TRACE,
  *    their absence, is the default and still accepted. */

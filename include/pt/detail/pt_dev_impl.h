@@ -51,6 +51,7 @@ struct pt_dev_state {
     long long prev;                       /* clock at the last mark (or BEGIN) */
 #if PT__DEV_SMEM
     long long *acc;                       /* the block's accumulators (PT__DEV_ACC_WORDS) */
+    unsigned at;                          /* acc's shared address on the recording thread */
     int n;                                /* phases acc has pairs for */
     int rec;                              /* 1 on the recording thread */
 #else
@@ -252,20 +253,44 @@ PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long
  * saves a few instructions a mark but holds the array's address in two
  * more registers for the whole kernel (the SGEMM went from 32 to 40). */
 
+/* The marks address the array through at, its shared address plus 16
+ * times %tid.x: the recording thread's own (%tid.x is 0 there), and a
+ * value ptxas cannot rebuild from constants. It keeps it in one register
+ * and predicates the mark's load, adds and store on the recording flag, as
+ * it does the hand-written pattern's global ones; with the array's
+ * constant address it rebuilt the address at every mark in uniform
+ * registers and branched around the update (a reconvergence barrier),
+ * some 5 instructions more a mark. Not in -G builds, which keep every
+ * value in local memory anyway: there it would cost registers. */
+#if PT__DEV_ON_GPU && !defined(__CUDACC_DEBUG__)
+#  define PT__DEV_AT 1
+#else
+#  define PT__DEV_AT 0
+#endif
+
 /* Adds (a, b) to the pair at acc[2 * i] on the recording thread. */
-PT_DEV_FN void pt__dev_acc_add(long long *acc, int i, int rec, long long a, long long b)
+PT_DEV_FN void pt__dev_acc_add(const pt_dev_state *s, int i, long long a, long long b)
 {
-    if (rec) {
-        long long *p = &acc[2 * i];
+    if (s->rec) {
+#if PT__DEV_AT
+        long long *p = (long long *)__cvta_shared_to_generic(s->at + 16u * (unsigned)i);
+#else
+        long long *p = &s->acc[2 * i];
+#endif
         pt__dev_store2(p, p[0] + a, p[1] + b);
     }
 }
 
 PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
 {
-    s->acc = acc;
     s->n = n;
     s->rec = pt__dev_recording();
+    s->acc = acc;
+#if PT__DEV_AT
+    s->at = (unsigned)__cvta_generic_to_shared(acc) + 16u * pt__dev_opaque_zero();
+#else
+    s->at = 0;
+#endif
     if (s->rec) {
         for (int q = 0; q <= n; q++)
             pt__dev_store2(&acc[2 + 2 * q], 0, 0);
@@ -288,7 +313,7 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
     /* One unsigned compare catches negative phases too; a phase outside
      * [0, m) goes to the pair after the phases'. */
     int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
-    pt__dev_acc_add(s->acc, 1 + q, s->rec, now - s->prev, 1);
+    pt__dev_acc_add(s, 1 + q, now - s->prev, 1);
     s->prev = now;
     pt__dev_mark_trace(s, phase, now);
 }
