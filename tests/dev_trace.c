@@ -1,7 +1,9 @@
 /* pt_dev.h in host mode with trace stores compiled in (PT_DEV_TRACING):
  * the marks store (phase, clock) events into a trace buffer's records,
  * count those past the capacity as dropped, and leave an aggregate
- * buffer's records as a build without them would. */
+ * buffer's records as a build without them would. In register mode, as
+ * plain C builds; tests/dev_trace_shared.c runs them in shared-memory
+ * mode (suite DEV_TRACE_SUITE). */
 #define PT_DEV_TRACING 1
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -12,9 +14,12 @@
 #include "common.h"
 #include "dev_records.h"
 
-TestSuite(dev_trace);
+#ifndef DEV_TRACE_SUITE
+#  define DEV_TRACE_SUITE dev_trace
+#endif
+TestSuite(DEV_TRACE_SUITE);
 
-Test(dev_trace, trace_events_in_order_and_dropped_past_capacity)
+Test(DEV_TRACE_SUITE, trace_events_in_order_and_dropped_past_capacity)
 {
     enum { CAP = 5 };
     static const int seq[] = { 0, 1, 0, 2, 1, 2, 0, 1 }; /* 8 marks, 3 past CAP */
@@ -46,7 +51,7 @@ Test(dev_trace, trace_events_in_order_and_dropped_past_capacity)
     free(b.data);
 }
 
-Test(dev_trace, trace_events_match_the_aggregate_cycles)
+Test(DEV_TRACE_SUITE, trace_events_match_the_aggregate_cycles)
 {
     /* With room for every event, the events are the marks' own clock
      * reads: each phase's cycles are the sum of its events' intervals. */
@@ -74,7 +79,7 @@ Test(dev_trace, trace_events_match_the_aggregate_cycles)
     free(b.data);
 }
 
-Test(dev_trace, trace_stores_a_bad_phase_as_given)
+Test(DEV_TRACE_SUITE, trace_stores_a_bad_phase_as_given)
 {
     /* A timeline needs every interval, so a bad mark is an event too, with
      * the phase as given for the reader to check. */
@@ -91,7 +96,7 @@ Test(dev_trace, trace_stores_a_bad_phase_as_given)
     free(b.data);
 }
 
-Test(dev_trace, an_aggregate_buffer_gets_no_event)
+Test(DEV_TRACE_SUITE, an_aggregate_buffer_gets_no_event)
 {
     pt_dev_buf b = make_buf(2, 2, PT_DEV_MODE_AGGREGATE, 0);
     long long *before = snapshot(b);
@@ -110,7 +115,7 @@ Test(dev_trace, an_aggregate_buffer_gets_no_event)
     free(b.data);
 }
 
-Test(dev_trace, helpers_trace_too)
+Test(DEV_TRACE_SUITE, helpers_trace_too)
 {
     pt_dev_buf b = make_buf(1, 2, PT_DEV_MODE_TRACE, 8);
     long long *r = rec(b, 0), *ev = events(b, 0);
