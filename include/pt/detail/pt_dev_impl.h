@@ -268,15 +268,21 @@ PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long
 #  define PT__DEV_AT 0
 #endif
 
+/* The array as the recording thread addresses it (through at on the GPU). */
+PT_DEV_FN long long *pt__dev_acc(const pt_dev_state *s)
+{
+#if PT__DEV_AT
+    return (long long *)__cvta_shared_to_generic(s->at);
+#else
+    return s->acc;
+#endif
+}
+
 /* Adds (a, b) to the pair at acc[2 * i] on the recording thread. */
 PT_DEV_FN void pt__dev_acc_add(const pt_dev_state *s, int i, long long a, long long b)
 {
     if (s->rec) {
-#if PT__DEV_AT
-        long long *p = (long long *)__cvta_shared_to_generic(s->at + 16u * (unsigned)i);
-#else
-        long long *p = &s->acc[2 * i];
-#endif
+        long long *p = &pt__dev_acc(s)[2 * i];
         pt__dev_store2(p, p[0] + a, p[1] + b);
     }
 }
@@ -293,7 +299,7 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
 #endif
     if (s->rec) {
         for (int q = 0; q <= n; q++)
-            pt__dev_store2(&acc[2 + 2 * q], 0, 0);
+            pt__dev_store2(&pt__dev_acc(s)[2 + 2 * q], 0, 0);
     }
     pt__dev_begin_trace(s, b, slot, s->rec);
     /* Every thread reads both clocks; clock64 last, so that the set-up is
@@ -302,7 +308,7 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
         long long gt0 = pt__dev_ns();
         s->prev = pt__dev_clock();
         if (s->rec)
-            pt__dev_store2(acc, s->prev, gt0);
+            pt__dev_store2(pt__dev_acc(s), s->prev, gt0);
     }
 }
 
@@ -320,6 +326,7 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 
 PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 {
+    const long long *acc = pt__dev_acc(s);
     long long *r, clk1, gt1, bad;
     int m, q;
     if (!s->rec || !pt__dev_end_record(b, slot, &r))
@@ -334,15 +341,15 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
      * copy per phase: the accumulators are indexed memory. */
     m = n < s->n ? n : s->n;
     m = m < b.nphases ? m : b.nphases;
-    bad = s->acc[3 + 2 * s->n];
+    bad = acc[3 + 2 * s->n];
     q = 0;
     PT__DEV_NO_UNROLL
     for (; q < m; q++)
-        pt__dev_store2(&r[PT_DEV_SLOT_HDR + 2 * q], s->acc[2 + 2 * q], s->acc[3 + 2 * q]);
+        pt__dev_store2(&r[PT_DEV_SLOT_HDR + 2 * q], acc[2 + 2 * q], acc[3 + 2 * q]);
     PT__DEV_NO_UNROLL
     for (; q < s->n; q++)
-        bad += s->acc[3 + 2 * q];
-    pt__dev_end_header(s, r, s->acc[0], clk1, s->acc[1], gt1, bad);
+        bad += acc[3 + 2 * q];
+    pt__dev_end_header(s, r, acc[0], clk1, acc[1], gt1, bad);
 }
 
 #else
