@@ -95,7 +95,7 @@
  *  - shared memory (the default): the kernel holds the last clock, the
  *    recording flag and the array's address, whatever the phases:
  *    registers are at or below the hand-written pattern's on all four (32,
- *    64, 29, 32 against 32, 64, 32, 32; without marks 32, 64, 25, 30), no
+ *    64, 31, 32 against 32, 64, 32, 32; without marks 32, 64, 25, 30), no
  *    stack, so occupancy is the pattern's. A mark is a clock read on every
  *    thread and, predicated on the recording thread, a 128-bit shared
  *    load, two 64-bit adds and a store: about 7 instructions where it
@@ -103,8 +103,8 @@
  *    mark outside a loop may be branched around instead, about 12). A
  *    run-time phase costs a few instructions more than a constant one, and
  *    no register. END copies the pairs in a loop, so its code does not
- *    grow with the phases: BEGIN + one mark + END is 97 instructions with
- *    1 phase, 124 with 3, 130 with 6, 140 with 16. The array takes
+ *    grow with the phases: BEGIN + one mark + END is 90 instructions with
+ *    1 phase, 116 with 3, 119 with 6, 132 with 16. The array takes
  *    16 * (PT_DEV_PHASES + 2) bytes of shared memory per BEGIN.
  *  - registers (PT_DEV_SHARED=0): a mark of a constant phase is a clock
  *    read and a 64-bit add, about 3 instructions; each phase a kernel marks
@@ -118,13 +118,13 @@
  *    bound (a bad slot is one atomic add; a NULL buffer is tested only
  *    there), %globaltimer, clock64 and %smid, the header's stores, and the
  *    release store of DONE (on sm_90 four instructions: MEMBAR.ALL.GPU, two
- *    error barriers, the store), about 60 to 95 instructions that the
+ *    error barriers, the store), about 60 to 90 instructions that the
  *    hand-written pattern does not pay, since it writes no record. So
  *    against the pattern ptkit adds more code where a kernel has few
- *    marks: in shared memory 4.4 times the pattern's code on the SGEMM
- *    (+149 against +34 instructions), 2.3 on the attention pass, 3.8 on
+ *    marks: in shared memory 3.8 times the pattern's code on the SGEMM
+ *    (+128 against +34 instructions), 2.2 on the attention pass, 3.2 on
  *    the run-time phases (the compiler unrolls that kernel's loop three
- *    times, as it does the pattern's), 3.9 on the solver; in registers
+ *    times, as it does the pattern's), 3.4 on the solver; in registers
  *    3.1, 3.0, 1.2 and 2.7.
  *  - the clock read is `volatile`, so marks keep their order, but the
  *    compiler may still move independent arithmetic or loads across a
