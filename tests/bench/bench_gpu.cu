@@ -4,13 +4,15 @@
  * clock64 read per mark, thread 0 adding the delta into global memory; for
  * launches, a cudaEvent pair per launch).
  *
- *   cycles per mark      a loop of N iterations with two marks, against
- *                        the same loop without: clock64 delta / 2N; the
- *                        same with phases known only at run time
+ *   cycles per mark      a loop of N iterations with two marks (the
+ *                        default shared-memory mode), against the same
+ *                        loop without: clock64 delta / 2N; the same with
+ *                        phases known only at run time
  *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases)
  *                        and the attention pass (6 phases, nested loops)
- *                        of tests/kernels/, each with ptkit's marks and
- *                        with the hand-written pattern, against the
+ *                        of tests/kernels/, each with ptkit's marks (in
+ *                        shared memory, the default, and in registers)
+ *                        and with the hand-written pattern, against the
  *                        kernel without either (medians of interleaved runs)
  *   launch rate          10,000 short launches each inside
  *                        pt_start_gpu/pt_stop_gpu, against bare launches
@@ -127,8 +129,9 @@ __global__ void loop_clock_counter(int iters, float seed, long long *cycles, flo
 
 /* ---- realistic multi-phase kernels: tests/kernels/ ----------------- */
 
-/* tests/kernels/gemm.cu and attention.cu, each built three times (see
- * forms.h): without instrumentation, with ptkit's macros, with the
+/* tests/kernels/gemm.cu and attention.cu, each built four times (see
+ * forms.h): without instrumentation, with ptkit's macros in their default
+ * shared-memory mode and with PT_DEV_SHARED=0 (registers), with the
  * hand-written pattern; only the last parameter differs. */
 #define GEMM_ARGS int M, int N, int K, float alpha, const float *A, const float *B, float beta, \
                   float *C
@@ -136,9 +139,11 @@ __global__ void loop_clock_counter(int iters, float seed, long long *cycles, flo
                  float *m, float *O
 extern "C" __global__ void gemm_orig(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_ptkit(GEMM_ARGS, pt_dev_buf buf);
+extern "C" __global__ void gemm_reg(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *times);
 extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf buf);
+extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_hand(ATT_ARGS, long long *times);
 
 enum { GEMM_PHASES = 3, ATT_PHASES = 6, ATT_D = 64, ATT_BR = 32, ATT_BC = 32 };
@@ -147,17 +152,18 @@ static const char *const att_names[ATT_PHASES] = { "load_kv", "load_q", "scores"
                                                    "softmax", "pv", "stats" };
 
 /* The median time (ms) of each form over `runs` interleaved rounds, after
- * one round of warm-up. launch(form) launches form 0 (bare), 1 (ptkit) or
- * 2 (by hand) on st. */
+ * one round of warm-up. launch(form) launches form 0 (bare), 1 (ptkit),
+ * 2 (by hand) or 3 (ptkit in registers) on st. */
+enum { NFORMS = 4 };
 template <typename F>
-static void time_forms(cudaStream_t st, int runs, F launch, double med[3])
+static void time_forms(cudaStream_t st, int runs, F launch, double med[NFORMS])
 {
     cudaEvent_t e0, e1;
-    std::vector<double> ms[3];
+    std::vector<double> ms[NFORMS];
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
     for (int r = 0; r < runs + 1; r++) {
-        for (int form = 0; form < 3; form++) {
+        for (int form = 0; form < NFORMS; form++) {
             float t;
             CHECK(cudaEventRecord(e0, st));
             launch(form);
@@ -169,7 +175,7 @@ static void time_forms(cudaStream_t st, int runs, F launch, double med[3])
                 ms[form].push_back(t);
         }
     }
-    for (int form = 0; form < 3; form++)
+    for (int form = 0; form < NFORMS; form++)
         med[form] = median(ms[form]);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
@@ -250,10 +256,12 @@ int main(void)
             gemm_orig<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, none);
         else if (form == 1)
             gemm_ptkit<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+        else if (form == 3)
+            gemm_reg<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
         else
             gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
     };
-    double gemm_ms[3];
+    double gemm_ms[NFORMS];
     time_forms(st, runs, gemm, gemm_ms);
 
     /* ---- slowdown of the attention pass ---- */
@@ -285,10 +293,13 @@ int main(void)
         else if (form == 1)
             attention_ptkit<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
                                                          pt_dev_arg(ab));
+        else if (form == 3)
+            attention_reg<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
+                                                       pt_dev_arg(ab));
         else
             attention_hand<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, a_times);
     };
-    double att_ms[3];
+    double att_ms[NFORMS];
     time_forms(st, runs, attention, att_ms);
 
     /* One instrumented launch of each folded, to show what the marks say. */
@@ -353,13 +364,14 @@ int main(void)
            per_mark, per_cc);
     printf("cycles per mark of a phase known at run time (3 phases): %7.1f\n", per_runtime);
     printf("slowdown, %dx%d SGEMM, 1024-thread blocks, 3 phases: ptkit %+6.2f %% (goal <= 1 %%), "
-           "hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
-           n, n, 100.0 * (gemm_ms[1] / gemm_ms[0] - 1.0), 100.0 * (gemm_ms[2] / gemm_ms[0] - 1.0),
-           gemm_ms[0]);
+           "in registers %+6.2f %%, hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
+           n, n, 100.0 * (gemm_ms[1] / gemm_ms[0] - 1.0), 100.0 * (gemm_ms[3] / gemm_ms[0] - 1.0),
+           100.0 * (gemm_ms[2] / gemm_ms[0] - 1.0), gemm_ms[0]);
     printf("slowdown, attention %dx%dx%d, D=%d, 6 phases: ptkit %+6.2f %% (goal <= 1 %%), "
-           "hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
+           "in registers %+6.2f %%, hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
            batch, heads, seq, (int)ATT_D, 100.0 * (att_ms[1] / att_ms[0] - 1.0),
-           100.0 * (att_ms[2] / att_ms[0] - 1.0), att_ms[0]);
+           100.0 * (att_ms[3] / att_ms[0] - 1.0), 100.0 * (att_ms[2] / att_ms[0] - 1.0),
+           att_ms[0]);
     printf("launch rate, pt_start_gpu/pt_stop_gpu around each of %d launches: %.3f of bare  "
            "(goal >= 0.9)   hand-written event pair: %.3f  (bare %.0f launches/s)\n",
            launches, best[1] / best[0], best[2] / best[0], best[0]);

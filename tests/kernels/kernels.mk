@@ -142,15 +142,15 @@ BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit reg hand,
                         $(BK_DIR)/$(k).$(f).sm_90.ptxas.txt $(BK_DIR)/$(k).$(f).G.sm_90.ptxas.txt)) \
                       $(BK_DIR)/cost.sm_90.ptxas.txt
 
-# bench-gpu runs the GEMM and the attention pass in their three forms, each
-# an object of its own whose kernel is renamed <kernel>_<form>.
-BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,orig ptkit hand,$(BK_DIR)/$(k).$(f).o))
+# bench-gpu runs the GEMM and the attention pass in four forms, each an
+# object of its own whose kernel is renamed <kernel>_<form>.
+BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(BK_DIR)/$(k).$(f).o))
 define bk_obj_rule
 $(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)
 	@mkdir -p $$(@D)
 	$(K_NVCC) -O3 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) $(BK_FLAGS_$(2)) -D$(1)=$(1)_$(2) -c -o $$@ $$<
 endef
-$(foreach k,gemm attention,$(foreach f,orig ptkit hand,$(eval $(call bk_obj_rule,$(k),$(f)))))
+$(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(eval $(call bk_obj_rule,$(k),$(f)))))
 $(BENCH_GPU): $(BENCH_GPU_KOBJS)
 
 # NVRTC compiles kernels at run time; it needs no GPU.
