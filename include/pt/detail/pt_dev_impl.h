@@ -110,16 +110,12 @@ PT_DEV_FN unsigned pt__dev_opaque_zero(void)
 PT_DEV_FN int pt__dev_slot(pt_dev_buf b, long long slot, unsigned long long *k)
 {
     if (slot != PT__DEV_AUTO) {
-        /* Unsigned, so a negative slot is one too large; a buffer of no
-         * slots (or fewer) has none. */
+        /* Unsigned, so a negative slot is one too large. */
         *k = (unsigned long long)slot;
-        return *k < (unsigned long long)(b.nslots > 0 ? b.nslots : 0);
-    }
+    } else {
 #if PT__DEV_ON_GPU
-    {
         /* y + gridDim.y * z fits in 32 bits (both are below 2^16); its
-         * product with gridDim.x may not, but stays far below 2^63, so a
-         * signed compare with nslots serves, whatever nslots holds. */
+         * product with gridDim.x may not, but stays far below 2^63. */
         unsigned yz = blockIdx.y + gridDim.y * blockIdx.z;
         unsigned long long block = (unsigned long long)yz * gridDim.x + blockIdx.x;
 #  if defined(PT_DEV_PER_WARP)
@@ -128,11 +124,13 @@ PT_DEV_FN int pt__dev_slot(pt_dev_buf b, long long slot, unsigned long long *k)
         block = block * ((threads + 31u) / 32u) + tid / 32u;
 #  endif
         *k = block;
-    }
 #else
-    *k = 0;
+        *k = 0;
 #endif
-    return (long long)*k < (long long)b.nslots;
+    }
+    /* A buffer of no slots (or fewer) has none; nslots is an int, so the
+     * bound is a 32-bit value compared with the 64-bit slot unsigned. */
+    return *k < (unsigned long long)(unsigned)(b.nslots > 0 ? b.nslots : 0);
 }
 
 /* The record of slot k, laid out as pt_dev_buf.h says. k is below nslots,
