@@ -169,7 +169,10 @@
  *    phase). Per-warp records keep registers, since a shared array for
  *    every warp would need the block size at compile time; defining
  *    PT_DEV_SHARED=1 with PT_DEV_PER_WARP stops the build. -G builds stay
- *    within 64 registers in either mode.
+ *    within 64 registers in either mode. The array adds 16 *
+ *    (PT_DEV_PHASES + 2) bytes to the kernel's static shared memory: a
+ *    kernel that asks for every byte of the SM's shared memory (or whose
+ *    occupancy shared memory limits) is better served by PT_DEV_SHARED=0.
  *  - PT_DEV_PER_WARP: one record per warp instead of per block.
  *  - PT_DEV_TRACING: the trace stores, for trace buffers. PT_DEV_NO_TRACE,
  *    their absence, is the default and still accepted. */
