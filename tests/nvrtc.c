@@ -235,15 +235,20 @@ Test(nvrtc, per_warp_and_tracing_options)
 Test(nvrtc, shared_memory_by_default_registers_as_an_option)
 {
     /* By default each kernel's BEGIN declares its __shared__ array (the
-     * test header's 5 phases: 7 pairs of 16 bytes); PT_DEV_SHARED=0 keeps
-     * the figures in registers, and per-warp records cannot share one. */
+     * test header's 5 phases: 7 pairs of 16 bytes), -G builds included;
+     * PT_DEV_SHARED=0 keeps the figures in registers, and per-warp records
+     * cannot share one. */
     compiled smem = compile("compute_90", NULL, NULL);
     compiled traced = compile("compute_90", "-DPT_DEV_TRACING", NULL);
     compiled reg = compile("compute_90", "-DPT_DEV_SHARED=0", NULL);
     compiled warp = compile("compute_90", "-DPT_DEV_SHARED=1", "-DPT_DEV_PER_WARP");
+    compiled debug = compile("compute_90", "--device-debug", NULL);
     cr_assert_eq(smem.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(smem.rc), smem.log);
     cr_assert_eq(traced.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(traced.rc), traced.log);
     cr_assert_eq(reg.rc, NVRTC_SUCCESS, "%s\n%s", nvrtcGetErrorString(reg.rc), reg.log);
+    cr_assert_eq(debug.rc, NVRTC_SUCCESS, "-G: %s\n%s", nvrtcGetErrorString(debug.rc), debug.log);
+    cr_assert_eq(kstat_count(debug.ptx, strlen(debug.ptx), "pt__dev_acc["), 2,
+                 "-G: not one shared array per kernel");
     cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), ".shared .align 16 .b8 "), 2,
                  "not one 16-byte-aligned shared array per kernel:\n%s", smem.ptx);
     cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), "pt__dev_acc[112];"), 2,
@@ -260,6 +265,7 @@ Test(nvrtc, shared_memory_by_default_registers_as_an_option)
     compiled_free(&traced);
     compiled_free(&reg);
     compiled_free(&warp);
+    compiled_free(&debug);
 }
 
 Test(nvrtc, too_small_a_maximum_stops_the_compile)
