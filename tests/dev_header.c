@@ -161,10 +161,18 @@ Test(DEV_SUITE, no_buffer_is_skipped_and_no_slot_is_a_bad_slot)
     pt_dev_buf noslots = make_buf(1, 2, PT_DEV_MODE_AGGREGATE, 0);
     long long words = buf_words(noslots), *before = snapshot(noslots);
     noslots.nslots = 0;
+    /* Made by hand with a shape but no memory: skipped too, never written
+     * through (this would crash). */
+    pt_dev_buf shape_only = { NULL, 4, 3, 0, PT_DEV_MODE_AGGREGATE };
     {
         PT_DEV_BEGIN(none);
         PT_DEV_MARK(0);
         PT_DEV_END(none);
+    }
+    {
+        PT_DEV_BEGIN_AT(shape_only, 2);
+        PT_DEV_MARK(1);
+        PT_DEV_END(shape_only);
     }
     {
         PT_DEV_BEGIN_AT(noslots, 0);

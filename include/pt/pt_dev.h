@@ -59,9 +59,7 @@
  *  kernels, the CPU). A slot outside [0, buf.nslots) is counted with one
  *  atomic add into data[PT_DEV_H_BAD_SLOT] and nothing else is written. A
  *  buffer with data == NULL (what pt_dev_arg(NULL) gives) is skipped
- *  entirely; END tests that only on its way to counting a bad slot, so a
- *  buffer with data == NULL must say nslots 0, as pt_dev_arg(NULL) and a
- *  zeroed pt_dev_buf do. A pt_dev_buf comes from pt_dev_arg(): its data is
+ *  entirely, whatever its shape says. A pt_dev_buf comes from pt_dev_arg(): its data is
  *  16-byte aligned and its shape below PT_DEV_SHAPE_MAX.
  *
  *  Phases: PT_DEV_PHASES (a ptgen header sets it to its count) says how
@@ -115,8 +113,7 @@
  *    to 40, so sm_90 holds 51 warps per SM instead of 64 where registers
  *    limit it.
  *  - END's fixed cost, in both: the recording check, the slot and its
- *    bound (a bad slot is one atomic add; a NULL buffer is tested only
- *    there), %globaltimer, clock64 and %smid, the header's stores, and the
+ *    bound (a bad slot is one atomic add), the NULL-buffer test, %globaltimer, clock64 and %smid, the header's stores, and the
  *    release store of DONE (on sm_90 four instructions: MEMBAR.ALL.GPU, two
  *    error barriers, the store), about 60 to 90 instructions that the
  *    hand-written pattern does not pay, since it writes no record. So

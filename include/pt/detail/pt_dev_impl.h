@@ -181,17 +181,18 @@ PT_DEV_FN void pt__dev_mark_trace(pt_dev_state *s, long long phase, long long no
 #endif
 }
 
-/* 1 with the record of this block (or warp) in *r; 0 for a slot the
- * buffer does not have, which is counted in the buffer's header. Called on
- * the recording thread only. A buffer with data == NULL has no slots
- * (pt_dev_arg(NULL) and a zeroed pt_dev_buf say nslots 0), so its test
- * waits for that rare path. */
+/* 1 with the record of this block (or warp) in *r; 0 for a buffer with
+ * data == NULL, skipped whatever its shape says (pt_dev_arg(NULL) says
+ * nslots 0, a buffer made by hand may not: timing never crashes the
+ * kernel), and for a slot the buffer does not have, which is counted in the
+ * buffer's header. Called on the recording thread only. */
 PT_DEV_FN int pt__dev_end_record(pt_dev_buf b, long long slot, long long **r)
 {
     unsigned long long k;
+    if (b.data == PT__DEV_NULL)
+        return 0;
     if (!pt__dev_slot(b, slot, &k)) {
-        if (b.data != PT__DEV_NULL)
-            pt__dev_count_bad_slot(b.data, pt__dev_opaque_zero());
+        pt__dev_count_bad_slot(b.data, pt__dev_opaque_zero());
         return 0;
     }
     *r = pt__dev_record(b, k);
