@@ -101,8 +101,8 @@
  *    mark outside a loop may be branched around instead, about 12). A
  *    run-time phase costs a few instructions more than a constant one, and
  *    no register. END copies the pairs in a loop, so its code does not
- *    grow with the phases: BEGIN + one mark + END is 90 instructions with
- *    1 phase, 116 with 3, 119 with 6, 132 with 16. The array takes
+ *    grow with the phases: BEGIN + one mark + END is 89 instructions with
+ *    1 phase, 113 with 3, 116 with 6, 129 with 16. The array takes
  *    16 * (PT_DEV_PHASES + 2) bytes of shared memory per BEGIN.
  *  - registers (PT_DEV_SHARED=0): a mark of a constant phase is a clock
  *    read and a 64-bit add, about 3 instructions; each phase a kernel marks
@@ -118,11 +118,11 @@
  *    error barriers, the store), about 60 to 90 instructions that the
  *    hand-written pattern does not pay, since it writes no record. So
  *    against the pattern ptkit adds more code where a kernel has few
- *    marks: in shared memory 3.8 times the pattern's code on the SGEMM
- *    (+128 against +34 instructions), 2.2 on the attention pass, 3.2 on
+ *    marks: in shared memory 3.7 times the pattern's code on the SGEMM
+ *    (+125 against +34 instructions), 2.1 on the attention pass, 3.2 on
  *    the run-time phases (the compiler unrolls that kernel's loop three
- *    times, as it does the pattern's), 3.4 on the solver; in registers
- *    3.1, 3.0, 1.2 and 2.7.
+ *    times, as it does the pattern's), 3.3 on the solver; in registers
+ *    3.1, 2.9, 1.2 and 2.7.
  *  - the clock read is `volatile`, so marks keep their order, but the
  *    compiler may still move independent arithmetic or loads across a
  *    mark; the phases are as exact as clock64() makes them.
