@@ -69,6 +69,9 @@ VALGRIND_BIN    := $(BUILD)/tests/ptkit_tests_valgrind
 VALGRIND_LOGS   := $(BUILD)/valgrind
 VALGRIND_FLAGS  ?= --quiet --trace-children=yes --trace-children-skip='*/cc,*/gcc,*/clang,*/nvcc' \
                    --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+# Test processes run side by side under valgrind: each is traced on its own
+# (Criterion warns that its report may interleave); 1 runs them in turn.
+VALGRIND_JOBS   ?= $(shell nproc 2>/dev/null || echo 1)
 
 # The suite list as a file that changes only with the list, so a binary
 # linked for other suites is linked again.
@@ -89,7 +92,7 @@ test-valgrind: test-deps $(VALGRIND_BIN) $(TEST_PREREQS)
 	    "sudo apt-get install -y valgrind" >&2; exit 1; }
 	@rm -rf $(VALGRIND_LOGS) && mkdir -p $(VALGRIND_LOGS)
 	cd $(CURDIR) && PT_BUILD=$(BUILD) valgrind $(VALGRIND_FLAGS) \
-	    --log-file=$(VALGRIND_LOGS)/%p.log $(VALGRIND_BIN) --jobs 1 $(TEST_ARGS)
+	    --log-file=$(VALGRIND_LOGS)/%p.log $(VALGRIND_BIN) --jobs $(VALGRIND_JOBS) $(TEST_ARGS)
 	@bad=$$(find $(VALGRIND_LOGS) -name '*.log' -size +0c); \
 	if [ -n "$$bad" ]; then cat $$bad; \
 	    echo "test-valgrind: memcheck reported errors in $$(echo $$bad | wc -w) process(es)" >&2; \

@@ -67,13 +67,16 @@ fuzz-pack-seeds: $(FUZZ_DIR)/pack_seeds
 	@mkdir -p $(FUZZ_DIR)/pack-seeds
 	$(FUZZ_DIR)/pack_seeds $(FUZZ_DIR)/pack-seeds
 
-fuzz: fuzz-build
-	@for t in $(FUZZ_TARGETS); do \
-	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	    mkdir -p $(FUZZ_DIR)/corpus/$$t || exit 1; \
-	    $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	        -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- \
-	        $(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t 2>$(FUZZ_DIR)/$$t.log \
-	        || { tail -n 60 $(FUZZ_DIR)/$$t.log; exit 1; }; \
-	    grep -E '^(Done|stat::number_of_executed_units)' $(FUZZ_DIR)/$$t.log; \
-	done
+# One rule per target, so that make -j runs them side by side (each is one
+# process: two cores run two at once).
+FUZZ_RUNS := $(FUZZ_TARGETS:%=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz: $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: $(FUZZ_DIR)/fuzz_%
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s"
+	@mkdir -p $(FUZZ_DIR)/corpus/$*
+	@$(FUZZ_DIR)/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$*- \
+	    $(FUZZ_DIR)/corpus/$* tests/fuzz/corpus/$* 2>$(FUZZ_DIR)/$*.log \
+	    || { tail -n 60 $(FUZZ_DIR)/$*.log; echo "fuzz: $* failed" >&2; exit 1; }
+	@grep -E '^(Done|stat::number_of_executed_units)' $(FUZZ_DIR)/$*.log | sed 's/^/fuzz: $*: /'
