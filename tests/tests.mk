@@ -50,7 +50,7 @@ bench-host: $(BENCH_HOST) $(BENCH_SCALE) $(PTREPORT)
 	$(BENCH_SCALE) $(PTREPORT) $(BENCH_SECTIONS)
 
 # The host suites under valgrind memcheck, each test's process traced
-# (Criterion forks one per test, --jobs 1 keeps them in turn). A binary of
+# (Criterion forks one per test; VALGRIND_JOBS of them run at once). A binary of
 # its own links only those suites: the full one links NVRTC (about 100 MB),
 # which valgrind takes seconds to load in every test's process. Left out:
 # the suites that run nvcc or NVRTC (dev_compile, dev_header, nvrtc,
