@@ -111,6 +111,11 @@ int pt__chain_set(pt__chain *c, const pt_section *s)
     return 0;
 }
 
+void pt__row_stats(const pt__rows *r, size_t i, pt_section_stats *st)
+{
+    pt__stats_of(r->t, r->v[i].s, st);
+}
+
 static int add_row(const pt_timing *t, pt__rows *r, const pt_section *s, char *label)
 {
     pt__row *w;
@@ -128,10 +133,9 @@ static int add_row(const pt_timing *t, pt__rows *r, const pt_section *s, char *l
         r->cap = cap;
     }
     w = &r->v[r->n];
-    memset(w->cell, 0, sizeof w->cell);
     w->s = s;
-    pt__stats_of(t, s, &w->st);
     w->label = label;
+    r->t = t;
     r->n++;
     return 0;
 }

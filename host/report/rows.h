@@ -13,8 +13,6 @@
  * table shows whole paths, since a path is the row's identity there. */
 #define PT__NAME_MAX_W 50
 #define PT__GAP "  "
-/* Cells per row: the most columns a view has (the tree's). */
-#define PT__ROW_CELLS 9
 /* Indentation grows two columns a level up to this many levels; a deeper
  * row stays there and says its depth before its title ("\xE2\x86\xB3" 57 ...),
  * so a line never grows with the depth of the tree. */
@@ -24,20 +22,28 @@
  * never grows with the depth of the tree either. */
 #define PT__PATH_MAX_W 120
 
+/* A row is its section and label only (16 bytes and the label): a view
+ * computes the figures (pt__row_stats()) and formats the cells as it
+ * prints them, twice where it needs the column widths first (one pass
+ * measures, one prints). So a report of n rows holds O(n) small rows,
+ * not n rows of formatted cells, and its memory stays near the cache at
+ * any size. */
 typedef struct pt__row {
     const pt_section *s;
-    pt_section_stats st;
     char *label;              /* the clean title (tree) or path (table, bottlenecks), cut
                                * (PT__INDENT_LEVELS, PT__PATH_MAX_W) */
-    char cell[PT__ROW_CELLS][PT__CELL]; /* the printing view's cells, by its column enum */
 } pt__row;
 
 typedef struct pt__rows {
+    const pt_timing *t;       /* whose sections they are */
     pt__row *v;
     size_t n, cap;
 } pt__rows;
 
 PT__HIDDEN void pt__rows_free(pt__rows *r);
+/* Row i's figures (pt_section_get()'s), in the time of its children:
+ * O(n) over every row. */
+PT__HIDDEN void pt__row_stats(const pt__rows *r, size_t i, pt_section_stats *st);
 /* One more row: s with its figures, labelled by its clean path or title.
  * O(depth): for a few rows (the bottlenecks); pt__rows_collect() labels
  * each row in constant time. */

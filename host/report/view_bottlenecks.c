@@ -31,40 +31,48 @@ int pt__view_bottlenecks(pt_timing *t, pt__lines *k, const pt_log_opts *o, const
         static const char *const head[BCOL] = { "Rank", "Section", "Self ms", "% of whole",
                                             "Calls" };
         size_t w[BCOL], total_w = 0;
-        char marks[PT__MARKS];
+        char marks[PT__MARKS], cell[BCOL][PT__CELL];
+        pt_section_stats st;
         for (int c = 0; c < BCOL; c++)
             w[c] = strlen(head[c]);
-        for (size_t i = 0; i < r.n; i++) {
-            pt__row *x = &r.v[i];
-            double pct = rs->total_ms > 0 ? 100.0 * x->st.self_ms / rs->total_ms : 0;
-            snprintf(x->cell[B_RANK], PT__CELL, "%zu", i + 1);
-            pt__fmt_ms(x->cell[B_SELF], x->st.self_ms);
-            pt__fmt_pct(x->cell[B_PCT], pct);
-            snprintf(x->cell[B_CALLS], PT__CELL, "%" PRIu64, x->st.count);
-            for (int c = 0; c < BCOL; c++) {
-                size_t cw = c == B_SECTION ? pt__utf8_width(x->label) : strlen(x->cell[c]);
-                if (cw > w[c])
-                    w[c] = cw;
+        /* Two passes, as the tree: widths, then lines. */
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) {
+                for (int c = 0; c < BCOL; c++) {
+                    if (c)
+                        pt__line_str(k, PT__GAP);
+                    pt__line_cell(k, head[c], w[c], c != B_SECTION);
+                }
+                pt__line_emit(k);
+                for (int c = 0; c < BCOL; c++)
+                    total_w += w[c] + (c ? strlen(PT__GAP) : 0);
+                pt__line_rule(k, '-', total_w);
             }
-        }
-        for (int c = 0; c < BCOL; c++) {
-            if (c)
-                pt__line_str(k, PT__GAP);
-            pt__line_cell(k, head[c], w[c], c != B_SECTION);
-        }
-        pt__line_emit(k);
-        for (int c = 0; c < BCOL; c++)
-            total_w += w[c] + (c ? strlen(PT__GAP) : 0);
-        pt__line_rule(k, '-', total_w);
-        for (size_t i = 0; i < r.n; i++) {
-            pt__row *x = &r.v[i];
-            for (int c = 0; c < BCOL; c++) {
-                if (c)
-                    pt__line_str(k, PT__GAP);
-                pt__line_cell(k, c == B_SECTION ? x->label : x->cell[c], w[c], c != B_SECTION);
+            for (size_t i = 0; i < r.n; i++) {
+                pt__row *x = &r.v[i];
+                pt__row_stats(&r, i, &st);
+                double pct = rs->total_ms > 0 ? 100.0 * st.self_ms / rs->total_ms : 0;
+                snprintf(cell[B_RANK], PT__CELL, "%zu", i + 1);
+                pt__fmt_ms(cell[B_SELF], st.self_ms);
+                pt__fmt_pct(cell[B_PCT], pct);
+                snprintf(cell[B_CALLS], PT__CELL, "%" PRIu64, st.count);
+                for (int c = 0; c < BCOL; c++) {
+                    const char *txt = c == B_SECTION ? x->label : cell[c];
+                    size_t cw = c == B_SECTION ? pt__utf8_width(txt) : strlen(txt);
+                    if (pass == 0) {
+                        if (cw > w[c])
+                            w[c] = cw;
+                        continue;
+                    }
+                    if (c)
+                        pt__line_str(k, PT__GAP);
+                    pt__line_cell(k, txt, w[c], c != B_SECTION);
+                }
+                if (pass == 1) {
+                    pt__line_str(k, pt__marks(&st, 1, marks, sizeof marks));
+                    pt__line_emit(k);
+                }
             }
-            pt__line_str(k, pt__marks(&x->st, 1, marks, sizeof marks));
-            pt__line_emit(k);
         }
     }
     pt__rows_free(&r);

@@ -89,7 +89,9 @@ void pt__view_memory(pt_timing *t, pt__lines *k, pt__rows *r)
     /* Each section's high-water mark, where one was reached. */
     for (size_t i = 0, first = 1; i < r->n; i++) {
         const pt__row *x = &r->v[i];
-        if (x->st.mem_high_water <= 0)
+        pt_section_stats st;
+        pt__row_stats(r, i, &st);
+        if (st.mem_high_water <= 0)
             continue;
         if (first) {
             pt__line_rule(k, '-', total_w);
@@ -99,7 +101,7 @@ void pt__view_memory(pt_timing *t, pt__lines *k, pt__rows *r)
         }
         pt__line_spaces(k, 2);
         pt__line_str(k, x->label);
-        pt__line_printf(k, PT__GAP "%.3f", x->st.mem_high_water / 1e6);
+        pt__line_printf(k, PT__GAP "%.3f", st.mem_high_water / 1e6);
         pt__line_emit(k);
     }
     pt__line_rule(k, '=', total_w);

@@ -17,20 +17,19 @@
 
 enum { T_CALLS, T_TOTAL, T_FIRST, T_MEAN, T_MIN, T_MAX, TCOL };
 
-static void table_cells(pt__row *w)
+/* One row's cells, formatted where they are measured or printed. */
+static void table_cells(const pt_section_stats *st, char cell[TCOL][PT__CELL])
 {
-    const pt_section_stats *st = &w->st;
-
-    snprintf(w->cell[T_CALLS], PT__CELL, "%" PRIu64, st->count);
-    pt__fmt_ms(w->cell[T_TOTAL], st->total_ms);
-    pt__fmt_ms(w->cell[T_FIRST], st->first_ms);
+    snprintf(cell[T_CALLS], PT__CELL, "%" PRIu64, st->count);
+    pt__fmt_ms(cell[T_TOTAL], st->total_ms);
+    pt__fmt_ms(cell[T_FIRST], st->first_ms);
     if (st->count > 1) {
-        pt__fmt_ms(w->cell[T_MEAN], st->mean_ms);
-        pt__fmt_ms(w->cell[T_MIN], st->min_ms);
-        pt__fmt_ms(w->cell[T_MAX], st->max_ms);
+        pt__fmt_ms(cell[T_MEAN], st->mean_ms);
+        pt__fmt_ms(cell[T_MIN], st->min_ms);
+        pt__fmt_ms(cell[T_MAX], st->max_ms);
     } else {
         for (int c = T_MEAN; c <= T_MAX; c++)
-            snprintf(w->cell[c], PT__CELL, "-");
+            snprintf(cell[c], PT__CELL, "-");
     }
 }
 
@@ -53,12 +52,14 @@ static int outer_kernel(const pt_section *s)
     return 1;
 }
 
+/* Two passes over the rows, as the tree does: widths, then lines; O(n). */
 void pt__view_table(pt__lines *k, pt__rows *r, const pt_run_stats *rs, int kernels)
 {
     static const char *const head[TCOL] = { "Calls", "Total ms", "First ms", "Mean ms",
                                             "Min ms", "Max ms" };
     size_t w[TCOL], name_w = strlen(kernels ? "Kernel / phase" : "Section"), total_w, shown = 0;
-    char total[PT__CELL], marks[PT__MARKS];
+    char total[PT__CELL], marks[PT__MARKS], cell[TCOL][PT__CELL];
+    pt_section_stats st;
     double kernels_ms = 0;
 
     for (int c = 0; c < TCOL; c++)
@@ -67,14 +68,15 @@ void pt__view_table(pt__lines *k, pt__rows *r, const pt_run_stats *rs, int kerne
         pt__row *x = &r->v[i];
         if (kernels && !kernel_row(x->s))
             continue;
+        pt__row_stats(r, i, &st);
         if (kernels && outer_kernel(x->s))
-            kernels_ms += x->st.total_ms;
-        table_cells(x);
+            kernels_ms += st.total_ms;
+        table_cells(&st, cell);
         if (pt__utf8_width(x->label) > name_w)
             name_w = pt__utf8_width(x->label);
         for (int c = 0; c < TCOL; c++)
-            if (strlen(x->cell[c]) > w[c])
-                w[c] = strlen(x->cell[c]);
+            if (strlen(cell[c]) > w[c])
+                w[c] = strlen(cell[c]);
     }
     pt__fmt_ms(total, kernels ? kernels_ms : rs->total_ms);
     if (strlen(total) > w[T_TOTAL])
@@ -85,12 +87,14 @@ void pt__view_table(pt__lines *k, pt__rows *r, const pt_run_stats *rs, int kerne
         if (kernels && !kernel_row(x->s))
             continue;
         shown++;
+        pt__row_stats(r, i, &st);
+        table_cells(&st, cell);
         pt__line_cell(k, x->label, name_w, 0);
         for (int c = 0; c < TCOL; c++) {
             pt__line_str(k, PT__GAP);
-            pt__line_cell(k, x->cell[c], w[c], 1);
+            pt__line_cell(k, cell[c], w[c], 1);
         }
-        pt__line_str(k, pt__marks(&x->st, 1, marks, sizeof marks));
+        pt__line_str(k, pt__marks(&st, 1, marks, sizeof marks));
         pt__line_emit(k);
     }
     if (kernels && shown == 0) {

@@ -10,44 +10,41 @@
 
 enum { C_CALLS, C_TOTAL, C_PPARENT, C_PTOTAL, C_FIRST, C_LATER, C_READ, C_WRITE, C_GFLOPS,
        NCOL };
-_Static_assert(NCOL <= PT__ROW_CELLS, "a row holds the tree's cells");
 
-
-static void tree_cells(pt__row *w)
+/* One row's cells, formatted where they are measured or printed. */
+static void tree_cells(const pt_section_stats *st, char cell[NCOL][PT__CELL])
 {
-    const pt_section_stats *st = &w->st;
-
-    snprintf(w->cell[C_CALLS], PT__CELL, "%" PRIu64, st->count);
-    pt__fmt_ms(w->cell[C_TOTAL], st->total_ms);
-    pt__fmt_pct(w->cell[C_PPARENT], st->pct_parent);
-    pt__fmt_pct(w->cell[C_PTOTAL], st->pct_total);
-    pt__fmt_ms(w->cell[C_FIRST], st->first_ms);
+    snprintf(cell[C_CALLS], PT__CELL, "%" PRIu64, st->count);
+    pt__fmt_ms(cell[C_TOTAL], st->total_ms);
+    pt__fmt_pct(cell[C_PPARENT], st->pct_parent);
+    pt__fmt_pct(cell[C_PTOTAL], st->pct_total);
+    pt__fmt_ms(cell[C_FIRST], st->first_ms);
+    cell[C_LATER][0] = '\0';
     if (st->count > 1) {
         char m[PT__CELL], sd[PT__CELL], lo[PT__CELL], hi[PT__CELL];
         pt__fmt_ms(m, st->mean_ms);
         pt__fmt_ms(sd, st->stddev_ms);
         pt__fmt_ms(lo, st->min_ms);
         pt__fmt_ms(hi, st->max_ms);
-        snprintf(w->cell[C_LATER], PT__CELL, "%.20s \xC2\xB1 %.20s (%.20s, %.20s)", m, sd, lo, hi);
+        snprintf(cell[C_LATER], PT__CELL, "%.20s \xC2\xB1 %.20s (%.20s, %.20s)", m, sd, lo, hi);
     }
-    pt__fmt_rate(w->cell[C_READ], st->read_gbs);
-    pt__fmt_rate(w->cell[C_WRITE], st->write_gbs);
-    pt__fmt_rate(w->cell[C_GFLOPS], st->gflops);
+    pt__fmt_rate(cell[C_READ], st->read_gbs);
+    pt__fmt_rate(cell[C_WRITE], st->write_gbs);
+    pt__fmt_rate(cell[C_GFLOPS], st->gflops);
     /* Declared, but no rate from the CPU's view of a launch: say it is left out. */
     if (st->read_bytes > 0 && !st->read_gbs)
-        snprintf(w->cell[C_READ], PT__CELL, "-");
+        snprintf(cell[C_READ], PT__CELL, "-");
     if (st->written_bytes > 0 && !st->write_gbs)
-        snprintf(w->cell[C_WRITE], PT__CELL, "-");
+        snprintf(cell[C_WRITE], PT__CELL, "-");
     if (st->flops > 0 && !st->gflops)
-        snprintf(w->cell[C_GFLOPS], PT__CELL, "-");
+        snprintf(cell[C_GFLOPS], PT__CELL, "-");
 }
 
 /* Where a folded phase's block time went, by SM: how many SMs, their
  * mean, least and most, and the busiest three (one pass over the SMs). */
-static void sm_line(pt__lines *k, const pt__row *w, size_t indent)
+static void sm_line(pt__lines *k, const pt_section *s, const pt_section_stats *st, size_t indent)
 {
-    const pt_section_stats *st = &w->st;
-    const pt__phase_ext *p = w->s->phase;
+    const pt__phase_ext *p = s->phase;
     int top[3] = { -1, -1, -1 };
     char a[PT__CELL], b[PT__CELL], c[PT__CELL];
 
@@ -78,10 +75,10 @@ static void sm_line(pt__lines *k, const pt__row *w, size_t indent)
 
 /* The lines under a row: transfers per direction, and for a folded
  * phase the per-block figures that show how evenly the grid worked. */
-static void tree_extra(pt__lines *k, const pt__row *w, size_t indent)
+static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats *st,
+                       size_t indent)
 {
     static const char *const dir[3] = { "H2D", "D2H", "D2D" };
-    const pt_section_stats *st = &w->st;
     char a[PT__CELL], b[PT__CELL], c[PT__CELL];
 
     for (int i = 0; i < 3; i++) {
@@ -142,9 +139,12 @@ static void tree_extra(pt__lines *k, const pt__row *w, size_t indent)
         pt__line_emit(k);
     }
     if (st->phase && st->sms > 0)
-        sm_line(k, w, indent);
+        sm_line(k, s, st, indent);
 }
 
+/* Two passes over the rows, each formatting a row's cells into the same
+ * stack buffer: the widths, then the lines. O(n) in the rows, with O(1)
+ * memory beyond them. */
 void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
 {
     static const char *const head[NCOL] = { "Calls", "Total ms", "% parent", "% total",
@@ -152,23 +152,23 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
                                             "Read GB/s", "Write GB/s", "GFLOP/s" };
     size_t w[NCOL], name_w = strlen("Section"), total_w;
     int show[NCOL];
+    char marks[PT__MARKS], cell[NCOL][PT__CELL];
+    pt_section_stats st;
 
     for (int c = 0; c < NCOL; c++) {
         show[c] = o->percentages || (c != C_PPARENT && c != C_PTOTAL);
         w[c] = pt__utf8_width(head[c]);
     }
-    char marks[PT__MARKS];
-
     for (size_t i = 0; i < r->n; i++) {
-        pt__row *x = &r->v[i];
-        size_t nw = pt__indent(x->st.depth) + pt__utf8_width(x->label) +
-                    pt__utf8_width(pt__marks(&x->st, 0, marks, sizeof marks));
-        tree_cells(x);
+        pt__row_stats(r, i, &st);
+        size_t nw = pt__indent(st.depth) + pt__utf8_width(r->v[i].label) +
+                    pt__utf8_width(pt__marks(&st, 0, marks, sizeof marks));
+        tree_cells(&st, cell);
         if (nw > name_w)
             name_w = nw;
         for (int c = 0; c < NCOL; c++)
-            if (pt__utf8_width(x->cell[c]) > w[c])
-                w[c] = pt__utf8_width(x->cell[c]);
+            if (pt__utf8_width(cell[c]) > w[c])
+                w[c] = pt__utf8_width(cell[c]);
     }
     if (name_w > PT__NAME_MAX_W)
         name_w = PT__NAME_MAX_W;
@@ -186,16 +186,18 @@ void pt__view_tree(pt__lines *k, pt__rows *r, const pt_log_opts *o)
     pt__line_rule(k, '-', total_w);
 
     for (size_t i = 0; i < r->n; i++) {
-        pt__row *x = &r->v[i];
-        size_t indent = pt__indent(x->st.depth);
-        pt__name_cell(k, indent, x->label, pt__marks(&x->st, 0, marks, sizeof marks), name_w);
+        size_t indent;
+        pt__row_stats(r, i, &st);
+        indent = pt__indent(st.depth);
+        tree_cells(&st, cell);
+        pt__name_cell(k, indent, r->v[i].label, pt__marks(&st, 0, marks, sizeof marks), name_w);
         for (int c = 0; c < NCOL; c++) {
             if (!show[c])
                 continue;
             pt__line_str(k, PT__GAP);
-            pt__line_cell(k, x->cell[c], w[c], c != C_LATER);
+            pt__line_cell(k, cell[c], w[c], c != C_LATER);
         }
         pt__line_emit(k);
-        tree_extra(k, x, indent);
+        tree_extra(k, r->v[i].s, &st, indent);
     }
 }
