@@ -183,7 +183,7 @@ static const char *const csv_columns[] = {
     "block_min_ms", "block_max_ms", "imbalance", "ai", "pct_peak_bw", "pct_peak_flops", "bound",
     "mem_high_water", "overhead_ms", "too_short", "cpu_clock", "ranks", "rank_min_ms",
     "rank_mean_ms", "rank_max_ms", "rank_slowest", "sms", "sm_busiest", "sm_mean_ms",
-    "sm_min_ms", "sm_max_ms", "sm_imbalance", "sm_ms"
+    "sm_min_ms", "sm_max_ms", "sm_imbalance", "sm_ms", "id", "parent"
 };
 #define NCSV ((int)(sizeof csv_columns / sizeof csv_columns[0]))
 
@@ -219,7 +219,8 @@ static int is_double_column(const char *name)
            strcmp(name, "kind") && strcmp(name, "open") && strcmp(name, "count") &&
            strcmp(name, "blocks") && strcmp(name, "bound") && strcmp(name, "too_short") &&
            strcmp(name, "cpu_clock") && strcmp(name, "ranks") && strcmp(name, "rank_slowest") &&
-           strcmp(name, "sms") && strcmp(name, "sm_busiest") && strcmp(name, "sm_ms");
+           strcmp(name, "sms") && strcmp(name, "sm_busiest") && strcmp(name, "sm_ms") &&
+           strcmp(name, "id") && strcmp(name, "parent");
 }
 
 static pt_section_stats stats_of(const char *path)
@@ -253,6 +254,7 @@ Test(export, csv_header_names_every_column)
 Test(export, csv_rows_hold_the_exact_figures)
 {
     static const char *const order[] = { "frame", "frame/solve", "frame/upload", "post" };
+    static const char *const parent[] = { "-1", "0", "0", "-1" };
     workload();
     cr_assert_eq(pt_export_csv(t, in_dir("perf.csv")), 0, "pt_export_csv: %s", pt_last_error(t));
     char *text = slurp(in_dir("perf.csv"));
@@ -268,6 +270,8 @@ Test(export, csv_rows_hold_the_exact_figures)
         cr_assert_str_eq(row[4], "0", "%s: not open", row[0]);
         cr_assert_eq(strtoull(row[5], NULL, 10), s.count, "%s: count", row[0]);
         cr_assert_eq(strtoull(row[27], NULL, 10), s.blocks, "%s: blocks", row[0]);
+        cr_assert_eq(atoi(row[NCSV - 2]), r - 1, "%s: id, the JSON export's", row[0]);
+        cr_assert_str_eq(row[NCSV - 1], parent[r - 1], "%s: its parent's id", row[0]);
         for (int k = 0; k < NCSV; k++) {
             if (!is_double_column(csv_columns[k]))
                 continue;
@@ -323,6 +327,51 @@ Test(export, csv_with_open_sections_is_complete_and_eopen)
     csv_free(&c);
     free(text);
     cr_assert_eq(entries(dir, "open.csv."), 0, "no temporary file left");
+}
+
+Test(export, csv_of_a_chain_10000_deep_is_linear)
+{
+    /* Each row names its parent by id; its path keeps the first title and
+     * the last six, so a row's bytes do not grow with its depth. */
+    enum { DEEP = 10000 };
+    char title[32], want[256];
+    size_t len = 0, longest = 0;
+
+    pt_start(t, "top");
+    for (int d = 1; d < DEEP; d++) {
+        snprintf(title, sizeof title, "s%d", d);
+        pt_start(t, title);
+    }
+    clk.now += MS;
+    for (int d = DEEP; --d > 0;) {
+        snprintf(title, sizeof title, "s%d", d);
+        pt_stop(t, title);
+    }
+    pt_stop(t, "top");
+    cr_assert_eq(pt_export_csv(t, in_dir("deep.csv")), 0, "%s", pt_last_error(t));
+    char *text = slurp(in_dir("deep.csv"));
+    for (const char *p = strchr(text, '\n') + 1; *p; p += len + 1) {
+        len = strcspn(p, "\n");
+        longest = len > longest ? len : longest;
+    }
+    cr_assert_lt(strlen(text), (size_t)DEEP * 1024, "linear in the sections: %zu bytes",
+                 strlen(text));
+    cr_assert_lt(longest, 1024, "no row grows with its depth: %zu bytes", longest);
+    csv c = csv_parse(text);
+    cr_assert_eq(c.nrows, 1 + DEEP, "a row per section");
+    cr_assert_str_eq(c.rows[8][0], "top/s1/s2/s3/s4/s5/s6/s7", "8 deep: the whole path");
+    cr_assert_str_eq(c.rows[9][0], "top/\xE2\x80\xA6/s3/s4/s5/s6/s7/s8",
+                     "9 deep: the first title, the last six");
+    snprintf(want, sizeof want, "top/\xE2\x80\xA6/s%d/s%d/s%d/s%d/s%d/s%d", DEEP - 6, DEEP - 5,
+             DEEP - 4, DEEP - 3, DEEP - 2, DEEP - 1);
+    cr_assert_str_eq(c.rows[DEEP][0], want, "the deepest row");
+    for (int r = 1; r <= DEEP; r++) {
+        cr_assert_eq(atoi(c.rows[r][2]), r, "row %d: depth", r);
+        cr_assert_eq(atoi(c.rows[r][NCSV - 2]), r - 1, "row %d: id", r);
+        cr_assert_eq(atoi(c.rows[r][NCSV - 1]), r - 2, "row %d: parent, the row above", r);
+    }
+    csv_free(&c);
+    free(text);
 }
 
 /* ---- JSON -------------------------------------------------------- */

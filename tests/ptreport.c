@@ -1246,6 +1246,9 @@ Test(ptreport, a_run_10000_deep_reads_back)
                      in_dir("all.json")), 0, "merge reads it");
     cr_assert_eq(run("convert %s --to csv -o %s", in_dir("all.json"), in_dir("all.csv")), 0,
                  "and reads what it wrote");
+    cr_assert_eq(stat(in_dir("all.csv"), &st), 0);
+    cr_assert_lt(st.st_size, (off_t)DEEP * 1024, "the CSV linear in the sections: %lld bytes",
+                 (long long)st.st_size);
     /* The flame chart and the page stay linear too: an event's path is cut
      * as the text report cuts it, the page builds paths from parents. */
     cr_assert_eq(run("convert %s --to trace -o %s", in_dir("deep.json"), in_dir("deep.trace")), 0,

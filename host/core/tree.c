@@ -336,16 +336,3 @@ int pt_section_path(const pt_section *s, char *buf, size_t n)
     buf[len < n ? len : n - 1] = '\0';
     return (int)len;
 }
-
-char *pt__section_path_dup(const pt_section *s)
-{
-    int n = pt_section_path(s, NULL, 0);
-    char *path;
-
-    if (n < 0)
-        return NULL;
-    path = malloc((size_t)n + 1);
-    if (path)
-        pt_section_path(s, path, (size_t)n + 1);
-    return path;
-}

@@ -25,8 +25,6 @@ PT__HIDDEN const pt_section *pt__child_of(const pt_section *parent, const pt_sec
  * NULL when there is none or without memory. The root itself is never
  * returned: an empty path names nothing. */
 PT__HIDDEN const pt_section *pt__tree_find(const pt_section *root, const char *path);
-/* s's path as pt_section_path() writes it, malloc'ed; NULL without memory. */
-PT__HIDDEN char *pt__section_path_dup(const pt_section *s);
 /* The section after s in depth-first order (order of first start) in
  * root's tree, root itself left out; NULL after the last. Walks without
  * recursion, however deep the tree: start from root->child. */

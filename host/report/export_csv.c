@@ -1,9 +1,20 @@
 /* The CSV export: a header row, then one row per section, depth first in
- * order of first start, with its path and every figure.
+ * order of first start, with its path, every figure, its id and its
+ * parent's id.
+ *
+ * The ids are the JSON export's (0, 1, ... depth first; parent -1 at the
+ * top), so a row of any depth names its parent in constant space. A path
+ * of up to PT__CSV_PATH_WHOLE (8) titles is written whole, as
+ * pt_section_path() writes it ("a/b/c", '/' and '\' in titles escaped);
+ * a deeper one keeps its first title and its last six around "…" (U+2026)
+ * ("a/…/s94/s95/s96/s97/s98/s99"), the depth column saying how many
+ * were left out. So a row's size does not grow with its depth: a chain
+ * 10,000 deep is as many bytes per row as a shallow tree, linear in the
+ * sections.
  *
  * Numbers are written with "%.17g", which reads back as the same double,
  * so a spreadsheet or a test sees exactly the figures pt_section_get()
- * gives. The last column, sm_ms, lists a folded phase's time by SM
+ * gives. The column sm_ms lists a folded phase's time by SM
  * ("3:1.5 7:0.25": SM 3 1.5 ms, SM 7 0.25 ms). Fields holding a comma, a double quote, CR or LF are quoted as
  * RFC 4180 says (quotes doubled); records end in LF, which every RFC 4180
  * reader accepts. Titles are written byte for byte. */
@@ -13,6 +24,7 @@
 #include "core/tree.h"
 #include "report/export_csv.h"
 #include "report/export_file.h"
+#include "report/lines.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -58,7 +70,7 @@ int pt__csv_header(FILE *f)
     for (size_t i = 0; i < pt__nfigures; i++)
         if (fprintf(f, ",%s", pt__figures[i].name) < 0)
             return WRITE_FAILED;
-    return fputs(",sm_ms\n", f) == EOF ? WRITE_FAILED : 0;
+    return fputs(",sm_ms,id,parent\n", f) == EOF ? WRITE_FAILED : 0;
 }
 
 /* ",3:1.5 7:0.25": each SM with time and its milliseconds, round-trippable. */
@@ -78,11 +90,71 @@ static int sm_field(FILE *f, const double *sm, int nsm, double per_ms)
     return 0;
 }
 
-int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_stats *st,
+/* A title as a path writes it: '/' and '\' escaped. */
+static void put_title(pt__lines *b, const char *s)
+{
+    for (const char *c = s; *c; c++) {
+        if (*c == '/' || *c == '\\')
+            pt__line_n(b, "\\", 1);
+        pt__line_n(b, c, 1);
+    }
+}
+
+/* st's path from the walk's titles, cut past PT__CSV_PATH_WHOLE; O(1) in
+ * the depth. Its id and its parent's into *id and *parent. */
+static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, uint64_t *id,
+                    long long *parent)
+{
+    size_t d = st->depth > 0 ? (size_t)st->depth : 1;
+
+    if (d >= w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        while (cap <= d)
+            cap *= 2;
+        const char **n = realloc(w->name, cap * sizeof *n);
+        if (n)
+            w->name = n;
+        uint64_t *v = n ? realloc(w->id, cap * sizeof *v) : NULL;
+        if (!n || !v)
+            return PT_ENOMEM;
+        w->id = v;
+        w->cap = cap;
+    }
+    w->name[d] = st->name ? st->name : "";
+    w->id[d] = *id = w->next++;
+    *parent = d > 1 ? (long long)w->id[d - 1] : -1;
+    for (size_t i = 1; i <= d; i++) {
+        if (d > PT__CSV_PATH_WHOLE && i == 2) {
+            pt__line_str(b, "/\xE2\x80\xA6"); /* U+2026 HORIZONTAL ELLIPSIS */
+            i = d - PT__CSV_PATH_LAST;
+            continue;
+        }
+        if (i > 1)
+            pt__line_n(b, "/", 1);
+        put_title(b, w->name[i]);
+    }
+    pt__line_n(b, "", 0);
+    return b->oom ? PT_ENOMEM : 0;
+}
+
+void pt__csv_walk_end(pt__csv_walk *w)
+{
+    free(w->name);
+    free(w->id);
+    memset(w, 0, sizeof *w);
+}
+
+int pt__csv_row(FILE *f, pt__csv_walk *w, const char *kind, const pt_section_stats *st,
                 const double *sm, int nsm, double per_ms)
 {
-    int rc = field(f, path);
+    pt__lines b = { 0 };
+    uint64_t id;
+    long long parent;
+    int rc = csv_path(w, st, &b, &id, &parent);
 
+    if (rc == 0)
+        rc = field(f, b.buf);
+    free(b.buf);
     if (rc == 0 && putc(',', f) == EOF)
         rc = WRITE_FAILED;
     if (rc == 0)
@@ -101,33 +173,29 @@ int pt__csv_row(FILE *f, const char *path, const char *kind, const pt_section_st
     }
     if (rc == 0)
         rc = sm_field(f, sm, nsm, per_ms);
-    if (rc == 0 && putc('\n', f) == EOF)
+    if (rc == 0 && fprintf(f, ",%" PRIu64 ",%lld\n", id, parent) < 0)
         rc = WRITE_FAILED;
     return rc;
 }
 
-static int row(pt_timing *t, FILE *f, const pt_section *s)
+static int row(pt_timing *t, FILE *f, pt__csv_walk *w, const pt_section *s)
 {
     pt_section_stats st;
-    char *path = pt__section_path_dup(s);
-    int rc;
 
-    if (!path)
-        return PT_ENOMEM;
     pt__stats_of(t, s, &st);
-    rc = pt__csv_row(f, path, pt__kind_name(s->kind), &st, s->phase ? s->phase->sm_ns : NULL,
-                     pt__sm_count(s), 1e6);
-    free(path);
-    return rc;
+    return pt__csv_row(f, w, pt__kind_name(s->kind), &st, s->phase ? s->phase->sm_ns : NULL,
+                       pt__sm_count(s), 1e6);
 }
 
 /* Depth first in order of first start, without recursion. */
 static int rows(pt_timing *t, FILE *f)
 {
+    pt__csv_walk w = { 0 };
     int rc = 0;
 
     for (const pt_section *s = t->root.child; s && rc == 0; s = pt__tree_next(s, &t->root))
-        rc = row(t, f, s);
+        rc = row(t, f, &w, s);
+    pt__csv_walk_end(&w);
     return rc;
 }
 

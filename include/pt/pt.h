@@ -643,7 +643,14 @@ typedef struct pt_log_opts {
  *  \brief Hand the report to fn(ctx, line) line by line, the same lines pt_log() prints.
  *  \return 0, PT_EOPEN as pt_log(), PT_EINVAL for a NULL fn or an unknown option. */
 
-/** \brief One CSV row per section: path and every figure. Written to a
+/** \brief One CSV row per section, depth first in order of first start:
+ *  path, name, depth, kind, open, every figure of pt_section_stats (as the
+ *  JSON export names them), sm_ms ("3:1.5 7:0.25": ms by SM), id and
+ *  parent (the JSON export's ids: 0, 1, ... in row order; -1 at the top).
+ *  A path of up to 8 titles is whole, as pt_section_path() writes it; a
+ *  deeper one is its first title, "…" and its last six, so rows stay the
+ *  same size at any depth (id and parent give the whole chain). Numbers
+ *  read back exactly ("%.17g"); fields are quoted as RFC 4180 says. Written to a
  *  temporary file and renamed, so the target must be a regular file or new.
  *  Every export's path may hold %r, the process's rank (OMPI_COMM_WORLD_RANK,
  *  else PMI_RANK, else SLURM_PROCID: the first set and not empty; 0 when

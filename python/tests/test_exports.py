@@ -55,6 +55,7 @@ def test_csv_json_html(run, tmp_path):
     run.export_csv(tmp_path / "perf.csv")
     rows = list(csv.DictReader(open(tmp_path / "perf.csv", newline="")))
     assert [r["path"] for r in rows] == ["short", "long", "long/inner"]
+    assert [(r["id"], r["parent"]) for r in rows] == [("0", "-1"), ("1", "-1"), ("2", "1")]
     run.export_json(tmp_path / "perf.json")
     doc = json.load(open(tmp_path / "perf.json"))
     assert doc["name"] == "test" and doc["schema"] >= 1

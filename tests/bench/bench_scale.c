@@ -1,13 +1,14 @@
 /* How reports scale with the tree: the time per section of pt_log(),
- * pt_export_json(), pt_export_html() and of ptreport show and merge on
- * the JSON export, at 1,000 sections and at N (100,000 by default), in
- * two shapes:
+ * pt_export_json(), pt_export_html(), pt_export_csv() and of ptreport
+ * show and merge on the JSON export, at 1,000 sections and at N (100,000
+ * by default), in two shapes:
  *   - flat: every section at the top;
  *   - deep: ten chains, each N/10 levels deep (10,000 at N = 100,000).
  * The last column is the time per section at N over that at 1,000 of the
  * same shape: 1 is linear, the goal is <= 2 (O(n log n) or better in the
  * sections, linear in the depth). Each figure is the median of a few
- * rounds; the machine is shared.
+ * rounds; the machine is shared. Under the table, the CSV's bytes per
+ * section in each shape: the same at any depth when it is linear.
  *
  *   bench_scale PTREPORT [N]      PT_BENCH_SECTIONS=N does the same
  */
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,15 +59,17 @@ static int run(const char *cmd)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-enum { LOG, JSON, HTML, SHOW, MERGE, NOPS };
+enum { LOG, JSON, HTML, CSV, SHOW, MERGE, NOPS };
 static const char *const op_name[NOPS] = { "pt_log", "pt_export_json", "pt_export_html",
-                                           "ptreport show", "ptreport merge" };
+                                           "pt_export_csv", "ptreport show", "ptreport merge" };
 
-/* Seconds per section of each operation, median of `rounds`. */
+/* Seconds per section of each operation, median of `rounds`; the CSV's
+ * bytes per section into *csv_bytes. */
 static int measure(const char *ptreport, const char *dir, long n, int deep, int rounds,
-                   double out[NOPS])
+                   double out[NOPS], double *csv_bytes)
 {
-    char json[512], html[512], cmd[2048];
+    char json[512], html[512], csv[512], cmd[2048];
+    struct stat sb;
     double v[NOPS][5];
     FILE *null = fopen("/dev/null", "w");
     pt_timing *t = tree(n, deep);
@@ -74,6 +78,7 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
         return -1;
     snprintf(json, sizeof json, "%s/run.json", dir);
     snprintf(html, sizeof html, "%s/run.html", dir);
+    snprintf(csv, sizeof csv, "%s/run.csv", dir);
     for (int r = 0; r < rounds; r++) {
         double t0 = now_s();
         if (pt_log(t, null) != 0)
@@ -87,6 +92,10 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
         if (pt_export_html(t, html) != 0)
             return -1;
         v[HTML][r] = now_s() - t0;
+        t0 = now_s();
+        if (pt_export_csv(t, csv) != 0)
+            return -1;
+        v[CSV][r] = now_s() - t0;
         snprintf(cmd, sizeof cmd, "%s show %s >/dev/null", ptreport, json);
         t0 = now_s();
         if (run(cmd) != 0)
@@ -100,6 +109,9 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
     }
     for (int k = 0; k < NOPS; k++)
         out[k] = median(v[k], rounds) / (double)n;
+    if (stat(csv, &sb) != 0)
+        return -1;
+    *csv_bytes = (double)sb.st_size / (double)n;
     pt_destroy(t);
     fclose(null);
     return 0;
@@ -110,7 +122,7 @@ int main(int argc, char **argv)
     const char *env = getenv("PT_BENCH_SECTIONS");
     long n = argc > 2 ? atol(argv[2]) : env && *env ? atol(env) : 100000;
     char dir[] = "/tmp/pt-bench-scale-XXXXXX", cmd[600];
-    double small[2][NOPS], big[2][NOPS], worst = 0;
+    double small[2][NOPS], big[2][NOPS], bytes[2][2], worst = 0;
 
     if (argc < 2 || n < 1000) {
         fprintf(stderr, "usage: bench_scale PTREPORT [SECTIONS >= 1000]\n");
@@ -121,8 +133,8 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int deep = 0; deep < 2; deep++)
-        if (measure(argv[1], dir, 1000, deep, 5, small[deep]) < 0 ||
-            measure(argv[1], dir, n, deep, n > 20000 ? 1 : 3, big[deep]) < 0) {
+        if (measure(argv[1], dir, 1000, deep, 5, small[deep], &bytes[deep][0]) < 0 ||
+            measure(argv[1], dir, n, deep, n > 20000 ? 1 : 3, big[deep], &bytes[deep][1]) < 0) {
             fprintf(stderr, "bench_scale: a report failed\n");
             return 1;
         }
@@ -140,5 +152,7 @@ int main(int argc, char **argv)
                    small[deep][k] * 1e6, big[deep][k] * 1e6, r);
         }
     printf("worst ratio (goal <= 2): %.2f\n", worst);
+    printf("CSV bytes per section at 1,000 and at N: flat %.0f, %.0f; deep %.0f, %.0f\n",
+           bytes[0][0], bytes[0][1], bytes[1][0], bytes[1][1]);
     return 0;
 }

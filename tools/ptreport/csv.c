@@ -14,20 +14,17 @@
 static int rows(const pr_run *r, FILE *f)
 {
     const pr_sec *x;
-    const char *path;
     pr_walk w;
+    pt__csv_walk cw = { 0 };
     int depth, rc = 0;
 
     pr_walk_begin(&w, r->secs, r->nsecs);
-    while (rc == 0 && (x = pr_walk_next(&w, &depth))) {
-        if (!(path = pr_walk_path(&w, x, depth)))
-            rc = -1;
-        else
-            rc = pt__csv_row(f, path, x->kind, &x->st, x->sm_ms, x->nsm, 1.0);
-    }
+    while (rc == 0 && (x = pr_walk_next(&w, &depth)))
+        rc = pt__csv_row(f, &cw, x->kind, &x->st, x->sm_ms, x->nsm, 1.0);
     if (w.oom)
         rc = -1;
     pr_walk_end(&w);
+    pt__csv_walk_end(&cw);
     return rc;
 }
 
