@@ -17,6 +17,9 @@
 
 #include "common.h"
 #include "core/model.h"
+#include "report/format.h"
+
+#include <math.h>
 
 static test_clock clk;
 static pt_timing *t;
@@ -372,6 +375,76 @@ Test(export, csv_of_a_chain_10000_deep_is_linear)
     }
     csv_free(&c);
     free(text);
+}
+
+/* ---- numbers ----------------------------------------------------- */
+
+static uint64_t rnd_state = 0x9E3779B97F4A7C15ULL;
+static uint64_t rnd(void)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+
+/* v as pt__fmt_g() writes it, against printf itself and read back. */
+static void same_as_printf(double v, int nd)
+{
+    char got[PT__NUM], want[64];
+    size_t n = pt__fmt_g(got, v, nd);
+    snprintf(want, sizeof want, "%.*g", nd, v);
+    cr_assert_str_eq(got, want, "%%.%dg of %a", nd, v);
+    cr_assert_eq(n, strlen(want), "%%.%dg of %a: its length", nd, v);
+    if (nd == 17 && isfinite(v))
+        cr_assert(strtod(got, NULL) == v, "\"%s\" reads back as %a", got, v);
+}
+
+Test(export, numbers_are_written_as_printf_writes_them)
+{
+    /* The exports write "%.17g" (and trace durations "%.9g") without
+     * printf where the digits fit 128-bit integers: every kind of value
+     * against printf byte for byte, and "%.17g" read back exactly. */
+    static const double edge[] = { 0, -0.0, 1, -1, 0.5, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3,
+                                    0.125, 0.375, 2.5, 1e-6, 1e-5, 1e-4, 1e-3, 9.9999999999999995e-7,
+                                    0.00099999999999999998, 123456789012345678.0, 1e15, 1e16,
+                                    1e17, 9007199254740993.0, 18446744073709551615.0, 1e300,
+                                    5e-324, 2.2250738585072014e-308, INFINITY, -INFINITY, NAN };
+    int nd[] = { 17, 9, 1, 2, 3, 6, 16 };
+
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        for (size_t k = 0; k < sizeof nd / sizeof nd[0]; k++)
+            same_as_printf(edge[i], nd[k]);
+    for (int p = -8; p <= 20; p++) {
+        double ten = pow(10, p);
+        for (size_t k = 0; k < sizeof nd / sizeof nd[0]; k++) {
+            same_as_printf(ten, nd[k]);
+            same_as_printf(nextafter(ten, 0), nd[k]);
+            same_as_printf(nextafter(ten, INFINITY), nd[k]);
+        }
+    }
+    for (int i = 0; i < 20000; i++) {
+        uint64_t r = rnd(), bits = rnd();
+        double v;
+        switch (i % 4) {
+        case 0: /* any double */
+            memcpy(&v, &bits, sizeof v);
+            break;
+        case 1: /* log-uniform over the range the fast path covers, and past it */
+            v = pow(10, (double)(r % 2800000) / 100000.0 - 8) * (1 + (double)(bits % 1000) / 1e6);
+            break;
+        case 2: /* milliseconds from whole nanoseconds, as the figures are */
+            v = (double)(r % 100000000000ULL) / 1e6;
+            break;
+        default: /* binary fractions: ties at the digit printf rounds */
+            v = (double)(r % 10000000) / (double)(1ULL << (bits % 40));
+            break;
+        }
+        if (bits & 1)
+            v = -v;
+        same_as_printf(v, 17);
+        same_as_printf(v, 1 + (int)(r % 17));
+    }
 }
 
 /* ---- JSON -------------------------------------------------------- */

@@ -12,18 +12,20 @@
  * 10,000 deep is as many bytes per row as a shallow tree, linear in the
  * sections.
  *
- * Numbers are written with "%.17g", which reads back as the same double,
- * so a spreadsheet or a test sees exactly the figures pt_section_get()
- * gives. The column sm_ms lists a folded phase's time by SM
- * ("3:1.5 7:0.25": SM 3 1.5 ms, SM 7 0.25 ms). Fields holding a comma, a double quote, CR or LF are quoted as
- * RFC 4180 says (quotes doubled); records end in LF, which every RFC 4180
- * reader accepts. Titles are written byte for byte. */
+ * Numbers are written as "%.17g" writes them (pt__fmt_g()), which reads
+ * back as the same double, so a spreadsheet or a test sees exactly the
+ * figures pt_section_get() gives. The column sm_ms lists a folded phase's
+ * time by SM ("3:1.5 7:0.25": SM 3 1.5 ms, SM 7 0.25 ms). Fields holding
+ * a comma, a double quote, CR or LF are quoted as RFC 4180 says (quotes
+ * doubled); records end in LF, which every RFC 4180 reader accepts.
+ * Titles are written byte for byte. */
 #include "core/roofline.h"
 #include "core/stats.h"
 #include "core/timing.h"
 #include "core/tree.h"
 #include "report/export_csv.h"
 #include "report/export_file.h"
+#include "report/format.h"
 #include "report/lines.h"
 
 #include <inttypes.h>
@@ -58,9 +60,12 @@ static int field(FILE *f, const char *s)
  * that some readers reject. */
 static int num(FILE *f, double v)
 {
+    char b[PT__NUM + 1] = ",";
+
     if (!isfinite(v))
         return putc(',', f) == EOF ? WRITE_FAILED : 0;
-    return fprintf(f, ",%.17g", v) < 0 ? WRITE_FAILED : 0;
+    pt__fmt_g(b + 1, v, 17);
+    return fputs(b, f) == EOF ? WRITE_FAILED : 0;
 }
 
 int pt__csv_header(FILE *f)
@@ -83,7 +88,9 @@ static int sm_field(FILE *f, const double *sm, int nsm, double per_ms)
     for (int i = 0; i < nsm; i++) {
         if (!(sm[i] > 0))
             continue;
-        if (fprintf(f, "%s%d:%.17g", sep, i, sm[i] / per_ms) < 0)
+        char b[PT__NUM];
+        pt__fmt_g(b, sm[i] / per_ms, 17);
+        if (fprintf(f, "%s%d:%s", sep, i, b) < 0)
             return WRITE_FAILED;
         sep = " ";
     }

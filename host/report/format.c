@@ -3,7 +3,9 @@
 #include "report/format.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 void pt__fmt_ms(char *b, double v)
@@ -43,6 +45,124 @@ void pt__fmt_bytes(char *b, double v)
 void pt__fmt_pct(char *b, double v)
 {
     snprintf(b, PT__CELL, "%.1f%%", v);
+}
+
+/* ---- "%.*g" without printf -------------------------------------- */
+
+__extension__ typedef unsigned __int128 u128;
+
+#define P19 10000000000000000000ULL
+static const u128 pow10_u128[23] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, P19, (u128)P19 * 10, (u128)P19 * 100, (u128)P19 * 1000,
+};
+
+/* v's ndigits significant digits, rounded to nearest (ties to even) as
+ * printf rounds v's exact binary value: *q in [10^(nd-1), 10^nd) and the
+ * decimal exponent of its first digit in *x. v = m * 2^-sh, m < 2^53,
+ * 0 < sh <= 127. 0 when the product does not fit 128 bits. */
+static int sig_digits(uint64_t m, int sh, int nd, int x, uint64_t *q, int *xo)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        int s = nd - 1 - x;                 /* v * 10^s has nd digits before the point */
+        u128 lo = pow10_u128[nd - 1], hi = lo * 10, p, r, half, d;
+        if (s < 0 || s > 22)                /* m * 10^s < 2^53 * 2^74 */
+            return 0;
+        p = (u128)m * pow10_u128[s];
+        d = p >> sh;
+        r = p - (d << sh);
+        half = (u128)1 << (sh - 1);
+        if (d >= hi) {
+            x++;
+            continue;
+        }
+        if (d < lo) {
+            x--;
+            continue;
+        }
+        if (r > half || (r == half && (d & 1)))
+            d++;
+        if (d == hi) {                      /* 9.99..5 rounded up a digit */
+            d = lo;
+            x++;
+        }
+        *q = (uint64_t)d;
+        *xo = x;
+        return 1;
+    }
+    return 0;
+}
+
+size_t pt__fmt_g(char *b, double v, int ndigits)
+{
+    char dg[24], *p = b;
+    uint64_t bits, m, q;
+    int e, sh, x, n;
+    double a = fabs(v);
+
+    if (v == 0 && ndigits >= 1)
+        return (size_t)(stpcpy(b, signbit(v) ? "-0" : "0") - b);
+    /* Finite and in the range the 128-bit product covers; else printf. */
+    if (!(a >= 1e-6 && a < 18446744073709551616.0) || ndigits < 1 || ndigits > 17)
+        goto slow;
+    memcpy(&bits, &a, sizeof bits);
+    e = (int)(bits >> 52);
+    m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+    sh = 1075 - e;                          /* a = m * 2^-sh */
+    if (e == 0 || sh <= 0 || sh > 127)
+        goto slow;
+    /* log10(a) from the binary exponent: right, or one below (then the
+     * digits tell and sig_digits() steps up). */
+    x = (int)floor((e - 1023) * 0.30102999566398120);
+    if (!sig_digits(m, sh, ndigits, x, &q, &x))
+        goto slow;
+    for (n = ndigits; n > 0; n--, q /= 10)
+        dg[n - 1] = (char)('0' + q % 10);
+    n = ndigits;
+    while (n > 1 && dg[n - 1] == '0')       /* %g drops trailing zeros */
+        n--;
+    if (v < 0)
+        *p++ = '-';
+    if (x < -4 || x >= ndigits) {           /* d.ddde-05 */
+        *p++ = dg[0];
+        if (n > 1) {
+            *p++ = '.';
+            memcpy(p, dg + 1, (size_t)n - 1);
+            p += n - 1;
+        }
+        *p++ = 'e';
+        *p++ = x < 0 ? '-' : '+';
+        x = x < 0 ? -x : x;
+        if (x >= 100)
+            *p++ = (char)('0' + x / 100);
+        *p++ = (char)('0' + x / 10 % 10);
+        *p++ = (char)('0' + x % 10);
+    } else if (x < 0) {                     /* 0.000ddd */
+        *p++ = '0';
+        *p++ = '.';
+        for (int i = -1; i > x; i--)
+            *p++ = '0';
+        memcpy(p, dg, (size_t)n);
+        p += n;
+    } else {                                /* ddd.ddd */
+        int whole = x + 1 < n ? x + 1 : n;  /* digits before the point */
+        memcpy(p, dg, (size_t)whole);
+        p += whole;
+        for (int i = n; i < x + 1; i++)
+            *p++ = '0';
+        if (n > x + 1) {
+            *p++ = '.';
+            memcpy(p, dg + x + 1, (size_t)(n - x - 1));
+            p += n - x - 1;
+        }
+    }
+    *p = '\0';
+    return (size_t)(p - b);
+slow:
+    n = snprintf(b, PT__NUM, "%.*g", ndigits, v);
+    return n > 0 ? (size_t)n : 0;
 }
 
 void pt__fmt_utc_now(char *b, size_t n)

@@ -17,6 +17,13 @@ PT__HIDDEN void pt__fmt_rate(char *b, double v);
 PT__HIDDEN void pt__fmt_bytes(char *b, double v);
 /* A percentage with one decimal ("12.5%"). */
 PT__HIDDEN void pt__fmt_pct(char *b, double v);
+/* v as snprintf(b, n, "%.*g", ndigits, v) writes it, byte for byte, for
+ * 1 <= ndigits <= 17; returns the length. Exact: the digits come from
+ * v's binary value in 128-bit integers where it fits (finite, 1e-6 <= |v|
+ * < 2^64), from snprintf elsewhere, so "%.17g" still reads back as the
+ * same double. b holds at least PT__NUM bytes. */
+#define PT__NUM 32
+PT__HIDDEN size_t pt__fmt_g(char *b, double v, int ndigits);
 /* Now, UTC, as ISO 8601 ("2025-01-31T12:00:00Z"), the stamp a report
  * carries; "" when the clock cannot be read. n is at least 21. */
 PT__HIDDEN void pt__fmt_utc_now(char *b, size_t n);

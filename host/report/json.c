@@ -6,9 +6,10 @@
  *    HTML mode '<', '>' and '&' too (as \u003C and so on), so the text can
  *    sit inside a <script> element without closing it or opening a
  *    comment;
- *  - numbers are written with "%.17g", which reads back as the same
- *    double (whole numbers, most figures, as integers without printf),
- *    and a number that is not finite as null;
+ *  - numbers are written as "%.17g" writes them, which reads back as the
+ *    same double (whole numbers, most figures, as integers, the others by
+ *    pt__fmt_g(), without printf where it can), and a number that is not
+ *    finite as null;
  *  - writes go to the stream unlocked: a document is written by one
  *    thread, and a lock per piece cost more than the piece;
  *  - pretty documents put each member and element on a line of its own;
@@ -18,6 +19,7 @@
 #define _GNU_SOURCE /* fwrite_unlocked */
 #include "report/json.h"
 
+#include "report/format.h"
 #include "report/utf8.h"
 
 #include <inttypes.h>
@@ -251,7 +253,7 @@ void pt__json_sig(pt__json *w, double v, int ndigits)
         pt__json_raw(w, p, (size_t)(b + sizeof b - p));
         return;
     }
-    pt__json_printf(w, "%.*g", ndigits, v);
+    pt__json_raw(w, b, pt__fmt_g(b, v, ndigits));
 }
 
 void pt__json_fixed(pt__json *w, double v, int decimals)
