@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -717,6 +718,68 @@ Test(limits, the_empty_title_in_every_text_view)
         untitled += l[0] == ' ' && strncmp(l + strspn(l, " "), "1     0.001", 11) == 0;
     cr_assert_eq(untitled, 2, "both \"\" rows, at the top and under a:\n%s", b.s);
     free(b.s);
+}
+
+/* ---- deep and wide trees on a small stack ------------------------------ */
+
+/* Every report of the timing, once: pt_log, JSON, HTML, CSV. */
+static void *every_report(void *arg)
+{
+    static int rc[4];
+    FILE *null = fopen("/dev/null", "w");
+
+    (void)arg;
+    rc[0] = null ? pt_log(t, null) : -1;
+    rc[1] = pt_export_json(t, in_dir("edge.json"));
+    rc[2] = pt_export_html(t, in_dir("edge.html"));
+    rc[3] = pt_export_csv(t, in_dir("edge.csv"));
+    if (null)
+        fclose(null);
+    return rc;
+}
+
+Test(limits, a_deep_chain_and_a_wide_level_report_on_a_small_stack)
+{
+    /* A chain N deep and N sections at the top, every report made on a
+     * thread with a 128 KiB stack and ptreport show run with 256 KiB: a
+     * walk that recursed, or an array on the stack that grew with the
+     * sections, would overflow it here (bench_scale makes them at
+     * 100,000 deep and 1,000,000 wide). */
+    long n = 20000 / (long)fewer();
+    char title[32], cmd[2048];
+    pthread_attr_t a;
+    pthread_t th;
+    void *res;
+    int *rc, st;
+
+    for (long d = 0; d < n; d++)
+        cr_assert_eq(pt_start(t, "deep"), 0, "depth %ld", d + 1);
+    clk.now += 1000;
+    for (long d = 0; d < n; d++)
+        pt_stop(t, "deep");
+    for (long i = 0; i < n; i++) {
+        snprintf(title, sizeof title, "w%ld", i);
+        TEST_SPAN(t, &clk, title, 10);
+    }
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pthread_attr_init(&a), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&a, 128 * KIB), 0);
+    cr_assert_eq(pthread_create(&th, &a, every_report, NULL), 0);
+    cr_assert_eq(pthread_join(th, &res), 0);
+    pthread_attr_destroy(&a);
+    rc = res;
+    for (int k = 0; k < 4; k++)
+        cr_assert_eq(rc[k], 0, "report %d: %s", k, pt_last_error(t));
+    cr_assert_eq(access(tool, X_OK), 0, "%s: %s (run the suite with make test)", tool,
+                 strerror(errno));
+    snprintf(cmd, sizeof cmd, "ulimit -s 256 && %s show %s >%s/show.txt 2>%s/err.txt", tool,
+             in_dir("edge.json"), dir, dir);
+    st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %d%s", cmd, st, fewer_why());
+    char *out = slurp(in_dir("show.txt"));
+    snprintf(title, sizeof title, "%ld sections", 2 * n);
+    cr_assert_not_null(strstr(out, title), "%.300s", out);
+    free(out);
 }
 
 /* ---- 10^9 occurrences ---------------------------------------------------- */

@@ -41,13 +41,17 @@ $(BENCH_HOST): $(BUILD)/obj/tests/bench/bench_host.o $(LIB_A)
 BENCH_SCALE := $(BUILD)/bench/bench_scale
 BENCH_HOST_OBJS += $(BUILD)/obj/tests/bench/bench_scale.o
 BENCH_SECTIONS ?= $(if $(filter true,$(CI)),10000,100000)
+# Then every report once of a chain BENCH_DEEP deep and of BENCH_WIDE
+# sections at the top (0 leaves one out).
+BENCH_DEEP ?= 100000
+BENCH_WIDE ?= $(if $(filter true,$(CI)),0,1000000)
 $(BENCH_SCALE): $(BUILD)/obj/tests/bench/bench_scale.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PT_LDLIBS)
 
 bench-host: $(BENCH_HOST) $(BENCH_SCALE) $(PTREPORT)
 	$(BENCH_HOST)
-	$(BENCH_SCALE) $(PTREPORT) $(BENCH_SECTIONS)
+	PT_BENCH_DEEP=$(BENCH_DEEP) PT_BENCH_WIDE=$(BENCH_WIDE) $(BENCH_SCALE) $(PTREPORT) $(BENCH_SECTIONS)
 
 # The host suites under valgrind memcheck, each test's process traced
 # (Criterion forks one per test; VALGRIND_JOBS of them run at once). A binary of

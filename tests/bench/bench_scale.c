@@ -11,6 +11,12 @@
  * section in each shape: the same at any depth when it is linear.
  *
  *   bench_scale PTREPORT [N]      PT_BENCH_SECTIONS=N does the same
+ *
+ * Then the edges (edges() below): one chain PT_BENCH_DEEP deep (100,000)
+ * and PT_BENCH_WIDE sections at the top (1,000,000), each report made
+ * once; a failure or a crash there fails the bench. 0 leaves one out
+ * (CI leaves out the wide one: about 2 minutes and 9 GB for ptreport's
+ * JSON tree; the limits suite makes both shapes on a small stack).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pt/pt.h>
@@ -32,13 +38,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* n sections: flat, or ten chains n/10 deep (c<k> at the top of chain k,
- * then s1, s2, ... down it). */
-static pt_timing *tree(long n, int deep)
+/* n sections in `chains` chains n/chains deep (c<k> at the top of chain
+ * k, then s1, s2, ... down it): flat when chains is n. */
+static pt_timing *tree(long n, long chains)
 {
     pt_timing *t = pt_create("scale", PT_CPU);
     char title[32];
-    long chains = deep ? 10 : n, depth = deep ? n / 10 : 1;
+    long depth = n / chains;
 
     for (long c = 0; c < chains; c++) {
         for (long d = 0; d < depth; d++) {
@@ -72,7 +78,7 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
     struct stat sb;
     double v[NOPS][5];
     FILE *null = fopen("/dev/null", "w");
-    pt_timing *t = tree(n, deep);
+    pt_timing *t = tree(n, deep ? 10 : n);
 
     if (!t || !null)
         return -1;
@@ -117,12 +123,75 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
     return 0;
 }
 
+/* The edges: one chain `deep` sections deep and `wide` sections at the
+ * top, each report made once (pt_log, the JSON, HTML and CSV exports,
+ * ptreport show), so a walk that recursed, or a buffer on the stack that
+ * grew with the tree, would crash here. Prints each one's seconds; -1 if
+ * one failed. */
+static int edges(const char *ptreport, const char *dir, long deep, long wide)
+{
+    static const char *const what[] = { "pt_log", "json", "html", "csv", "show" };
+    char file[4][512], cmd[2048];
+    FILE *null = fopen("/dev/null", "w");
+    static const char *const ext[4] = { "", "json", "html", "csv" };
+
+    if (!null)
+        return -1;
+    for (int k = 1; k < 4; k++)
+        snprintf(file[k], sizeof file[k], "%s/edge.%s", dir, ext[k]);
+    for (int shape = 0; shape < 2; shape++) {
+        long n = shape ? wide : deep;
+        double t0 = now_s(), sec[5];
+        pt_timing *t;
+        double built;
+        int rc = 0;
+
+        if (n <= 0)
+            continue;
+        t = tree(n, shape ? n : 1);
+        built = now_s() - t0;
+        for (int k = 0; k < 5 && rc == 0; k++) {
+            t0 = now_s();
+            if (k == 0)
+                rc = pt_log(t, null);
+            else if (k == 1)
+                rc = pt_export_json(t, file[1]);
+            else if (k == 2)
+                rc = pt_export_html(t, file[2]);
+            else if (k == 3)
+                rc = pt_export_csv(t, file[3]);
+            else {
+                snprintf(cmd, sizeof cmd, "%s show %s >/dev/null", ptreport, file[1]);
+                rc = run(cmd);
+            }
+            sec[k] = now_s() - t0;
+            if (rc != 0)
+                fprintf(stderr, "bench_scale: %s of %ld %s failed (%d)\n", what[k], n,
+                        shape ? "wide" : "deep", rc);
+        }
+        pt_destroy(t);
+        if (rc != 0) {
+            fclose(null);
+            return -1;
+        }
+        printf("%ld %s: built in %.1f s; seconds: pt_log %.2f, json %.2f, html %.2f, csv %.2f, "
+               "ptreport show %.2f\n", n, shape ? "wide" : "deep", built, sec[0], sec[1], sec[2],
+               sec[3], sec[4]);
+    }
+    fclose(null);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("PT_BENCH_SECTIONS");
     long n = argc > 2 ? atol(argv[2]) : env && *env ? atol(env) : 100000;
     char dir[] = "/tmp/pt-bench-scale-XXXXXX", cmd[600];
     double small[2][NOPS], big[2][NOPS], bytes[2][2], worst = 0;
+    const char *d_env = getenv("PT_BENCH_DEEP"), *w_env = getenv("PT_BENCH_WIDE");
+    long edge_deep = d_env && *d_env ? atol(d_env) : 100000;
+    long edge_wide = w_env && *w_env ? atol(w_env) : 1000000;
+    int rc;
 
     if (argc < 2 || n < 1000) {
         fprintf(stderr, "usage: bench_scale PTREPORT [SECTIONS >= 1000]\n");
@@ -138,9 +207,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_scale: a report failed\n");
             return 1;
         }
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    run(cmd);
-
     printf("Reports at scale: time per section at 1,000 and at %ld sections\n", n);
     printf("(flat: all at the top; deep: ten chains %ld levels deep at %ld)\n", n / 10, n);
     printf("%-16s %-5s %12s %12s %8s\n", "", "shape", "us @ 1,000", "us @ N", "ratio");
@@ -154,5 +220,9 @@ int main(int argc, char **argv)
     printf("worst ratio (goal <= 2): %.2f\n", worst);
     printf("CSV bytes per section at 1,000 and at N: flat %.0f, %.0f; deep %.0f, %.0f\n",
            bytes[0][0], bytes[0][1], bytes[1][0], bytes[1][1]);
-    return 0;
+    fflush(stdout);
+    rc = edges(argv[1], dir, edge_deep, edge_wide);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+    return rc < 0 ? 1 : 0;
 }
