@@ -118,18 +118,15 @@ static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, u
         size_t cap = w->cap ? w->cap * 2 : 64;
         while (cap <= d)
             cap *= 2;
-        const char **n = realloc(w->name, cap * sizeof *n);
-        if (n)
-            w->name = n;
-        uint64_t *v = n ? realloc(w->id, cap * sizeof *v) : NULL;
-        if (!n || !v)
+        struct pt__csv_anc *a = realloc(w->anc, cap * sizeof *a);
+        if (!a)
             return PT_ENOMEM;
-        w->id = v;
+        w->anc = a;
         w->cap = cap;
     }
-    w->name[d] = st->name ? st->name : "";
-    w->id[d] = *id = w->next++;
-    *parent = d > 1 ? (long long)w->id[d - 1] : -1;
+    w->anc[d].name = st->name ? st->name : "";
+    w->anc[d].id = *id = w->next++;
+    *parent = d > 1 ? (long long)w->anc[d - 1].id : -1;
     for (size_t i = 1; i <= d; i++) {
         if (d > PT__CSV_PATH_WHOLE && i == 2) {
             pt__line_str(b, "/\xE2\x80\xA6"); /* U+2026 HORIZONTAL ELLIPSIS */
@@ -138,7 +135,7 @@ static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, u
         }
         if (i > 1)
             pt__line_n(b, "/", 1);
-        put_title(b, w->name[i]);
+        put_title(b, w->anc[i].name);
     }
     pt__line_n(b, "", 0);
     return b->oom ? PT_ENOMEM : 0;
@@ -146,8 +143,7 @@ static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, u
 
 void pt__csv_walk_end(pt__csv_walk *w)
 {
-    free(w->name);
-    free(w->id);
+    free(w->anc);
     memset(w, 0, sizeof *w);
 }
 

@@ -19,8 +19,10 @@
  * the last row's ancestors by depth. Zeroed to start; pt__csv_walk_end()
  * frees it. */
 typedef struct pt__csv_walk {
-    const char **name;        /* name[d]: the title at depth d */
-    uint64_t *id;             /* id[d]: its id */
+    struct pt__csv_anc {
+        const char *name;     /* the title at this depth */
+        uint64_t id;          /* its id */
+    } *anc;                   /* by depth */
     size_t cap;
     uint64_t next;            /* the next row's id */
 } pt__csv_walk;
