@@ -398,13 +398,22 @@ static void same_as_printf(double v, int nd)
     cr_assert_eq(n, strlen(want), "%%.%dg of %a: its length", nd, v);
     if (nd == 17 && isfinite(v))
         cr_assert(strtod(got, NULL) == v, "\"%s\" reads back as %a", got, v);
+    /* The text report's "%.3f" (times), "%.1f" and "%.2f" (rates, %). */
+    for (int dec = 0; dec <= 3; dec++) {
+        char fixed[400], pf[400];
+        size_t fn = pt__fmt_fixed(fixed, sizeof fixed, v, dec);
+        snprintf(pf, sizeof pf, "%.*f", dec, v);
+        cr_assert_str_eq(fixed, pf, "%%.%df of %a", dec, v);
+        cr_assert_eq(fn, strlen(pf), "%%.%df of %a: its length", dec, v);
+    }
 }
 
 Test(export, numbers_are_written_as_printf_writes_them)
 {
-    /* The exports write "%.17g" (and trace durations "%.9g") without
-     * printf where the digits fit 128-bit integers: every kind of value
-     * against printf byte for byte, and "%.17g" read back exactly. */
+    /* The exports write "%.17g" (and trace durations "%.9g"), and the
+     * text report "%.3f" and the like, without printf where the digits fit
+     * 128-bit integers: every kind of value against printf byte for byte,
+     * and "%.17g" read back exactly. */
     static const double edge[] = { 0, -0.0, 1, -1, 0.5, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3,
                                     0.125, 0.375, 2.5, 1e-6, 1e-5, 1e-4, 1e-3, 9.9999999999999995e-7,
                                     0.00099999999999999998, 123456789012345678.0, 1e15, 1e16,
@@ -438,6 +447,8 @@ Test(export, numbers_are_written_as_printf_writes_them)
             break;
         default: /* binary fractions: ties at the digit printf rounds */
             v = (double)(r % 10000000) / (double)(1ULL << (bits % 40));
+            if (bits & 4) /* ties at the third decimal: x.xxx5 */
+                v = (double)(r % 100000) / 2000.0;
             break;
         }
         if (bits & 1)

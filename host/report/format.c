@@ -11,9 +11,9 @@
 void pt__fmt_ms(char *b, double v)
 {
     if (v == 0 || fabs(v) >= 0.0005)
-        snprintf(b, PT__CELL, "%.3f", v);
+        pt__fmt_fixed(b, PT__CELL, v, 3);
     else
-        snprintf(b, PT__CELL, "%.3g", v);
+        pt__fmt_g(b, v, 3);
 }
 
 void pt__fmt_rate(char *b, double v)
@@ -21,11 +21,11 @@ void pt__fmt_rate(char *b, double v)
     if (v == 0)
         b[0] = '\0';
     else if (v >= 100)
-        snprintf(b, PT__CELL, "%.1f", v);
+        pt__fmt_fixed(b, PT__CELL, v, 1);
     else if (v >= 0.01)
-        snprintf(b, PT__CELL, "%.2f", v);
+        pt__fmt_fixed(b, PT__CELL, v, 2);
     else
-        snprintf(b, PT__CELL, "%.3g", v);
+        pt__fmt_g(b, v, 3);
 }
 
 void pt__fmt_bytes(char *b, double v)
@@ -44,7 +44,9 @@ void pt__fmt_bytes(char *b, double v)
 
 void pt__fmt_pct(char *b, double v)
 {
-    snprintf(b, PT__CELL, "%.1f%%", v);
+    size_t n = pt__fmt_fixed(b, PT__CELL - 1, v, 1);
+    b[n] = '%';
+    b[n + 1] = '\0';
 }
 
 /* ---- "%.*g" without printf -------------------------------------- */
@@ -59,6 +61,77 @@ static const u128 pow10_u128[23] = {
     1000000000000000000ULL, P19, (u128)P19 * 10, (u128)P19 * 100, (u128)P19 * 1000,
 };
 
+/* Bits of a positive finite double: a = m * 2^-sh. */
+static void split(double a, uint64_t *m, int *sh, int *e)
+{
+    uint64_t bits;
+
+    memcpy(&bits, &a, sizeof bits);
+    *e = (int)(bits >> 52);
+    *m = bits & (((uint64_t)1 << 52) - 1);
+    if (*e)
+        *m |= (uint64_t)1 << 52;
+    *sh = 1075 - (*e ? *e : 1);
+}
+
+/* m * 10^s / 2^sh rounded to nearest, ties to even, as printf rounds;
+ * the truncated quotient first, so callers can check its digits.
+ * 0 <= sh <= 127, s <= 22, m < 2^53. */
+static u128 scaled(uint64_t m, int sh, int s, u128 *rest)
+{
+    u128 p = (u128)m * pow10_u128[s], d = p >> sh;
+    *rest = p - (d << sh);
+    return d;
+}
+
+static u128 round_even(u128 d, u128 rest, int sh)
+{
+    u128 half;
+
+    if (sh == 0)
+        return d;
+    half = (u128)1 << (sh - 1);
+    return d + (rest > half || (rest == half && (d & 1)));
+}
+
+size_t pt__fmt_fixed(char *b, size_t n, double v, int decimals)
+{
+    char dg[40], *p = b, *end = dg + sizeof dg;
+    double a = fabs(v);
+    uint64_t m, q;
+    int sh, e, len;
+
+    /* Below 10^15 with up to 3 decimals, the rounded value * 10^decimals
+     * fits 64 bits; else printf. */
+    if (!(a < 1e15) || decimals < 0 || decimals > 3 || n < 32)
+        goto slow;
+    split(a, &m, &sh, &e);
+    if (sh > 127) {
+        q = 0;                              /* below 2^-74: rounds to 0 */
+    } else {
+        u128 rest, d = scaled(m, sh, decimals, &rest);
+        q = (uint64_t)round_even(d, rest, sh);
+    }
+    if (signbit(v))
+        *p++ = '-';
+    for (int i = 0; i < decimals; i++, q /= 10)
+        *--end = (char)('0' + q % 10);
+    if (decimals)
+        *--end = '.';
+    do {
+        *--end = (char)('0' + q % 10);
+        q /= 10;
+    } while (q);
+    len = (int)(dg + sizeof dg - end);
+    memcpy(p, end, (size_t)len);
+    p += len;
+    *p = '\0';
+    return (size_t)(p - b);
+slow:
+    len = snprintf(b, n, "%.*f", decimals, v);
+    return len > 0 ? (size_t)len : 0;
+}
+
 /* v's ndigits significant digits, rounded to nearest (ties to even) as
  * printf rounds v's exact binary value: *q in [10^(nd-1), 10^nd) and the
  * decimal exponent of its first digit in *x. v = m * 2^-sh, m < 2^53,
@@ -67,13 +140,10 @@ static int sig_digits(uint64_t m, int sh, int nd, int x, uint64_t *q, int *xo)
 {
     for (int tries = 0; tries < 3; tries++) {
         int s = nd - 1 - x;                 /* v * 10^s has nd digits before the point */
-        u128 lo = pow10_u128[nd - 1], hi = lo * 10, p, r, half, d;
+        u128 lo = pow10_u128[nd - 1], hi = lo * 10, r, d;
         if (s < 0 || s > 22)                /* m * 10^s < 2^53 * 2^74 */
             return 0;
-        p = (u128)m * pow10_u128[s];
-        d = p >> sh;
-        r = p - (d << sh);
-        half = (u128)1 << (sh - 1);
+        d = scaled(m, sh, s, &r);
         if (d >= hi) {
             x++;
             continue;
@@ -82,8 +152,7 @@ static int sig_digits(uint64_t m, int sh, int nd, int x, uint64_t *q, int *xo)
             x--;
             continue;
         }
-        if (r > half || (r == half && (d & 1)))
-            d++;
+        d = round_even(d, r, sh);
         if (d == hi) {                      /* 9.99..5 rounded up a digit */
             d = lo;
             x++;
@@ -98,7 +167,7 @@ static int sig_digits(uint64_t m, int sh, int nd, int x, uint64_t *q, int *xo)
 size_t pt__fmt_g(char *b, double v, int ndigits)
 {
     char dg[24], *p = b;
-    uint64_t bits, m, q;
+    uint64_t m, q;
     int e, sh, x, n;
     double a = fabs(v);
 
@@ -107,10 +176,7 @@ size_t pt__fmt_g(char *b, double v, int ndigits)
     /* Finite and in the range the 128-bit product covers; else printf. */
     if (!(a >= 1e-6 && a < 18446744073709551616.0) || ndigits < 1 || ndigits > 17)
         goto slow;
-    memcpy(&bits, &a, sizeof bits);
-    e = (int)(bits >> 52);
-    m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
-    sh = 1075 - e;                          /* a = m * 2^-sh */
+    split(a, &m, &sh, &e);
     if (e == 0 || sh <= 0 || sh > 127)
         goto slow;
     /* log10(a) from the binary exponent: right, or one below (then the

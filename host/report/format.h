@@ -24,6 +24,10 @@ PT__HIDDEN void pt__fmt_pct(char *b, double v);
  * same double. b holds at least PT__NUM bytes. */
 #define PT__NUM 32
 PT__HIDDEN size_t pt__fmt_g(char *b, double v, int ndigits);
+/* v as snprintf(b, n, "%.*f", decimals, v) writes it, byte for byte:
+ * from v's binary value in 128-bit integers for |v| < 10^15, 0 <= decimals
+ * <= 3 and n >= 32, by printf otherwise. Returns the length. */
+PT__HIDDEN size_t pt__fmt_fixed(char *b, size_t n, double v, int decimals);
 /* Now, UTC, as ISO 8601 ("2025-01-31T12:00:00Z"), the stamp a report
  * carries; "" when the clock cannot be read. n is at least 21. */
 PT__HIDDEN void pt__fmt_utc_now(char *b, size_t n);
