@@ -11,7 +11,11 @@
  *    pt__fmt_g(), without printf where it can), and a number that is not
  *    finite as null;
  *  - writes go to the stream unlocked: a document is written by one
- *    thread, and a lock per piece cost more than the piece;
+ *    thread, and a lock per piece cost more than the piece; the pieces
+ *    of one call (a member's comma, indentation, key and value) are
+ *    gathered first and written at once when it returns, so the stream
+ *    is always up to date between calls (the page writes around the
+ *    JSON) and sees one write per member, not one per piece;
  *  - pretty documents put each member and element on a line of its own;
  *    compact ones may put each element of a long list on its own line;
  *  - the first failed write stops the writing: the stream keeps its error,
@@ -35,15 +39,41 @@ void pt__json_init(pt__json *w, FILE *f, unsigned flags)
     w->first = 1;
 }
 
+static void flush(pt__json *w)
+{
+    if (w->n && !w->err && fwrite_unlocked(w->buf, 1, w->n, w->f) != w->n)
+        w->err = 1;
+    w->n = 0;
+}
+
+/* A piece, gathered; every exported call but pt__json_key() and
+ * pt__json_item() (a value always follows them) flushes before it
+ * returns. */
+static void put(pt__json *w, const char *s, size_t n)
+{
+    if (w->err || !n)
+        return;
+    if (n > sizeof w->buf - w->n) {
+        flush(w);
+        if (n > sizeof w->buf) {
+            if (fwrite_unlocked(s, 1, n, w->f) != n)
+                w->err = 1;
+            return;
+        }
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
+}
+
 void pt__json_raw(pt__json *w, const char *s, size_t n)
 {
-    if (!w->err && n && fwrite_unlocked(s, 1, n, w->f) != n)
-        w->err = 1;
+    put(w, s, n);
+    flush(w);
 }
 
 static void outs(pt__json *w, const char *s)
 {
-    pt__json_raw(w, s, strlen(s));
+    put(w, s, strlen(s));
 }
 
 void pt__json_printf(pt__json *w, const char *fmt, ...)
@@ -60,10 +90,12 @@ void pt__json_printf(pt__json *w, const char *fmt, ...)
     if (n < 0) {
         w->err = 1;
     } else if ((size_t)n < sizeof small) {
-        pt__json_raw(w, small, (size_t)n);
+        put(w, small, (size_t)n);
+        flush(w);
     } else {
+        flush(w);
         va_start(ap, fmt);
-        if (vfprintf(w->f, fmt, ap) < 0)
+        if (!w->err && vfprintf(w->f, fmt, ap) < 0)
             w->err = 1;
         va_end(ap);
     }
@@ -103,7 +135,7 @@ static void newline(pt__json *w)
 
     outs(w, "\n");
     for (; n > 0; n -= (int)(sizeof spaces - 1))
-        pt__json_raw(w, spaces, n < (int)(sizeof spaces - 1) ? (size_t)n : sizeof spaces - 1);
+        put(w, spaces, n < (int)(sizeof spaces - 1) ? (size_t)n : sizeof spaces - 1);
 }
 
 /* Before a member or an element: the comma after the previous one, and
@@ -133,6 +165,7 @@ static void open_(pt__json *w, char brace, int how)
         w->lines = how == ONE_LINE_EACH ? w->lines | bit : w->lines & ~bit;
         w->inline_ = how == ALL_ON_ONE ? w->inline_ | bit : w->inline_ & ~bit;
     }
+    flush(w);
 }
 
 void pt__json_open(pt__json *w, char brace)
@@ -162,12 +195,17 @@ void pt__json_close(pt__json *w, char brace)
         newline(w);
     outs(w, b);
     w->first = 0;
+    flush(w);
 }
 
+static void str_(pt__json *w, const char *s);
+
+/* The key, gathered with its comma and indentation: the value's call
+ * writes them together. */
 void pt__json_key(pt__json *w, const char *key)
 {
     next(w);
-    pt__json_str(w, key);
+    str_(w, key);
     outs(w, w->flags & PT__JSON_PRETTY ? ": " : ":");
 }
 
@@ -178,7 +216,7 @@ void pt__json_item(pt__json *w)
 
 /* ---- values ------------------------------------------------------ */
 
-void pt__json_str(pt__json *w, const char *s)
+static void str_(pt__json *w, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     int html = (w->flags & PT__JSON_HTML) != 0;
@@ -191,13 +229,13 @@ void pt__json_str(pt__json *w, const char *s)
         while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\' &&
                !(html && (*q == '<' || *q == '>' || *q == '&')))
             q++;
-        pt__json_raw(w, (const char *)p, (size_t)(q - p));
+        put(w, (const char *)p, (size_t)(q - p));
         p = q;
         if (!*p)
             break;
         n = pt__utf8_seq(p);
         if (n > 1) {
-            pt__json_raw(w, (const char *)p, (size_t)n);
+            put(w, (const char *)p, (size_t)n);
             p += n;
             continue;
         }
@@ -221,6 +259,12 @@ void pt__json_str(pt__json *w, const char *s)
     outs(w, "\"");
 }
 
+void pt__json_str(pt__json *w, const char *s)
+{
+    str_(w, s);
+    flush(w);
+}
+
 void pt__json_num(pt__json *w, double v)
 {
     pt__json_sig(w, v, 17);
@@ -239,7 +283,7 @@ void pt__json_sig(pt__json *w, double v, int ndigits)
     char b[32], *p;
 
     if (!isfinite(v)) {
-        outs(w, "null");
+        pt__json_null(w);
         return;
     }
     /* A whole number below 2^53 is exact as an integer, and "%.*g" would
@@ -261,7 +305,7 @@ void pt__json_fixed(pt__json *w, double v, int decimals)
     if (isfinite(v))
         pt__json_printf(w, "%.*f", decimals, v);
     else
-        outs(w, "null");
+        pt__json_null(w);
 }
 
 void pt__json_u64(pt__json *w, uint64_t v)
@@ -281,11 +325,13 @@ void pt__json_i64(pt__json *w, long long v)
 void pt__json_bool(pt__json *w, int v)
 {
     outs(w, v ? "true" : "false");
+    flush(w);
 }
 
 void pt__json_null(pt__json *w)
 {
     outs(w, "null");
+    flush(w);
 }
 
 /* ---- members ----------------------------------------------------- */

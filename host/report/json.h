@@ -26,6 +26,8 @@ typedef struct pt__json {
     int first;                /* nothing written yet in the current container */
     uint64_t lines;           /* bit k: the container at level k+1 puts each element on a new line */
     uint64_t inline_;         /* bit k: the container at level k+1 stays on one line, pretty or not */
+    size_t n;                 /* bytes held in buf: each call hands its pieces to the stream */
+    char buf[512];            /* in one write when it returns (a key, with the value after it) */
 } pt__json;
 
 PT__HIDDEN void pt__json_init(pt__json *w, FILE *f, unsigned flags);
