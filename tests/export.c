@@ -408,6 +408,22 @@ static void same_as_printf(double v, int nd)
     }
 }
 
+Test(export, a_number_too_long_for_its_cell_stays_inside_it)
+{
+    /* "%.1f" of 1e300 is 302 bytes: the cell holds what fits and the
+     * percentage's sign after it, and nothing past the cell is written. */
+    char b[512];
+    memset(b, 'x', sizeof b);
+    pt__fmt_pct(b, 1e300);
+    cr_assert_eq(strlen(b), (size_t)PT__CELL - 1, "%zu bytes in a cell of %d", strlen(b), PT__CELL);
+    cr_assert_eq(b[PT__CELL - 2], '%', "the sign is cut off: \"%s\"", b);
+    for (size_t i = PT__CELL; i < sizeof b; i++)
+        cr_assert_eq(b[i], 'x', "byte %zu past the cell was written", i);
+    memset(b, 'x', sizeof b);
+    cr_assert_eq(pt__fmt_fixed(b, 40, -1e300, 3), (size_t)39, "the length written, not printf's");
+    cr_assert_eq(b[40], 'x', "byte 40 past a 40-byte buffer was written");
+}
+
 Test(export, numbers_are_written_as_printf_writes_them)
 {
     /* The exports write "%.17g" (and trace durations "%.9g"), and the

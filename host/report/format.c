@@ -128,8 +128,10 @@ size_t pt__fmt_fixed(char *b, size_t n, double v, int decimals)
     *p = '\0';
     return (size_t)(p - b);
 slow:
+    /* What was written: a value too long for b is cut, and a caller that
+     * appends (pt__fmt_pct) must not be told the length it would have had. */
     len = snprintf(b, n, "%.*f", decimals, v);
-    return len > 0 ? (size_t)len : 0;
+    return len <= 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1;
 }
 
 /* v's ndigits significant digits, rounded to nearest (ties to even) as

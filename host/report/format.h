@@ -26,7 +26,8 @@ PT__HIDDEN void pt__fmt_pct(char *b, double v);
 PT__HIDDEN size_t pt__fmt_g(char *b, double v, int ndigits);
 /* v as snprintf(b, n, "%.*f", decimals, v) writes it, byte for byte:
  * from v's binary value in 128-bit integers for |v| < 10^15, 0 <= decimals
- * <= 3 and n >= 32, by printf otherwise. Returns the length. */
+ * <= 3 and n >= 32, by printf otherwise (cut to n - 1 bytes where it
+ * is longer). Returns the length written. */
 PT__HIDDEN size_t pt__fmt_fixed(char *b, size_t n, double v, int decimals);
 /* Now, UTC, as ISO 8601 ("2025-01-31T12:00:00Z"), the stamp a report
  * carries; "" when the clock cannot be read. n is at least 21. */
