@@ -124,6 +124,7 @@ static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, u
         w->anc = a;
         w->cap = cap;
     }
+    b->len = 0;
     w->anc[d].name = st->name ? st->name : "";
     w->anc[d].id = *id = w->next++;
     *parent = d > 1 ? (long long)w->anc[d - 1].id : -1;
@@ -144,20 +145,19 @@ static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, u
 void pt__csv_walk_end(pt__csv_walk *w)
 {
     free(w->anc);
+    free(w->path.buf);
     memset(w, 0, sizeof *w);
 }
 
 int pt__csv_row(FILE *f, pt__csv_walk *w, const char *kind, const pt_section_stats *st,
                 const double *sm, int nsm, double per_ms)
 {
-    pt__lines b = { 0 };
     uint64_t id;
     long long parent;
-    int rc = csv_path(w, st, &b, &id, &parent);
+    int rc = csv_path(w, st, &w->path, &id, &parent);
 
     if (rc == 0)
-        rc = field(f, b.buf);
-    free(b.buf);
+        rc = field(f, w->path.buf);
     if (rc == 0 && putc(',', f) == EOF)
         rc = WRITE_FAILED;
     if (rc == 0)

@@ -5,9 +5,10 @@
 
 #include "core/model.h"
 
-#include <stdio.h>
+#include "report/lines.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* A path deeper than this many titles is cut: its first title, "…" (U+2026)
  * for those left out, and its last PT__CSV_PATH_LAST; so a row's bytes do
@@ -25,6 +26,7 @@ typedef struct pt__csv_walk {
     } *anc;                   /* by depth */
     size_t cap;
     uint64_t next;            /* the next row's id */
+    pt__lines path;           /* the row's path, built again in it for every row */
 } pt__csv_walk;
 
 /* The header row: path, name, depth, kind, open, every figure, sm_ms,
