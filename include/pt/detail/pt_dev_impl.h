@@ -243,14 +243,13 @@ PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long
  * mode; the recording thread alone then adds to the phase's pair, one
  * 128-bit load and store, as the hand-written pattern's `if (tid == 0)
  * times[i] += ...` does in global memory. A run-time phase is an index,
- * not a compare per phase, and the kernel holds only the last clock and
- * the recording flag, whatever the phases.
+ * not a compare per phase, and the kernel holds only the last clock, the
+ * recording flag and the array's address, whatever the phases.
  *
- * The update is plain C under `if (rec)`: ptxas branches around it (a
- * reconvergence barrier per mark), which keeps the kernel's registers at
- * the hand-written pattern's; the predicated inline asm tried instead
- * saves a few instructions a mark but holds the array's address in two
- * more registers for the whole kernel (the SGEMM went from 32 to 40). */
+ * The update is plain C under `if (rec)`, which ptxas predicates (see at,
+ * below); predicated inline asm, tried instead, held the array's address
+ * in two more registers for the whole kernel (the SGEMM went from 32 to
+ * 40). */
 
 /* The marks address the array through at, its shared address plus 16
  * times %tid.x: the recording thread's own (%tid.x is 0 there), and a
