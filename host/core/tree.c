@@ -336,3 +336,17 @@ int pt_section_path(const pt_section *s, char *buf, size_t n)
     buf[len < n ? len : n - 1] = '\0';
     return (int)len;
 }
+
+void *pt__depth_grow(void *v, size_t *cap, size_t d, size_t size)
+{
+    size_t n = *cap ? *cap : 64;
+
+    if (d < *cap)
+        return v;
+    while (n <= d)
+        n *= 2;
+    if (n > SIZE_MAX / size || !(v = realloc(v, n * size)))
+        return NULL;
+    *cap = n;
+    return v;
+}

@@ -36,6 +36,11 @@ static inline const pt_section *pt__tree_next(const pt_section *s, const pt_sect
         s = s->parent == root ? NULL : s->parent;
     return s ? s->next : NULL;
 }
+/* v, an array of *cap elements of size bytes indexed by depth as a walk
+ * goes down, grown (doubling, from 64) to hold index d: the array to use,
+ * or NULL without memory (v and *cap then stay as they were). Amortised
+ * O(1) a step, O(depth) memory. */
+PT__HIDDEN void *pt__depth_grow(void *v, size_t *cap, size_t d, size_t size);
 /* The whole run's total: the top-level sections' totals added, held at
  * the largest double. pt__settle() keeps it in root->total_ns (a root has
  * no occurrences of its own), so a report reads it once, not per section. */

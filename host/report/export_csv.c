@@ -113,17 +113,11 @@ static int csv_path(pt__csv_walk *w, const pt_section_stats *st, pt__lines *b, u
                     long long *parent)
 {
     size_t d = st->depth > 0 ? (size_t)st->depth : 1;
+    struct pt__csv_anc *a = pt__depth_grow(w->anc, &w->cap, d, sizeof *a);
 
-    if (d >= w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        while (cap <= d)
-            cap *= 2;
-        struct pt__csv_anc *a = realloc(w->anc, cap * sizeof *a);
-        if (!a)
-            return PT_ENOMEM;
-        w->anc = a;
-        w->cap = cap;
-    }
+    if (!a)
+        return PT_ENOMEM;
+    w->anc = a;
     b->len = 0;
     w->anc[d].name = st->name ? st->name : "";
     w->anc[d].id = *id = w->next++;

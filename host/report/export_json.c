@@ -130,17 +130,11 @@ typedef struct ids {
 static int ids_set(ids *x, const pt_section *s, uint64_t id)
 {
     size_t d = (size_t)s->depth;
+    uint64_t *v = pt__depth_grow(x->v, &x->cap, d, sizeof *v);
 
-    if (d >= x->cap) {
-        size_t cap = x->cap ? x->cap * 2 : 64;
-        while (cap <= d)
-            cap *= 2;
-        uint64_t *v = realloc(x->v, cap * sizeof *v);
-        if (!v)
-            return PT_ENOMEM;
-        x->v = v;
-        x->cap = cap;
-    }
+    if (!v)
+        return PT_ENOMEM;
+    x->v = v;
     x->v[d] = id;
     return 0;
 }

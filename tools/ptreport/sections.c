@@ -5,6 +5,8 @@
 
 #include "members.h"
 
+#include "core/tree.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,16 +60,10 @@ const char *pr_walk_path(pr_walk *w, const pr_sec *s, int depth)
 
     if (s->path)
         return s->path;
-    if ((size_t)depth >= w->ecap) {
-        size_t n = w->ecap ? w->ecap * 2 : 64;
-        while (n <= (size_t)depth)
-            n *= 2;
-        size_t *v = realloc(w->end, n * sizeof *v);
-        if (!v)
-            return NULL;
-        w->end = v;
-        w->ecap = n;
-    }
+    size_t *end = pt__depth_grow(w->end, &w->ecap, (size_t)depth, sizeof *end);
+    if (!end)
+        return NULL;
+    w->end = end;
     len = depth > 1 ? w->end[depth - 1] : 0;
     if (len + need >= w->pcap) {
         size_t n = w->pcap ? w->pcap : 256;
