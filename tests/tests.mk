@@ -27,6 +27,15 @@ $(TEST_BIN): $(TEST_OBJS) $(TEST_EXTRA_OBJS) $(LIB_A)
 
 $(TEST_OBJS): | test-deps
 
+# A CUDA runtime under another soname, which tests/runtime.c loads before
+# ptkit needs one (or names in PT_CUDART).
+FAKE_CUDART := $(BUILD)/tests/runtime/libcudart.so.11.0
+$(FAKE_CUDART): tests/runtime/fake_cudart.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O1 $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) \
+	    -Wl,-soname,libcudart.so.11.0 -o $@ $<
+TEST_PREREQS += $(FAKE_CUDART)
+
 test: test-deps $(TEST_BIN) $(TEST_PREREQS)
 	cd $(CURDIR) && PT_BUILD=$(BUILD) $(TEST_BIN) $(TEST_ARGS)
 

@@ -16,6 +16,7 @@
 #include "core/threads.h"
 #include "core/schedule.h"
 #include "core/timing.h"
+#include "gpu/cuda.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -86,6 +87,12 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
     } else {
         pt__line_printf(k, "  ptkit's own cost: %s; nothing is taken out",
             strcmp(rs->clock, "user") == 0 ? "not known for a user clock" : "not measured");
+        pt__line_emit(k);
+    }
+    /* The runtime that timed the launches, and how it was found. */
+    if (rs->gpu_timing && pt__cuda_origin()[0]) {
+        pt__line_str(k, "  CUDA runtime: ");
+        pt__line_clean(k, pt__cuda_origin());
         pt__line_emit(k);
     }
     if (t->gpu_fallback) {
