@@ -28,7 +28,20 @@ BUILD       ?= build
 CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA        ?= $(if $(wildcard $(NVCC)),1,0)
+# The toolkit's major version (11, 12, 13), read from nvcc.
+CUDA_MAJOR  := $(if $(filter 1,$(CUDA)),$(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\..*/\1/p'))
+# The host compiler nvcc runs: nvcc's own choice, but for CUDA 11, which
+# takes gcc 11 at most, g++-11 where it is installed (Debian 12's gcc is 12).
+NVCC_CCBIN  ?= $(if $(filter 11,$(CUDA_MAJOR)),$(shell command -v g++-11 2>/dev/null))
+# How ptkit's own CUDA programs (the GPU suite, bench-gpu, the samples)
+# link the CUDA runtime: shared, so the process has one runtime, which
+# libptkit then uses too (static is nvcc's default; docs/gpu.md says what
+# that means).
+CUDART      ?= shared
+# nvcc as every rule runs it.
+NVCC_CMD     = $(NVCC)$(if $(NVCC_CCBIN), -ccbin $(NVCC_CCBIN))
 # Architectures the device code is built for; sm_80 (A100) and sm_90 (H100/H200).
+# The simulated GPU (GPGPU-Sim, docs/gpu.md) is sm_70, with CUDA 11.
 CUDA_ARCHS  ?= 80 90
 # nvcc's targets for them: SASS for each, and PTX of the newest, which
 # later GPUs compile when they load it.

@@ -2,14 +2,21 @@
  * holds on this GPU, and how coarsely %globaltimer ticks.
  *
  * One thread does everything, on one SM, while nothing else of ptkit runs:
- *   1. reads %globaltimer `reads` times and keeps the smallest nonzero step
- *      it sees: the tick (32 ns to 1 us depending on GPU and driver);
+ *   1. reads %globaltimer until it has seen PT__CAL_STEPS steps (or `reads`
+ *      reads) and keeps the smallest nonzero step: the tick (32 ns to 1 us
+ *      depending on GPU and driver, or the read's own latency where the
+ *      timer is finer than that);
  *   2. spins for half the measuring time, so the SM clock has left any idle
  *      state before the measurement starts;
- *   3. waits for a globaltimer edge, reads clock64, spins `spin_ns`, waits
- *      for the next edge and reads clock64 again. Both ends sit on tick
- *      edges, so the globaltimer span is exact to the edge and the rate's
- *      error is the clock read's latency over the span, not the tick.
+ *   3. waits for a globaltimer edge, reads clock64, spins the measuring
+ *      time, waits for the next edge and reads clock64 again. Both ends sit
+ *      on tick edges, so the globaltimer span is exact to the edge and the
+ *      rate's error is at most a tick (the read's latency) over the span.
+ *      The span is PT__CAL_SPAN_TICKS ticks, at least PT__CAL_SPAN_MIN_NS
+ *      and at most `spin_ns`: 2 ms where the tick is 1 us, 64 us where it is
+ *      32 ns, so the rate is within 5e-4 either way, and a simulated GPU,
+ *      whose every cycle costs microseconds of host time, is not kept
+ *      spinning for milliseconds of its time.
  * Every wait is bounded in cycles, so a globaltimer that never moves ends
  * the kernel with a zero tick (which the host rejects) instead of hanging.
  *
@@ -30,6 +37,11 @@
 
 /* Loop turns of 32 marks. */
 #define PT__CAL_MARK_TURNS 64
+/* Globaltimer steps that find the tick, and the measuring span in ticks
+ * and its floor (see the top of this file). */
+#define PT__CAL_STEPS 256
+#define PT__CAL_SPAN_TICKS 2000ULL
+#define PT__CAL_SPAN_MIN_NS 20000ULL
 
 /* About 5 s at 2 GHz: far beyond any tick, short of a hung kernel. */
 #define PT__CAL_MAX_WAIT (10LL * 1000 * 1000 * 1000)
@@ -81,9 +93,10 @@ static __device__ void pt__mark_cost(long long *out)
 
 extern "C" __global__ void pt_calibrate(long long *out, int reads, long long spin_ns)
 {
-    unsigned long long prev, now, tick = 0, t0, t1, start;
+    unsigned long long prev, now, tick = 0, t0, t1, start, span;
     long long c0, c1, guard;
     unsigned smid;
+    int steps = 0;
 
     if (threadIdx.x != 0 || blockIdx.x != 0)
         return;
@@ -93,25 +106,29 @@ extern "C" __global__ void pt_calibrate(long long *out, int reads, long long spi
     out[PT__CAL_SMID] = smid;
 
     prev = pt__gt();
-    for (int i = 0; i < reads; i++) {
+    for (int i = 0; i < reads && steps < PT__CAL_STEPS; i++) {
         now = pt__gt();
         if (now != prev) {
             if (tick == 0 || now - prev < tick)
                 tick = now - prev;
             prev = now;
+            steps++;
         }
     }
+    span = PT__CAL_SPAN_TICKS * tick;
+    span = span > PT__CAL_SPAN_MIN_NS ? span : PT__CAL_SPAN_MIN_NS;
+    span = span < (unsigned long long)spin_ns ? span : (unsigned long long)spin_ns;
 
     start = pt__gt();
     guard = clock64();
-    while (pt__gt() - start < (unsigned long long)spin_ns / 2)
+    while (pt__gt() - start < span / 2)
         if (clock64() - guard > PT__CAL_MAX_WAIT)
             return;
 
     if ((t0 = pt__edge()) == 0)
         return;
     c0 = clock64();
-    while (pt__gt() - t0 < (unsigned long long)spin_ns)
+    while (pt__gt() - t0 < span)
         if (clock64() - c0 > PT__CAL_MAX_WAIT)
             return;
     if ((t1 = pt__edge()) == 0)

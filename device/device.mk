@@ -19,7 +19,7 @@ DEVICE_GEN := $(DEVICE_KERNELS:%=$(BUILD)/gen/pt_fatbin_%.c)
 
 $(BUILD)/gen/pt_%.fatbin: device/%.cu $(DEVICE_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC) $(PT_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -fatbin -o $@ $<
+	$(NVCC_CMD) $(PT_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -fatbin -o $@ $<
 
 # -t longlong aligns the array as the loader needs a fatbin aligned.
 $(BUILD)/gen/pt_fatbin_%.c: $(BUILD)/gen/pt_%.fatbin

@@ -30,7 +30,7 @@ ifeq ($(CUDA),1)
 define cuda_sample
 $$(BUILD)/samples/$(1): samples/$(1)/$(1).cu $$(LIB_A) $$(wildcard include/pt/*.h include/pt/detail/*.h)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(SAMPLE_NVCCFLAGS) -Iinclude -I$$(BUILD)/gen -o $$@ $$< $$(LIB_A) \
+	$$(NVCC_CMD) $$(SAMPLE_NVCCFLAGS) -Iinclude -I$$(BUILD)/gen -o $$@ $$< $$(LIB_A) \
 	    -Xlinker -rpath,$$(CUDA_HOME)/lib64 -ldl -lpthread -lm
 endef
 else
@@ -48,7 +48,7 @@ $(foreach s,$(CUDA_SAMPLES),$(eval $(call cuda_sample,$(s))))
 ifeq ($(CUDA),1)
 $(BUILD)/samples/nvrtc_phases: samples/nvrtc_phases/nvrtc_phases.cu $(LIB_A) $(wildcard include/pt/*.h include/pt/detail/*.h)
 	@mkdir -p $(@D)
-	$(NVCC) $(SAMPLE_NVCCFLAGS) -Iinclude -I$(BUILD)/gen -o $@ $< $(LIB_A) \
+	$(NVCC_CMD) $(SAMPLE_NVCCFLAGS) -Iinclude -I$(BUILD)/gen -o $@ $< $(LIB_A) \
 	    -L$(CUDA_HOME)/lib64 -lnvrtc -Xlinker -rpath,$(CUDA_HOME)/lib64 -ldl -lpthread -lm
 endif
 

@@ -54,8 +54,13 @@ typedef struct fake_gpu {
 
 static fake_gpu fake;
 
-#define FAKE_KERNEL_CALIBRATE ((pt__cukernel)(uintptr_t)0x1)
-#define FAKE_KERNEL_REDUCE ((pt__cukernel)(uintptr_t)0x2)
+/* The host addresses ptkit registered its kernels under, and the fatbins'
+ * registrations (library_err makes the runtime refuse their code: the
+ * first launch fails with it, as a real runtime's would). */
+static struct {
+    pt__cukernel calibrate, reduce;
+    int fatbins, functions, ends;
+} fake_reg;
 
 static pt__cuerr f_count(int *n)
 {
@@ -203,35 +208,41 @@ static pt__cuerr f_stream_destroy(pt_stream s)
     (void)s;
     return 0;
 }
-static pt__cuerr f_lib_load(pt__culibrary *lib, const void *code, void *a, void **b, unsigned c,
-                            void *d, void **e, unsigned f)
+static void **f_register_fatbin(void *wrapper)
 {
-    (void)a, (void)b, (void)c, (void)d, (void)e, (void)f;
-    if (fake.library_err)
-        return fake.library_err;
-    *lib = (pt__culibrary)(uintptr_t)code;
-    return 0;
+    const int *w = (const int *)wrapper;
+    if (w[0] != 0x466243b1 || w[1] != 1)
+        return NULL;
+    return (void **)(uintptr_t)(0x100 + ++fake_reg.fatbins);
 }
-static pt__cuerr f_get_kernel(pt__cukernel *k, pt__culibrary lib, const char *name)
+static void f_register_end(void **h)
 {
-    (void)lib;
-    if (strcmp(name, "pt_calibrate") == 0)
-        *k = FAKE_KERNEL_CALIBRATE;
-    else if (strcmp(name, "pt_reduce") == 0)
-        *k = FAKE_KERNEL_REDUCE;
-    else
-        return 500; /* cudaErrorSymbolNotFound */
-    return 0;
+    (void)h;
+    fake_reg.ends++;
+}
+static void f_register_function(void **h, const char *host_fn, char *device_fn,
+                                const char *device_name, int limit, void *tid, void *bid,
+                                void *bdim, void *gdim, int *wsize)
+{
+    (void)h, (void)device_name, (void)limit, (void)tid, (void)bid, (void)bdim, (void)gdim,
+        (void)wsize;
+    fake_reg.functions++;
+    if (strcmp(device_fn, "pt_calibrate") == 0)
+        fake_reg.calibrate = host_fn;
+    else if (strcmp(device_fn, "pt_reduce") == 0)
+        fake_reg.reduce = host_fn;
 }
 /* The kernels, as device/calibrate.cu and device/reduce.cu define them. */
-static pt__cuerr f_launch(const void *func, pt__dim3 grid, pt__dim3 block, void **args,
+static pt__cuerr f_launch(pt__cukernel func, pt__dim3 grid, pt__dim3 block, void **args,
                           size_t shared, pt_stream s)
 {
     (void)grid, (void)block, (void)shared, (void)s;
     if (fake.launch_err)
         return fake.launch_err;
+    if (fake.library_err && (func == fake_reg.calibrate || func == fake_reg.reduce))
+        return fake.library_err;
     fake.launches++;
-    if (func == (const void *)FAKE_KERNEL_CALIBRATE) {
+    if (func && func == fake_reg.calibrate) {
         long long *out = (long long *)*(void **)args[0];
         out[PT__CAL_TICK] = fake.cal_tick;
         out[PT__CAL_CYCLES] = fake.cal_cycles;
@@ -241,7 +252,7 @@ static pt__cuerr f_launch(const void *func, pt__dim3 grid, pt__dim3 block, void 
         out[PT__CAL_MARKS] = fake.cal_marks;
         return 0;
     }
-    if (func == (const void *)FAKE_KERNEL_REDUCE) {
+    if (func && func == fake_reg.reduce) {
         const long long *buf = *(const long long **)args[0];
         pt__rword *res = (pt__rword *)*(void **)args[1];
         int nslots = *(int *)args[2], nphases = *(int *)args[3], cap = *(int *)args[4];
@@ -280,8 +291,9 @@ static const pt__cuda_api fake_api = {
     .StreamCreateWithFlags = f_stream_create,
     .StreamSynchronize = f_stream_sync,
     .StreamDestroy = f_stream_destroy,
-    .LibraryLoadData = f_lib_load,
-    .LibraryGetKernel = f_get_kernel,
+    .RegisterFatBinary = f_register_fatbin,
+    .RegisterFatBinaryEnd = f_register_end,
+    .RegisterFunction = f_register_function,
     .LaunchKernel = f_launch,
     .MemGetInfo = f_meminfo,
 };
@@ -295,6 +307,7 @@ static const pt__cuda_api fake_missing_api = {
 static inline void fake_install(void)
 {
     memset(&fake, 0, sizeof fake);
+    memset(&fake_reg, 0, sizeof fake_reg);
     fake.device_count = 1;
     fake.records_before_err = -1;
     fake.cal_tick = 1000;

@@ -254,8 +254,15 @@ Test(records, a_failed_calibration_says_why)
     pt__calib cal;
     pt__calib_get(pt__cuda(), 0, &cal);
     cr_assert_eq(cal.ok, 0);
-    cr_assert(pt__fatbin_calibrate_size == 0 || strstr(cal.why, "cudaLibraryLoadData"), "%s",
+    cr_assert(pt__fatbin_calibrate_size == 0 || strstr(cal.why, "cudaLaunchKernel(pt_calibrate)"),
+              "%s", cal.why);
+    cr_assert(pt__fatbin_calibrate_size == 0 || strstr(cal.why, "fake CUDA error 218"), "%s",
               cal.why);
+    /* Registered as nvcc's own code registers a program's kernels. */
+    cr_assert(pt__fatbin_calibrate_size == 0 || (fake_reg.fatbins == 1 && fake_reg.functions == 1 &&
+                                                  fake_reg.ends == 1),
+              "%d fatbins, %d functions, %d ends", fake_reg.fatbins, fake_reg.functions,
+              fake_reg.ends);
     pt_dev_records_free(b);
 }
 

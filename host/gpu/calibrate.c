@@ -3,8 +3,9 @@
  * process.
  *
  * On a GPU the measurement is ptkit's kernel device/calibrate.cu, embedded
- * in the library as a fatbin and launched through the runtime loaded at
- * run time (cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel).
+ * in the library as a fatbin, registered with the runtime of the process
+ * as nvcc's generated code registers a program's kernels (so CUDA 11, 12
+ * and 13 runtimes alike take it) and launched with cudaLaunchKernel.
  * For host mode (pt_dev.h compiled for the CPU), "clock64" is the TSC on
  * x86 and nanoseconds elsewhere, and "globaltimer" is CLOCK_MONOTONIC; the
  * host calibration measures those. The fold uses the figures for blocks
@@ -36,10 +37,11 @@
 #endif
 
 #define PT__CALIB_MAXDEV 64
-/* What the calibration kernel is asked for: globaltimer reads to find the
- * tick, and the length of the timed spin. 2 ms against a tick of at most
- * 1 us bounds the rate's error near 1e-3 even before the kernel aligns
- * both ends on tick edges, which makes it far smaller. */
+/* What the calibration kernel is allowed: globaltimer reads to find the
+ * tick, and the longest timed spin. 2 ms against a tick of at most 1 us
+ * bounds the rate's error near 1e-3 even before the kernel aligns both
+ * ends on tick edges, which makes it far smaller; a finer tick takes a
+ * shorter spin (device/calibrate.cu). */
 #define PT__CALIB_READS 20000
 #define PT__CALIB_SPIN_NS 2000000LL
 
@@ -52,10 +54,21 @@ typedef struct calib_entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static calib_entry host_entry;
 static calib_entry dev_entry[PT__CALIB_MAXDEV];
-static pt__culibrary lib_calibrate, lib_reduce;
-static pt__cukernel kernel_reduce;
-static int reduce_tried;
-static char reduce_why[192];
+/* ptkit's kernels: each registered once per runtime, under the address of
+ * its `host` byte (what cudaLaunchKernel is given). */
+typedef struct pt_kernel {
+    const unsigned long long *fatbin;
+    const size_t *size;
+    const char *name;
+    char host;
+    int tried;                /* registered, or found impossible */
+    pt__cukernel k;           /* &host once registered */
+    char why[192];
+} pt_kernel;
+static pt_kernel kernel_calibrate = { pt__fatbin_calibrate, &pt__fatbin_calibrate_size,
+                                      "pt_calibrate", 0, 0, NULL, "" };
+static pt_kernel kernel_reduce = { pt__fatbin_reduce, &pt__fatbin_reduce_size, "pt_reduce", 0, 0,
+                                   NULL, "" };
 static unsigned made_in;      /* pt__cuda_generation() of what is above */
 
 /* ---- host mode --------------------------------------------------- */
@@ -141,28 +154,52 @@ static void host_calibrate(pt__calib *c)
 
 /* ---- on a device ------------------------------------------------- */
 
-static pt__culibrary load_library(const pt__cuda_api *cu, const unsigned long long *fatbin,
-                                  size_t size, pt__culibrary *cache, char *why, size_t n)
-{
-    pt__cuerr e;
+/* nvcc's wrapper of a fatbin, as __cudaRegisterFatBinary takes it. */
+typedef struct fatbin_wrapper {
+    int magic;
+    int version;
+    const void *data;
+    void *unused;
+} fatbin_wrapper;
+#define PT__FATBIN_MAGIC 0x466243b1
 
-    if (*cache)
-        return *cache;
-    if (size == 0) {
-        snprintf(why, n, "libptkit was built without CUDA (CUDA=0): no device kernels");
-        return NULL;
+/* The kernel, registered with the runtime on first use; NULL with why. A
+ * registration that the runtime refuses shows at the first launch, which
+ * says so. Under lock. */
+static pt__cukernel kernel_get(const pt__cuda_api *cu, pt_kernel *kn, char *why, size_t n)
+{
+    if (!kn->tried) {
+        kn->tried = 1;
+        if (*kn->size == 0) {
+            snprintf(kn->why, sizeof kn->why,
+                     "libptkit was built without CUDA (CUDA=0): no device kernels");
+        } else if (!cu->RegisterFatBinary || !cu->RegisterFunction || !cu->LaunchKernel) {
+            snprintf(kn->why, sizeof kn->why, "the CUDA runtime lacks %s",
+                     !cu->LaunchKernel ? "cudaLaunchKernel" : "__cudaRegisterFatBinary");
+        } else {
+            /* The runtime keeps the wrapper's address: one per kernel, for
+             * the life of the process. */
+            fatbin_wrapper *w = malloc(sizeof *w);
+            void **h = NULL;
+            if (w) {
+                *w = (fatbin_wrapper){ PT__FATBIN_MAGIC, 1, kn->fatbin, NULL };
+                h = cu->RegisterFatBinary(w);
+            }
+            if (!h) {
+                free(w);
+                snprintf(kn->why, sizeof kn->why, "__cudaRegisterFatBinary(%s) failed", kn->name);
+            } else {
+                cu->RegisterFunction(h, &kn->host, (char *)kn->name, kn->name, -1, NULL, NULL,
+                                     NULL, NULL, NULL);
+                if (cu->RegisterFatBinaryEnd)
+                    cu->RegisterFatBinaryEnd(h);
+                kn->k = &kn->host;
+            }
+        }
     }
-    if (!cu->LibraryLoadData || !cu->LibraryGetKernel || !cu->LaunchKernel) {
-        snprintf(why, n, "the CUDA runtime lacks cudaLibraryLoadData (CUDA 12 or later is needed)");
-        return NULL;
-    }
-    e = cu->LibraryLoadData(cache, fatbin, NULL, NULL, 0, NULL, NULL, 0);
-    if (e) {
-        *cache = NULL;
-        snprintf(why, n, "cudaLibraryLoadData: %s", pt__cuda_errstr(cu, e));
-        return NULL;
-    }
-    return *cache;
+    if (!kn->k && why && n)
+        snprintf(why, n, "%s", kn->why);
+    return kn->k;
 }
 
 static void device_name(const pt__cuda_api *cu, int device, pt__calib *c)
@@ -180,8 +217,7 @@ static void device_name(const pt__cuda_api *cu, int device, pt__calib *c)
  * stream of its own, and waits for it: once per device per process. */
 static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
 {
-    pt__culibrary lib;
-    pt__cukernel k = NULL;
+    pt__cukernel k;
     pt_stream s = NULL;
     void *d = NULL;
     /* PT__CAL_OUT words come back; the marks' record stays on the device. */
@@ -193,22 +229,19 @@ static void device_calibrate(const pt__cuda_api *cu, int device, pt__calib *c)
 
     c->ok = 0;
     c->smid = -1;
-    lib = load_library(cu, pt__fatbin_calibrate, pt__fatbin_calibrate_size, &lib_calibrate,
-                       c->why, sizeof c->why);
-    if (!lib)
+    k = kernel_get(cu, &kernel_calibrate, c->why, sizeof c->why);
+    if (!k)
         return;
     args[0] = &d;
     args[1] = &reads;
     args[2] = &spin;
-    if ((e = cu->LibraryGetKernel(&k, lib, "pt_calibrate")) != 0) {
-        step = "cudaLibraryGetKernel(pt_calibrate)";
-    } else if ((e = cu->Malloc(&d, (size_t)PT__CAL_WORDS * sizeof(long long))) != 0) {
+    if ((e = cu->Malloc(&d, (size_t)PT__CAL_WORDS * sizeof(long long))) != 0) {
         d = NULL;
         step = "cudaMalloc";
     } else if ((e = cu->StreamCreateWithFlags(&s, PT__CU_STREAM_NON_BLOCKING)) != 0) {
         s = NULL;
         step = "cudaStreamCreateWithFlags";
-    } else if ((e = cu->LaunchKernel((const void *)k, (pt__dim3){ 1, 1, 1 },
+    } else if ((e = cu->LaunchKernel(k, (pt__dim3){ 1, 1, 1 },
                                      (pt__dim3){ 1, 1, 1 }, args, 0, s)) != 0) {
         step = "cudaLaunchKernel(pt_calibrate)";
     } else if ((e = cu->MemcpyAsync(out, d, sizeof out, PT__CU_MEMCPY_D2H, s)) != 0) {
@@ -253,10 +286,8 @@ static void follow_runtime(void)
     made_in = now;
     memset(&host_entry, 0, sizeof host_entry);
     memset(dev_entry, 0, sizeof dev_entry);
-    lib_calibrate = lib_reduce = NULL;
-    kernel_reduce = NULL;
-    reduce_tried = 0;
-    reduce_why[0] = '\0';
+    kernel_calibrate.tried = kernel_reduce.tried = 0;
+    kernel_calibrate.k = kernel_reduce.k = NULL;
 }
 
 void pt__calib_get(const pt__cuda_api *cu, int device, pt__calib *out)
@@ -328,23 +359,7 @@ pt__cukernel pt__reduce_kernel(const pt__cuda_api *cu, char *why, size_t n)
 
     pthread_mutex_lock(&lock);
     follow_runtime();
-    if (!reduce_tried) {
-        pt__culibrary lib;
-        reduce_tried = 1;
-        lib = load_library(cu, pt__fatbin_reduce, pt__fatbin_reduce_size, &lib_reduce, reduce_why,
-                           sizeof reduce_why);
-        if (lib) {
-            pt__cuerr e = cu->LibraryGetKernel(&kernel_reduce, lib, "pt_reduce");
-            if (e) {
-                kernel_reduce = NULL;
-                snprintf(reduce_why, sizeof reduce_why, "cudaLibraryGetKernel(pt_reduce): %s",
-                         pt__cuda_errstr(cu, e));
-            }
-        }
-    }
-    k = kernel_reduce;
-    if (!k && why && n)
-        snprintf(why, n, "%s", reduce_why);
+    k = kernel_get(cu, &kernel_reduce, why, n);
     pthread_mutex_unlock(&lock);
     return k;
 }

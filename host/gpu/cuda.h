@@ -31,8 +31,9 @@ enum {
 };
 
 typedef struct CUevent_st *pt__cuevent;     /* cudaEvent_t */
-typedef struct CUlib_st *pt__culibrary;     /* cudaLibrary_t */
-typedef struct CUkern_st *pt__cukernel;     /* cudaKernel_t */
+/* A kernel as cudaLaunchKernel takes it: the host-side address it was
+ * registered under (see RegisterFunction below). */
+typedef const void *pt__cukernel;
 typedef struct pt__dim3 {                   /* dim3 */
     unsigned x, y, z;
 } pt__dim3;
@@ -87,14 +88,21 @@ typedef struct pt__cuda_api {
     pt__cuerr (*StreamSynchronize)(pt_stream s);
     pt__cuerr (*StreamDestroy)(pt_stream s);
 
-    /* CUDA 12 and later; NULL where the runtime lacks them, and then
-     * ptkit's own kernels (calibration, reduction) are unavailable. */
-    pt__cuerr (*LibraryLoadData)(pt__culibrary *lib, const void *code, void *jit_opts,
-                                 void **jit_vals, unsigned njit, void *lib_opts,
-                                 void **lib_vals, unsigned nlib);
-    pt__cuerr (*LibraryGetKernel)(pt__cukernel *k, pt__culibrary lib, const char *name);
-    pt__cuerr (*LaunchKernel)(const void *func, pt__dim3 grid, pt__dim3 block, void **args,
+    /* ptkit's own kernels (calibration, reduction) are registered as the
+     * code nvcc generates registers a program's: a fatbin, then each
+     * kernel under a host-side address, which cudaLaunchKernel takes.
+     * Every runtime has these (CUDA 11, 12 and 13 alike); where one is
+     * missing (a runtime that is not CUDA's), NULL, and those kernels are
+     * unavailable. __cudaRegisterFatBinaryEnd exists from CUDA 10.1 on. */
+    void **(*RegisterFatBinary)(void *wrapper);
+    void (*RegisterFatBinaryEnd)(void **handle);
+    void (*RegisterFunction)(void **handle, const char *host_fn, char *device_fn,
+                             const char *device_name, int thread_limit, void *tid, void *bid,
+                             void *block, void *grid, int *warp_size);
+    pt__cuerr (*LaunchKernel)(pt__cukernel func, pt__dim3 grid, pt__dim3 block, void **args,
                               size_t shared, pt_stream s);
+    /* Optional: the runtime's version, 11080 for 11.8. */
+    pt__cuerr (*RuntimeGetVersion)(int *version);
 
     /* Optional: device memory free and total (pt_memory_sampling_set()). */
     pt__cuerr (*MemGetInfo)(size_t *free_bytes, size_t *total_bytes);
@@ -111,6 +119,9 @@ PT__HIDDEN void pt__cuda_set_shim(const pt__cuda_api *api);
 /* Counts the changes of table: what belongs to a runtime remembers the
  * generation it was made in. */
 PT__HIDDEN unsigned pt__cuda_generation(void);
+/* Which runtime the table is, and how it was found ("libcudart.so.12,
+ * already loaded by the program"); "" for a test's table or none. */
+PT__HIDDEN const char *pt__cuda_origin(void);
 /* The runtime's description of err, never NULL. */
 PT__HIDDEN const char *pt__cuda_errstr(const pt__cuda_api *cu, pt__cuerr err);
 

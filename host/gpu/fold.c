@@ -151,7 +151,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
     e = cu->MemsetAsync(b->red_dev, 0, bytes, s);
     if (!e) {
         what = "cudaLaunchKernel(pt_reduce)";
-        e = cu->LaunchKernel((const void *)k, (pt__dim3){ grid, 1, 1 }, (pt__dim3){ 256, 1, 1 },
+        e = cu->LaunchKernel(k, (pt__dim3){ grid, 1, 1 }, (pt__dim3){ 256, 1, 1 },
                              args, 0, s);
     }
     if (!e) {

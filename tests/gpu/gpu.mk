@@ -23,20 +23,20 @@ BENCH_GPU      := $(BUILD)/bench/bench_gpu
 ifeq ($(CUDA),1)
 $(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h $(GPU_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -c -o $@ $<
+	$(NVCC_CMD) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -c -o $@ $<
 
 $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o): | test-deps
 
 $(GPU_TEST_BIN): $(GPU_TEST_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(NVCC) $(PT_GENCODE) -o $@ $^ -lcriterion -lm -lpthread -ldl
+	$(NVCC_CMD) $(PT_GENCODE) --cudart $(CUDART) -o $@ $^ -lcriterion -lm -lpthread -ldl
 
 test-gpu: test-deps $(GPU_TEST_BIN)
 	$(GPU_TEST_BIN) $(GPU_TEST_ARGS) $(TEST_ARGS)
 
 $(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -o $@ $< \
+	$(NVCC_CMD) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) --cudart $(CUDART) -Iinclude -o $@ $< \
 	    $(BENCH_GPU_KOBJS) $(LIB_A) \
 	    -lm -lpthread -ldl
 

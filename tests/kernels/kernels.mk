@@ -41,7 +41,7 @@ TEST_EXTRA_OBJS += $(BUILD)/obj/tests/kernels/dev_disabled.o $(BUILD)/obj/tests/
 
 ifeq ($(CUDA),1)
 KERNEL_NVCCFLAGS ?= --Werror all-warnings
-K_NVCC := $(NVCC) -std=c++17 -Iinclude -I$(KDIR) $(KERNEL_NVCCFLAGS)
+K_NVCC := $(NVCC_CMD) -std=c++17 -Iinclude -I$(KDIR) $(KERNEL_NVCCFLAGS)
 K_DEPS := $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
 
 # The C-style kernels, for sm_80 and sm_90, as CUDA whatever the extension.
