@@ -9,7 +9,7 @@ endif
 SAMPLE_BINS  := $(SAMPLE_NAMES:%=$(BUILD)/samples/%)
 SAMPLE_OUT   := $(BUILD)/samples/out
 
-SAMPLE_NVCCFLAGS ?= -O2 -std=c++17 $(PT_GENCODE) -Xcompiler -Wall,-Wextra
+SAMPLE_NVCCFLAGS ?= -O2 -std=c++17 $(PT_GENCODE) --cudart $(CUDART) -Xcompiler -Wall,-Wextra
 SAMPLE_CXXFLAGS  ?= -O2 -std=c++17 -Wall -Wextra
 
 # Plain C samples: the host API only.
@@ -44,7 +44,7 @@ endif
 $(foreach s,$(CUDA_SAMPLES),$(eval $(call cuda_sample,$(s))))
 
 # nvrtc_phases compiles its kernel at run time, so it needs NVRTC (and the
-# CUDA runtime's library API to load the PTX): built only with CUDA.
+# driver API, opened at run time, to load the PTX): built only with CUDA.
 ifeq ($(CUDA),1)
 $(BUILD)/samples/nvrtc_phases: samples/nvrtc_phases/nvrtc_phases.cu $(LIB_A) $(wildcard include/pt/*.h include/pt/detail/*.h)
 	@mkdir -p $(@D)

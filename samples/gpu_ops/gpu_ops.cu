@@ -152,12 +152,11 @@ int main(int argc, char **argv)
             pt_transfer(t, sizeof(float) * (2.0 * mat + ne), PT_H2D);
         }
         for (int r = 0; r < reps; r++) {
-            pt_start_gpu(t, "matmul_tiled", st, .read = mm_read, .written = mm_written,
-                         .flops = mm_flops);
+            pt_start_gpu(t, "matmul_tiled", st, pt::read(mm_read).written(mm_written).flops(mm_flops));
             matmul_tiled<<<dim3(dim / TILE, dim / TILE), dim3(TILE, TILE), 0, st>>>(dA, dB, dC, dim,
                                                                                  dim, dim);
             pt_stop_gpu(t, "matmul_tiled", st);
-            pt_start_gpu(t, "gelu", st, .read = ew_bytes, .written = ew_bytes, .flops = ew_flops);
+            pt_start_gpu(t, "gelu", st, pt::read(ew_bytes).written(ew_bytes).flops(ew_flops));
             gelu_kernel<<<1024, 256, 0, st>>>(dx, dy, ne, 1.5f, 0.1f);
             pt_stop_gpu(t, "gelu", st);
         }
@@ -177,9 +176,9 @@ int main(int argc, char **argv)
                "%.0f GB/s, %.0f GFLOP/s\n", dim, dim, ne, reps, CPU_PEAK_BYTES_PER_S / 1e9,
                CPU_PEAK_FLOPS_PER_S / 1e9);
         for (int r = 0; r < reps; r++) {
-            PT_SECTION(t, "matmul_tiled", .read = mm_read, .written = mm_written, .flops = mm_flops)
+            PT_SECTION(t, "matmul_tiled", pt::read(mm_read).written(mm_written).flops(mm_flops))
                 matmul_cpu(A, B, C, dim, dim, dim);
-            PT_SECTION(t, "gelu", .read = ew_bytes, .written = ew_bytes, .flops = ew_flops)
+            PT_SECTION(t, "gelu", pt::read(ew_bytes).written(ew_bytes).flops(ew_flops))
                 for (int i = 0; i < ne; i++)
                     y[i] = gelu_affine(x[i], 1.5f, 0.1f);
         }
@@ -190,9 +189,9 @@ int main(int argc, char **argv)
         c00 += (double)A[p] * B[(size_t)p * dim];
     printf("C[0][0] = %.5f (expected %.5f), y[0] = %.5f\n\n", C[0], c00, y[0]);
 
-    pt_log(t, stdout, .percentages = 1);
+    pt_log(t, stdout, pt::log_opts().percentages(1));
     putchar('\n');
-    pt_log(t, stdout, .view = PT_VIEW_BOTTLENECKS, .top = 5);
+    pt_log(t, stdout, pt::log_opts().view(PT_VIEW_BOTTLENECKS).top(5));
     sample_write_reports(t, dir, "gpu_ops");
     pt_destroy(t);
     free(A); free(B); free(C); free(x); free(y);

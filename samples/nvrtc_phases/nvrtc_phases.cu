@@ -7,8 +7,10 @@
  * stringified it is the NVRTC source, expanded it is the host's copy that
  * the CPU runs through pt_dev.h's host mode. So the two cannot drift.
  *
- * On a GPU the PTX is loaded with the runtime's library API
- * (cudaLibraryLoadData, no driver library to link), launched and folded.
+ * On a GPU the PTX is loaded and launched through the driver API
+ * (cuModuleLoadData, cuLaunchKernel), which every CUDA version has: the
+ * driver library is opened at run time, so nothing links it and the
+ * program starts on a machine without a driver too.
  * Without one the program still compiles the source and inspects the PTX,
  * then runs the same phases on the CPU.
  *
@@ -22,6 +24,7 @@
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +63,7 @@ DEVFN void block_fn(int tid, int nt, int blk, const float *in, float *out,      
 #define STRINGIFY(...) #__VA_ARGS__
 
 /* The run-time source: the device-side definitions, the phase code, and
- * an unmangled entry point for cudaLibraryGetKernel. */
+ * an unmangled entry point for cuModuleGetFunction. */
 static const char kernel_src[] =
     "#include <pt/pt_dev.h>\n"
     "#define DEVFN static __device__\n"
@@ -119,16 +122,42 @@ static int count(const char *text, const char *what)
     return c;
 }
 
+/* The driver API calls used, as libcuda.so.1 defines them. */
+typedef struct drv {
+    int (*ModuleLoadData)(void **module, const void *image);
+    int (*ModuleGetFunction)(void **fn, void *module, const char *name);
+    int (*LaunchKernel)(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, void *stream, void **args,
+                        void **extra);
+    int (*ModuleUnload)(void *module);
+} drv;
+
+static int drv_open(drv *d)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "nvrtc_phases: %s\n", dlerror());
+        return -1;
+    }
+    *(void **)&d->ModuleLoadData = dlsym(lib, "cuModuleLoadData");
+    *(void **)&d->ModuleGetFunction = dlsym(lib, "cuModuleGetFunction");
+    *(void **)&d->LaunchKernel = dlsym(lib, "cuLaunchKernel");
+    *(void **)&d->ModuleUnload = dlsym(lib, "cuModuleUnload");
+    return d->ModuleLoadData && d->ModuleGetFunction && d->LaunchKernel && d->ModuleUnload ? 0 : -1;
+}
+
 static int run_gpu(pt_timing *t, const char *ptx, int launches, const float *in_h, float *out_h)
 {
-    cudaLibrary_t lib;
-    cudaKernel_t k;
+    drv d;
+    void *mod = NULL, *k = NULL;
     float *in, *out;
     size_t ib = sizeof(float) * BLOCKS * TILE, ob = sizeof(float) * BLOCKS;
 
-    if (cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0) != cudaSuccess ||
-        cudaLibraryGetKernel(&k, lib, "phases") != cudaSuccess ||
-        cudaMalloc(&in, ib) != cudaSuccess || cudaMalloc(&out, ob) != cudaSuccess)
+    /* cudaMalloc first: the runtime makes the device's primary context
+     * current, which the driver calls then use. */
+    if (cudaMalloc(&in, ib) != cudaSuccess || cudaMalloc(&out, ob) != cudaSuccess ||
+        drv_open(&d) != 0 || d.ModuleLoadData(&mod, ptx) != 0 ||
+        d.ModuleGetFunction(&k, mod, "phases") != 0)
         return -1;
     pt_dev_records *buf = pt_dev_records_create(t, BLOCKS, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
     cudaMemcpy(in, in_h, ib, cudaMemcpyHostToDevice);
@@ -136,8 +165,8 @@ static int run_gpu(pt_timing *t, const char *ptx, int launches, const float *in_
         pt_dev_buf arg = pt_dev_arg(buf);
         void *args[] = { &in, &out, &arg };
         pt_dev_reset(buf, 0);
-        pt_start_gpu(t, "phases", 0, .read = (double)ib, .written = (double)ob);
-        cudaLaunchKernel((const void *)k, dim3(BLOCKS), dim3(THREADS), args, 0, 0);
+        pt_start_gpu(t, "phases", 0, pt::read((double)ib).written((double)ob));
+        d.LaunchKernel(k, BLOCKS, 1, 1, THREADS, 1, 1, 0, NULL, args, NULL);
         pt_stop_gpu(t, "phases", 0);
         pt_dev_fold(t, buf, "phases");
     }
@@ -147,7 +176,7 @@ static int run_gpu(pt_timing *t, const char *ptx, int launches, const float *in_
     pt_dev_records_free(buf);
     cudaFree(in);
     cudaFree(out);
-    cudaLibraryUnload(lib);
+    d.ModuleUnload(mod);
     return rc;
 }
 
@@ -158,7 +187,7 @@ static void run_cpu(pt_timing *t, int launches, const float *in, float *out)
 
     for (int l = 0; l < launches; l++) {
         pt_dev_reset(buf, 0);
-        pt_start(t, "phases", .read = sizeof(float) * BLOCKS * TILE, .written = sizeof(float) * BLOCKS);
+        pt_start(t, "phases", pt::read(sizeof(float) * BLOCKS * TILE).written(sizeof(float) * BLOCKS));
         for (int b = 0; b < BLOCKS; b++)
             block_fn(0, 1, b, in, out, s, pt_dev_arg(buf));
         pt_stop(t, "phases");
@@ -222,7 +251,7 @@ int main(int argc, char **argv)
         sum += out[b];
     printf("%d launches of %d blocks; sum of the block results %.6g\n\n", launches, BLOCKS, sum);
 
-    pt_log(t, stdout, .percentages = 1);
+    pt_log(t, stdout, pt::log_opts().percentages(1));
     sample_write_reports(t, dir, "nvrtc_phases");
     pt_destroy(t);
     free(ptx);

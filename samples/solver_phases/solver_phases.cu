@@ -216,7 +216,7 @@ static void run_cpu(pt_timing *t, int steps, const float *H, float *b, float *x,
     for (int s = 0; s < steps; s++) {
         drift(b, s);
         pt_dev_reset(buf, 0);
-        pt_start(t, "solve", .read = step_read, .written = step_written, .flops = step_flops);
+        pt_start(t, "solve", pt::read(step_read).written(step_written).flops(step_flops));
         for (int p = 0; p < NPROB; p++)
             solve_block(l, p, H, b, x, res, &w, pt_dev_arg(buf));
         pt_stop(t, "solve");
@@ -246,10 +246,9 @@ static int run_gpu(pt_timing *t, int steps, const float *H_h, float *b_h, float 
         drift(b_h, s);
         pt_start_gpu(t, "upload_rhs", st);
         cudaMemcpyAsync(b, b_h, vb, cudaMemcpyHostToDevice, st);
-        pt_stop_gpu(t, "upload_rhs", st, .read = (double)vb);
+        pt_stop_gpu(t, "upload_rhs", st, pt::read((double)vb));
         pt_dev_reset(buf, st);
-        pt_start_gpu(t, "solve", st, .read = step_read, .written = step_written,
-                     .flops = step_flops);
+        pt_start_gpu(t, "solve", st, pt::read(step_read).written(step_written).flops(step_flops));
         solve<<<NPROB, THREADS, 0, st>>>(H, b, x, res, pt_dev_arg(buf));
         pt_stop_gpu(t, "solve", st);
         if (recording(t))
@@ -325,7 +324,7 @@ int main(int argc, char **argv)
            si.warmup, si.active, (unsigned long long)si.recorded, (unsigned long long)si.steps);
     printf("largest projected-gradient norm after the last step: %.3g\n\n", worst);
 
-    pt_log(t, stdout, .percentages = 1);
+    pt_log(t, stdout, pt::log_opts().percentages(1));
     sample_write_reports(t, dir, "solver_phases");
     pt_destroy(t);
     free(H); free(b); free(x); free(res);

@@ -169,8 +169,7 @@ static void run_cpu(pt_timing *t, int steps, float *psi, float *next, float *dos
     for (int s = 0; s < steps; s++) {
         pt_dev_reset(buf, 0);
         memset(next, 0, sizeof(float) * NCELL * SLAB);
-        pt_start(t, "transport_step", .read = step_read, .written = step_written,
-                 .flops = step_flops);
+        pt_start(t, "transport_step", pt::read(step_read).written(step_written).flops(step_flops));
         for (int cell = 0; cell < NCELL; cell++)
             step_block(l, cell, psi, next, dose, s0, s1, pt_dev_arg(buf));
         pt_stop(t, "transport_step");
@@ -205,8 +204,7 @@ static int run_gpu(pt_timing *t, int steps, float *psi_h, float *dose_h)
     for (int s = 0; s < steps; s++) {
         pt_dev_reset(buf, st);
         cudaMemsetAsync(next, 0, bytes, st);
-        pt_start_gpu(t, "transport_step", st, .read = step_read, .written = step_written,
-                     .flops = step_flops);
+        pt_start_gpu(t, "transport_step", st, pt::read(step_read).written(step_written).flops(step_flops));
         transport_step<<<NCELL, THREADS, 0, st>>>(psi, next, dose, pt_dev_arg(buf));
         pt_stop_gpu(t, "transport_step", st);
         pt_dev_fold(t, buf, "transport_step");
@@ -274,7 +272,7 @@ int main(int argc, char **argv)
     }
     printf("dose deposited: %.4g (arbitrary units)\n\n", total_dose(dose));
 
-    pt_log(t, stdout, .percentages = 1);
+    pt_log(t, stdout, pt::log_opts().percentages(1));
     sample_write_reports(t, dir, "transport_step");
     pt_destroy(t);
     free(psi);

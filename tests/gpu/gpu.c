@@ -1,20 +1,32 @@
-/* The GPU suite: ptkit against kernels of known length on a real device.
+/* The GPU suite: ptkit against kernels of known length on a CUDA device,
+ * real or simulated.
  *
  * Every kernel spins on %globaltimer, so the truth is known: a phase of
  * `ns` lasts ns (within one globaltimer tick). Each folded phase's
  * per-block mean must be within 1% (or one tick) of it, the children of a
- * launch must add up to its event time, and an event-timed kernel must
- * match the span the kernel saw itself within 1%. Without a device every
- * test is skipped with the reason. */
+ * launch must add up to its event time within 1%, and an event-timed
+ * kernel must match the span the kernel saw itself within 1%.
+ *
+ * Two sizes (PT_GPU_SCALE, `make test-gpu GPU_SCALE=sim`): "hw" (the
+ * default) for hardware, spins of 10 us to 10 ms on 1 to 10,000 blocks;
+ * "sim" for a simulated GPU (GPGPU-Sim, docs/gpu.md), where a cycle costs
+ * microseconds of host time, spins of a few microseconds on a few blocks:
+ * the same assertions, at a size the simulator finishes in minutes.
+ * Without a device every test is skipped with the reason. */
+#define _GNU_SOURCE /* setenv, popen */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common.h"
+#include "pt_fold_math.h"
 #include "gpu/calibrate.h"
+#include "gpu/cuda.h"
 #include "gpu/records.h"
 #include "gpu/event_pool.h"
 #include "gpu/fold.h"
@@ -23,6 +35,16 @@
 
 static pt_timing *t;
 static pt_stream s;
+
+/* 1 at the simulation size. */
+static int sim(void)
+{
+    const char *v = getenv("PT_GPU_SCALE");
+    return v && strcmp(v, "sim") == 0;
+}
+
+/* `hw` on hardware, `simulated` on a simulated GPU. */
+#define SIZE(hw, simulated) (sim() ? (simulated) : (hw))
 
 static void require_gpu(void)
 {
@@ -54,16 +76,25 @@ static pt_section_stats get(const char *path)
     return st;
 }
 
-/* Launches, times and folds `runs` spins of the case into "spin". */
-static void spin_runs(pt_dev_records *b, int nphases, int blocks, long long ns, int runs)
+static pt_dev_clock dev_clock(void)
 {
-    int e = gpu_spin_phases(pt_dev_arg(b), nphases, blocks, ns, s);
+    pt_dev_clock dc;
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
+    return dc;
+}
+
+/* Launches, times and folds `runs` spins into "spin", after one warm-up
+ * launch that is not timed. */
+static void spin_runs(gpu_mode m, pt_dev_records *b, int nphases, int blocks, int threads,
+                      long long ns, int runs)
+{
+    int e = gpu_spin_phases(m, pt_dev_arg(b), nphases, blocks, threads, ns, 1, s);
     cr_assert_eq(e, 0, "warm-up launch: %s", gpu_error(e));
     cr_assert_eq(gpu_stream_sync(s), 0);
     for (int i = 0; i < runs; i++) {
         cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
         pt_start_gpu(t, "spin", s);
-        e = gpu_spin_phases(pt_dev_arg(b), nphases, blocks, ns, s);
+        e = gpu_spin_phases(m, pt_dev_arg(b), nphases, blocks, threads, ns, 1, s);
         cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
         pt_stop_gpu(t, "spin", s);
         int rc = pt_dev_fold(t, b, "spin");
@@ -72,6 +103,42 @@ static void spin_runs(pt_dev_records *b, int nphases, int blocks, long long ns, 
     int rc = pt_sync(t);
     cr_assert_eq(rc, 0, "pt_sync: %s", pt_last_error(t));
 }
+
+/* Each of the `np` phases under "spin" holds `slots` records per run, one
+ * hit each, and a per-block mean within 1% (or a tick) of ns; with the
+ * "(unattributed)" row they add up to the event-timed launch within 1%. */
+static void check_spin(const char *what, int np, long long slots, long long ns, int runs)
+{
+    pt_dev_clock dc = dev_clock();
+    cr_assert_eq(dc.calibrated, 1, "calibrated: %s", pt_last_error(t));
+    double truth = (double)ns / 1e6, tol = fmax(0.01 * truth, dc.tick_ns / 1e6);
+    double phases = 0;
+    for (int p = 0; p < np; p++) {
+        char path[32];
+        snprintf(path, sizeof path, "spin/phase %d", p);
+        pt_section_stats ph = get(path);
+        cr_assert_eq(ph.blocks, (uint64_t)(runs * slots), "%s: phase %d: %llu records", what, p,
+                     (unsigned long long)ph.blocks);
+        cr_assert_float_eq(ph.hits, (double)(runs * slots), 0, "%s: phase %d: %.0f hits", what,
+                           p, ph.hits);
+        cr_assert(fabs(ph.block_mean_ms - truth) <= tol,
+                  "%s: phase %d per-block mean %.6f ms, truth %.6f ms, tolerance %.6f ms "
+                  "(tick %.0f ns)", what, p, ph.block_mean_ms, truth, tol, dc.tick_ns);
+        phases += ph.total_ms;
+    }
+    pt_section_stats launch = get("spin"), un = get("spin/(unattributed)");
+    cr_assert_eq(launch.count, (uint64_t)runs);
+    cr_assert(fabs(phases + un.total_ms - launch.total_ms) <= 0.01 * launch.total_ms,
+              "%s: phases %.6f + unattributed %.6f vs launch %.6f ms", what, phases, un.total_ms,
+              launch.total_ms);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    cr_log_info("%s: %d phases x %lld ns x %lld records: launch %.4f ms, unattributed %.4f ms, "
+                "%lld records own rate, %lld calibrated, tick %.0f ns, %.3f GHz, mark %.1f cycles",
+                what, np, ns, slots, launch.total_ms / runs, un.total_ms / runs, dc.blocks_own,
+                dc.blocks_cal, dc.tick_ns, dc.cycles_per_ns, dc.mark_cycles);
+}
+
+/* ---- phases against spins ---------------------------------------- */
 
 typedef struct spin_case {
     long long ns;             /* each phase's length */
@@ -82,199 +149,428 @@ typedef struct spin_case {
 ParameterizedTestParameters(gpu, folded_phases_match_the_spin)
 {
     /* Every length with every phase count; the grid sizes rotate so each
-     * length and each phase count meets 1, 100 and 10,000 blocks. */
-    static spin_case cases[] = {
+     * length and each phase count meets each grid size. */
+    static spin_case hw[] = {
         { 10000, 1, 1 },       { 10000, 4, 100 },    { 10000, 16, 10000 },
         { 100000, 1, 100 },    { 100000, 4, 10000 }, { 100000, 16, 1 },
         { 1000000, 1, 10000 }, { 1000000, 4, 1 },    { 1000000, 16, 100 },
         { 10000000, 1, 1 },    { 10000000, 4, 100 }, { 10000000, 16, 1 },
     };
-    return cr_make_param_array(spin_case, cases, sizeof cases / sizeof cases[0]);
+    static spin_case simulated[] = {
+        { 5000, 1, 1 },  { 5000, 4, 8 },  { 5000, 16, 2 },
+        { 20000, 1, 8 }, { 20000, 4, 1 }, { 10000, 16, 4 },
+    };
+    return sim() ? cr_make_param_array(spin_case, simulated, sizeof simulated / sizeof *simulated)
+                 : cr_make_param_array(spin_case, hw, sizeof hw / sizeof *hw);
 }
 
 ParameterizedTest(spin_case *c, gpu, folded_phases_match_the_spin)
 {
-    const int runs = 3;
+    const int runs = SIZE(3, 2);
     pt_dev_records *b = pt_dev_records_create(t, c->blocks, c->nphases, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_eq(b->host, 0, "a device buffer");
-    spin_runs(b, c->nphases, c->blocks, c->ns, runs);
-
-    pt_dev_clock dc;
-    pt_dev_clock_get(t, &dc);
-    cr_assert_eq(dc.calibrated, 1, "calibrated: %s", pt_last_error(t));
-    double truth = (double)c->ns / 1e6, tick = dc.tick_ns / 1e6;
-    double tol = fmax(0.01 * truth, tick);
-    double phases = 0;
-    for (int p = 0; p < c->nphases; p++) {
-        char path[32];
-        snprintf(path, sizeof path, "spin/phase %d", p);
-        pt_section_stats ph = get(path);
-        cr_assert_eq(ph.blocks, (uint64_t)runs * (uint64_t)c->blocks);
-        cr_assert_float_eq(ph.hits, (double)runs * c->blocks, 0);
-        cr_assert(fabs(ph.block_mean_ms - truth) <= tol,
-                  "%d phases x %lld ns x %d blocks: phase %d per-block mean %.6f ms, truth %.6f ms,"
-                  " tolerance %.6f ms (tick %.0f ns)",
-                  c->nphases, c->ns, c->blocks, p, ph.block_mean_ms, truth, tol, dc.tick_ns);
-        phases += ph.total_ms;
-    }
-    pt_section_stats launch = get("spin"), un = get("spin/(unattributed)");
-    cr_assert_eq(launch.count, (uint64_t)runs);
-    cr_assert(fabs(phases + un.total_ms - launch.total_ms) <= 0.01 * launch.total_ms,
-              "phases %.6f + unattributed %.6f vs launch %.6f ms", phases, un.total_ms,
-              launch.total_ms);
-    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    cr_log_info("%2d phases x %8lld ns x %5d blocks: launch %.4f ms, unattributed %.4f ms, "
-                "%lld blocks own rate, %lld calibrated, tick %.0f ns, %.3f GHz",
-                c->nphases, c->ns, c->blocks, launch.total_ms / runs, un.total_ms / runs,
-                dc.blocks_own, dc.blocks_cal, dc.tick_ns, dc.cycles_per_ns);
+    spin_runs(GPU_SHARED, b, c->nphases, c->blocks, 32, c->ns, runs);
+    check_spin("shared memory", c->nphases, c->blocks, c->ns, runs);
     pt_dev_records_free(b);
 }
 
-Test(gpu, event_time_of_a_known_kernel)
+/* Shared memory, registers and a record per warp fold the same spins
+ * alike: 3 phases in blocks of two warps. */
+ParameterizedTestParameters(gpu, every_mode_folds_the_spin)
 {
-    const long long lengths[] = { 1000000, 10000000 };
-    const char *names[] = { "1 ms", "10 ms" };
-    long long measured;
-    cr_assert_eq(gpu_spin_plain(100000, s), 0);
-    cr_assert_eq(gpu_stream_sync(s), 0);
-    for (int i = 0; i < 2; i++) {
-        pt_start_gpu(t, names[i], s);
-        int e = gpu_spin_plain(lengths[i], s);
-        cr_assert_eq(e, 0, "%s", gpu_error(e));
-        pt_stop_gpu(t, names[i], s);
-        cr_assert_eq(gpu_spin_plain_read(&measured), 0);
-        pt_section_stats st = get(names[i]);
-        double truth = (double)measured / 1e6;
-        cr_assert(fabs(st.total_ms - truth) <= 0.01 * truth,
-                  "events %.6f ms, the kernel's own globaltimer span %.6f ms", st.total_ms, truth);
-        cr_assert_eq(st.gpu, 1);
+    static gpu_mode modes[] = { GPU_SHARED, GPU_REG, GPU_WARP };
+    return cr_make_param_array(gpu_mode, modes, 3);
+}
+
+ParameterizedTest(gpu_mode *m, gpu, every_mode_folds_the_spin)
+{
+    const int blocks = SIZE(200, 4), threads = 64, np = 3, runs = 2;
+    const long long ns = SIZE(100000, 10000);
+    /* A record per warp: two a block. */
+    const int slots = *m == GPU_WARP ? 2 * blocks : blocks;
+    pt_dev_records *b = pt_dev_records_create(t, slots, np, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    spin_runs(*m, b, np, blocks, threads, ns, runs);
+    check_spin(gpu_mode_name(*m), np, slots, ns, runs);
+    pt_dev_records_free(b);
+}
+
+ParameterizedTestParameters(gpu, runtime_phases_and_helpers_fold_like_constant_ones)
+{
+    static gpu_mode modes[] = { GPU_SHARED, GPU_REG };
+    return cr_make_param_array(gpu_mode, modes, 2);
+}
+
+ParameterizedTest(gpu_mode *m, gpu, runtime_phases_and_helpers_fold_like_constant_ones)
+{
+    /* 4 phases in `blocks` blocks, the phases read from memory and half of
+     * them marked in a helper: the same figures as constants. */
+    const int runs = 2, blocks = SIZE(100, 4), np = 4;
+    const long long ns = SIZE(100000, 20000);
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int i = 0; i < runs; i++) {
+        cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
+        pt_start_gpu(t, "spin", s);
+        int e = gpu_spin_phases_runtime(*m, pt_dev_arg(b), np, blocks, ns, s);
+        cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+        pt_stop_gpu(t, "spin", s);
+        cr_assert_eq(pt_dev_fold(t, b, "spin"), 0, "pt_dev_fold: %s", pt_last_error(t));
     }
-    cr_assert_eq(run_stats(t).gpu_timing, 1);
-    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    check_spin(gpu_mode_name(*m), np, blocks, ns, runs);
+    pt_dev_records_free(b);
 }
 
 Test(gpu, one_block_phases_nearly_fill_the_launch)
 {
+    /* The simulator models a kernel launch as 5,000 cycles (4.4 us). */
+    const long long ns = SIZE(1000000, 50000);
+    const double truth = 4.0 * (double)ns / 1e6;
     pt_dev_records *b = pt_dev_records_create(t, 1, 4, NULL, PT_DEV_AGGREGATE, 0);
-    spin_runs(b, 4, 1, 1000000, 3);
+    spin_runs(GPU_SHARED, b, 4, 1, 32, ns, 3);
     pt_section_stats launch = get("spin"), un = get("spin/(unattributed)");
     double phases = launch.total_ms - un.total_ms;
-    cr_assert(fabs(phases / 3 - 4.0) <= 0.04, "4 phases of 1 ms: %.6f ms per launch", phases / 3);
+    cr_assert(fabs(phases / 3 - truth) <= 0.01 * truth, "4 phases of %lld ns: %.6f ms per launch",
+              ns, phases / 3);
     cr_assert(un.total_ms <= 0.05 * launch.total_ms,
               "a single block fills its launch but for the launch overhead: %.6f of %.6f ms",
               un.total_ms, launch.total_ms);
     pt_dev_records_free(b);
 }
 
-Test(gpu, runtime_phases_and_helpers_fold_like_constant_ones)
+/* ---- traces ------------------------------------------------------- */
+
+Test(gpu, a_trace_buffer_keeps_its_events_and_counts_the_rest_dropped)
 {
-    /* 4 phases of 100 us in 100 blocks, the phases read from memory and
-     * half of them marked in a helper: the same figures as constants. */
-    const int runs = 3, blocks = 100, np = 4;
-    const long long ns = 100000;
-    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
+    /* 4 phases, 3 rounds: 12 marks a block into room for 8 events. */
+    const int blocks = SIZE(20, 4), np = 4, rounds = 3, cap = 8;
+    const long long ns = SIZE(20000, 10000);
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_TRACE, cap);
     cr_assert_not_null(b, "%s", pt_last_error(t));
-    for (int i = 0; i < runs; i++) {
-        cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
-        pt_start_gpu(t, "spin", s);
-        int e = gpu_spin_phases_runtime(pt_dev_arg(b), np, blocks, ns, s);
-        cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
-        pt_stop_gpu(t, "spin", s);
-        cr_assert_eq(pt_dev_fold(t, b, "spin"), 0, "pt_dev_fold: %s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "spin", s);
+    int e = gpu_spin_phases(GPU_TRACE, pt_dev_arg(b), np, blocks, 32, ns, rounds, s);
+    cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+    pt_stop_gpu(t, "spin", s);
+    pt_dev_fold(t, b, "spin");
+    pt_sync(t);
+    pt_run_stats run = run_stats(t);
+    cr_assert_eq(run.dropped, (uint64_t)blocks * (np * rounds - cap), "%llu dropped",
+                 (unsigned long long)run.dropped);
+    cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "%s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "holds 8 per slot"), "%s", pt_last_error(t));
+    /* The stored events, as the kernel wrote them: (phase, clock) in the
+     * order of the marks, the clocks rising. */
+    long long *rec = malloc((size_t)b->words * sizeof *rec);
+    cr_assert_eq(gpu_copy_back(rec, b->data, (size_t)b->words * sizeof *rec), 0);
+    for (int k = 0; k < blocks; k++) {
+        const long long *r = rec + PT_DEV_HDR + k * PT_DEV_SLOT_WORDS(np, cap);
+        const long long *ev = r + PT_DEV_SLOT_HDR + 2 * np;
+        cr_assert_eq(r[PT_DEV_S_NEVENTS], cap, "slot %d: %lld events", k, r[PT_DEV_S_NEVENTS]);
+        cr_assert_eq(r[PT_DEV_S_DROPPED], np * rounds - cap);
+        for (int i = 0; i < cap; i++) {
+            cr_assert_eq(ev[2 * i], i % np, "slot %d event %d: phase %lld", k, i, ev[2 * i]);
+            cr_assert(i == 0 || ev[2 * i + 1] - ev[2 * i - 1] > 0, "slot %d: clocks rise", k);
+        }
     }
-    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
-    pt_dev_clock dc;
-    pt_dev_clock_get(t, &dc);
-    double truth = (double)ns / 1e6, tol = fmax(0.01 * truth, dc.tick_ns / 1e6);
-    for (int p = 0; p < np; p++) {
-        char path[32];
-        snprintf(path, sizeof path, "spin/phase %d", p);
-        pt_section_stats ph = get(path);
-        cr_assert_float_eq(ph.hits, (double)runs * blocks, 0, "phase %d hits %.0f", p, ph.hits);
-        cr_assert(fabs(ph.block_mean_ms - truth) <= tol, "phase %d: %.6f ms per block, truth %.6f",
-                  p, ph.block_mean_ms, truth);
-    }
-    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    free(rec);
+    /* The events of a phase and its folded time agree: every phase's block
+     * mean is its rounds' spins. */
+    pt_dev_clock dc = dev_clock();
+    double truth = (double)(rounds * ns) / 1e6, tol = fmax(0.01 * truth, dc.tick_ns / 1e6);
+    pt_section_stats ph = get("spin/phase 1");
+    cr_assert(fabs(ph.block_mean_ms - truth) <= tol, "%.6f vs %.6f ms", ph.block_mean_ms, truth);
     pt_dev_records_free(b);
 }
 
 Test(gpu, a_trace_buffer_on_a_kernel_without_trace_stores_drops_every_mark)
 {
-    /* The suite's kernels are built without PT_DEV_TRACING. */
-    const int blocks = 10, np = 4;
+    /* The shared-memory kernels are built without PT_DEV_TRACING. */
+    const int blocks = SIZE(10, 2), np = 4;
     pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_TRACE, 8);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
     pt_start_gpu(t, "spin", s);
-    int e = gpu_spin_phases(pt_dev_arg(b), np, blocks, 10000, s);
+    int e = gpu_spin_phases(GPU_SHARED, pt_dev_arg(b), np, blocks, 32, SIZE(10000, 2000), 1, s);
     cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
     pt_stop_gpu(t, "spin", s);
     pt_dev_fold(t, b, "spin"); /* the device's fold completes at pt_sync */
     pt_sync(t);
     cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "%s", pt_last_error(t));
     cr_assert(strstr(pt_last_error(t), "PT_DEV_TRACING"), "%s", pt_last_error(t));
-    pt_run_stats run;
-    cr_assert_eq(pt_run_get(t, &run), 0);
+    pt_run_stats run = run_stats(t);
     cr_assert_eq(run.dropped, (uint64_t)blocks * np, "%llu dropped",
                  (unsigned long long)run.dropped);
     pt_dev_records_free(b);
 }
 
-/* A grid past the threshold is reduced on the device; folding the same
- * records again with the threshold out of reach copies them all back. The
- * two folds must agree. */
-Test(gpu, the_device_reduction_agrees_with_the_host_fold)
+/* ---- bad input from the kernel ------------------------------------ */
+
+Test(gpu, bad_slots_and_phases_are_counted_and_written_nowhere)
 {
-    const int blocks = 70000;
-    pt_dev_records *b = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
+    /* Each block marks phases 0..3 and then phase 6 of a 4-phase buffer;
+     * the last block begins at slot blocks + 5, which the buffer lacks. */
+    const int blocks = SIZE(50, 4), np = 4;
+    const long long ns = SIZE(20000, 20000);
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
-    cr_assert_geq(blocks, pt__reduce_min_slots);
-    spin_runs(b, 4, blocks, 10000, 1);
-    cr_assert_not_null(b->red_dev, "the fold reduced on the device: %s", pt_last_error(t));
-    pt__reduce_min_slots = INT_MAX;
-    cr_assert_eq(pt_dev_fold(t, b, "spin"), 0, "%s", pt_last_error(t));
-    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
-    for (int p = 0; p < 4; p++) {
-        char path[32];
-        snprintf(path, sizeof path, "spin/phase %d", p);
-        const pt_section *sec = pt_find(t, path);
-        cr_assert_not_null(sec);
-        cr_assert_eq(sec->count, 2);
-        cr_assert(fabs(sec->first_ns - sec->mean_ns) <= 1e-9 * sec->first_ns + 1e-6,
-                  "phase %d: reduced %.3f ns, copied %.3f ns", p, sec->first_ns, sec->mean_ns);
-        cr_assert_eq(sec->phase->blocks, 2ull * blocks);
-        cr_assert_float_eq(sec->phase->hits, 2.0 * blocks, 0);
-    }
-    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "spin", s);
+    int e = gpu_spin_bad(pt_dev_arg(b), np, blocks, ns, blocks + 5, 6, s);
+    cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+    pt_stop_gpu(t, "spin", s);
+    pt_dev_fold(t, b, "spin");
+    pt_sync(t);
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1, "%s", pt_last_error(t));
+    char want[128];
+    snprintf(want, sizeof want, "%d marks with a phase index out of range [0, %d)", blocks - 1, np);
+    cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
+    snprintf(want, sizeof want, "1 blocks with a slot index out of range [0, %d)", blocks);
+    cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
+    /* The good blocks' phases are intact; the last slot was never written. */
+    pt_section_stats ph = get("spin/phase 2");
+    cr_assert_eq(ph.blocks, (uint64_t)blocks - 1);
+    pt_dev_clock dc = dev_clock();
+    double truth = (double)ns / 1e6;
+    cr_assert(fabs(ph.block_mean_ms - truth) <= fmax(0.01 * truth, dc.tick_ns / 1e6), "%.6f ms",
+              ph.block_mean_ms);
+    cr_assert_eq(dc.slots_skipped, 1, "the slot the last block should have had");
     pt_dev_records_free(b);
+}
+
+Test(gpu, a_second_fold_of_one_launch_is_refused)
+{
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, s), 0);
+    pt_start_gpu(t, "spin", s);
+    cr_assert_eq(gpu_spin_phases(GPU_SHARED, pt_dev_arg(b), 1, 2, 32, SIZE(10000, 2000), 1, s), 0);
+    pt_stop_gpu(t, "spin", s);
+    cr_assert_eq(pt_dev_fold(t, b, "spin"), 0, "%s", pt_last_error(t));
+    int rc = pt_dev_fold(t, b, "spin");
+    cr_assert_lt(rc, 0, "the same launch twice");
+    cr_assert(strstr(pt_last_error(t), "folded already"), "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(get("spin/phase 0").blocks, 2, "folded once");
+    pt_dev_records_free(b);
+}
+
+/* ---- events -------------------------------------------------------- */
+
+/* Parameters are copied into each test's process: no pointers. */
+typedef struct stream_case {
+    int which;                /* 0 the suite's stream, 1 the legacy default, 2 per thread */
+    char name[40];
+} stream_case;
+
+ParameterizedTestParameters(gpu, event_time_of_a_known_kernel)
+{
+    static stream_case cases[] = {
+        { 0, "a stream of its own" },
+        { 1, "the legacy default stream" },
+        { 2, "the per-thread default stream" },
+    };
+    return cr_make_param_array(stream_case, cases, 3);
+}
+
+ParameterizedTest(stream_case *c, gpu, event_time_of_a_known_kernel)
+{
+    /* The events hold the launch's own latency, which the kernel does not
+     * see: the simulator models it as 5,000 cycles (4.4 us), so its kernel
+     * spins 1 ms, as the shorter one on hardware does. */
+    const long long lengths[] = { 1000000, 10000000 };
+    const int nlengths = SIZE(2, 1);
+    pt_stream st = c->which == 0 ? s : c->which == 1 ? NULL : gpu_stream_per_thread();
+    long long measured;
+    cr_assert_eq(gpu_spin_plain(SIZE(100000, 2000), st), 0);
+    cr_assert_eq(gpu_stream_sync(st), 0);
+    for (int i = 0; i < nlengths; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "spin %lld ns", lengths[i]);
+        pt_start_gpu(t, name, st);
+        int e = gpu_spin_plain(lengths[i], st);
+        cr_assert_eq(e, 0, "%s", gpu_error(e));
+        pt_stop_gpu(t, name, st);
+        cr_assert_eq(gpu_spin_plain_read(&measured), 0);
+        pt_section_stats ps = get(name);
+        double truth = (double)measured / 1e6;
+        cr_assert(fabs(ps.total_ms - truth) <= 0.01 * truth,
+                  "%s: events %.6f ms, the kernel's own globaltimer span %.6f ms", c->name,
+                  ps.total_ms, truth);
+        cr_assert_eq(ps.gpu, 1);
+        cr_log_info("%s: events %.6f ms, the kernel's own span %.6f ms", c->name, ps.total_ms,
+                    truth);
+    }
+    cr_assert_eq(run_stats(t).gpu_timing, 1);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 }
 
 Test(gpu, thousands_of_launches_stay_lazy_and_bounded)
 {
-    cr_assert_eq(gpu_spin_plain(10000, s), 0);
-    for (int i = 0; i < 3000; i++) {
+    const int launches = SIZE(3000, 1100);
+    const long long ns = SIZE(10000, 1000);
+    cr_assert_eq(gpu_spin_plain(ns, s), 0);
+    for (int i = 0; i < launches; i++) {
         pt_start_gpu(t, "short", s);
-        gpu_spin_plain(10000, s);
+        gpu_spin_plain(ns, s);
         pt_stop_gpu(t, "short", s);
         cr_assert_leq(pt__queue_pending(t), 1025);
     }
     cr_assert_leq(pt__events_alive(t), 2 * 1025 + 2);
     pt_section_stats st = get("short");
-    cr_assert_eq(st.count, 3000);
-    cr_assert(st.mean_ms >= 0.0099 && st.mean_ms < 0.1, "10 us kernels: mean %.6f ms", st.mean_ms);
+    cr_assert_eq(st.count, (uint64_t)launches);
+    double truth = (double)ns / 1e6;
+    cr_assert(st.mean_ms >= 0.99 * truth && st.mean_ms < 10 * truth,
+              "%lld ns kernels: mean %.6f ms", ns, st.mean_ms);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+}
+
+/* ---- ptkit's own kernels ------------------------------------------ */
+
+/* A grid past the threshold is summarized on the device by pt_reduce; the
+ * host's pt__red_slot over the same records, copied back, must give the
+ * same summary: the integer words exactly, the sums of doubles but for
+ * the order of their additions. */
+Test(gpu, the_device_reduction_agrees_with_the_host_fold)
+{
+    const int blocks = SIZE(70000, 64), np = 4;
+    pt__reduce_min_slots = blocks;
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    spin_runs(GPU_SHARED, b, np, blocks, 32, SIZE(10000, 2000), 1);
+    cr_assert_not_null(b->red_dev, "the fold reduced on the device: %s", pt_last_error(t));
+
+    int nsm = PT__RED_NSM_DEVICE;
+    size_t rwords = (size_t)PT__R_WORDS(np, nsm);
+    pt__rword *dev = calloc(rwords, sizeof *dev), *host = calloc(rwords, sizeof *host);
+    long long *rec = malloc((size_t)b->words * sizeof *rec);
+    cr_assert(dev && host && rec);
+    cr_assert_eq(gpu_copy_back(dev, b->red_dev, rwords * sizeof *dev), 0);
+    cr_assert_eq(gpu_copy_back(rec, b->data, (size_t)b->words * sizeof *rec), 0);
+    pt__calib cal;
+    pt__calib_get(pt__cuda(), b->device, &cal);
+    cr_assert_eq(cal.ok, 1, "%s", cal.why);
+    for (int i = 0; i < PT_DEV_HDR; i++)
+        host[i].i = rec[i];
+    for (int k = 0; k < blocks; k++)
+        pt__red_slot(host, rec + PT_DEV_HDR + k * PT_DEV_SLOT_WORDS(np, 0), np, nsm, cal.tick_ns,
+                     1.0 / cal.cycles_per_ns, cal.mark_cycles);
+    int doubles = 0;
+    for (size_t w = 0; w < rwords; w++) {
+        int is_double = w == PT__R_SPAN_SUM;
+        for (int p = 0; p < np && !is_double; p++)
+            is_double = w == (size_t)PT__R_SUM(p) || w == (size_t)PT__R_OVH(p);
+        is_double = is_double || w >= (size_t)PT__R_SM(np, 0, 0);
+        if (is_double) {
+            doubles++;
+            cr_assert(fabs(dev[w].d - host[w].d) <= 1e-9 * fabs(host[w].d) + 1e-6,
+                      "word %zu: device %.17g, host %.17g", w, dev[w].d, host[w].d);
+        } else {
+            cr_assert_eq(dev[w].i, host[w].i, "word %zu: device %lld, host %lld", w, dev[w].i,
+                         host[w].i);
+        }
+    }
+    cr_assert_eq(host[PT__R_DONE].i, blocks);
+    cr_log_info("%zu words agree (%d of them sums of doubles) over %d slots", rwords, doubles,
+                blocks);
+    free(dev);
+    free(host);
+    free(rec);
+    pt_dev_records_free(b);
 }
 
 Test(gpu, the_calibration_is_plausible)
 {
     pt__calib cal;
-    int dev = 0;
+    char name[256];
+    int dev = 0, khz = 0, major = 0, minor = 0;
     pt__cuda()->GetDevice(&dev);
     pt__calib_get(pt__cuda(), dev, &cal);
     cr_assert_eq(cal.ok, 1, "%s", cal.why);
     cr_assert(cal.cycles_per_ns > 0.2 && cal.cycles_per_ns < 5.0, "%.4f GHz", cal.cycles_per_ns);
     cr_assert(cal.tick_ns > 0 && cal.tick_ns <= 2000, "tick %.0f ns", cal.tick_ns);
-    cr_log_info("%s: SM clock %.4f GHz, globaltimer tick %.0f ns, measured on SM %d", cal.name,
-                cal.cycles_per_ns, cal.tick_ns, cal.smid);
+    cr_assert(cal.mark_cycles > 0 && cal.mark_cycles < 200, "a mark: %.1f cycles",
+              cal.mark_cycles);
+    cr_assert_eq(gpu_device_info(name, sizeof name, &khz, &major, &minor), 0);
+    /* A simulated SM runs at its configured clock, which the device's
+     * clock rate states; real ones boost and throttle around it. */
+    double rated = khz / 1e6;
+    if (sim())
+        cr_assert(fabs(cal.cycles_per_ns - rated) <= 0.01 * rated,
+                  "calibrated %.4f GHz, rated %.4f GHz", cal.cycles_per_ns, rated);
+    cr_log_info("%s (sm_%d%d): SM clock %.4f GHz calibrated (rated %.4f), globaltimer tick %.0f "
+                "ns, a mark %.1f cycles, measured on SM %d", cal.name, major, minor,
+                cal.cycles_per_ns, rated, cal.tick_ns, cal.mark_cycles, cal.smid);
+}
+
+Test(gpu, a_kernel_compiled_by_nvrtc_and_launched_by_the_driver_api_folds)
+{
+    const int blocks = SIZE(100, 4), np = 3, runs = 2;
+    const long long ns = SIZE(100000, 10000);
+    char why[512];
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int i = 0; i < runs; i++) {
+        cr_assert_eq(pt_dev_reset(b, s), 0, "%s", pt_last_error(t));
+        pt_start_gpu(t, "spin", s);
+        cr_assert_eq(gpu_nvrtc_spin(pt_dev_arg(b), np, blocks, ns, s, why, sizeof why), 0, "%s",
+                     why);
+        pt_stop_gpu(t, "spin", s);
+        cr_assert_eq(pt_dev_fold(t, b, "spin"), 0, "pt_dev_fold: %s", pt_last_error(t));
+    }
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    check_spin("NVRTC, driver API", np, blocks, ns, runs);
+    pt_dev_records_free(b);
+}
+
+/* ---- what a program is told --------------------------------------- */
+
+/* What tests/gpu/probe.c prints when run with `env` (VAR=value ...). */
+static char *probe(const char *env)
+{
+    char self[PATH_MAX], cmd[PATH_MAX + 512];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    cr_assert_gt(n, 0);
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0';
+    snprintf(cmd, sizeof cmd, "env %s %s/ptkit_gpu_probe 2>&1", env, self);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    /* A simulator prints much of its own: the probe's lines are the last. */
+    static char out[1 << 20];
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    pclose(p);
+    char *own = strstr(out, "gpu_timing=");
+    return own ? own : out;
+}
+
+Test(gpu, a_program_is_told_which_runtime_and_why_not)
+{
+    /* This suite links the shared runtime, which libptkit found loaded;
+     * the probe, a CPU program, is given it by name. */
+    char env[PATH_MAX + 16], *out;
+    const char *origin = pt__cuda_origin();
+    cr_assert(strstr(origin, ", already loaded by the program"), "%s", origin);
+    snprintf(env, sizeof env, "PT_CUDART=%.*s", (int)(strchr(origin, ',') - origin), origin);
+    out = probe(env);
+    cr_assert(strstr(out, "gpu_timing=1"), "the device times: %s", out);
+    cr_assert(strstr(out, "named by PT_CUDART"), "names the runtime: %s", out);
+    out = probe("PT_CUDART=/nonexistent/libcudart.so");
+    cr_assert(strstr(out, "gpu_timing=0"), "%s", out);
+    cr_assert(strstr(out, "no CUDA runtime: /nonexistent/libcudart.so"), "%s", out);
+    out = probe("PT_CUDART=libm.so.6");
+    cr_assert(strstr(out, "lacks cudaGetDeviceCount"), "%s", out);
+    /* No device: hidden from CUDA's runtime; a simulator ignores it. */
+    out = probe("CUDA_VISIBLE_DEVICES=");
+    if (strstr(out, "gpu_timing=1")) {
+        cr_assert(sim(), "CUDA_VISIBLE_DEVICES= hid no device: %s", out);
+        cr_log_info("the simulated device ignores CUDA_VISIBLE_DEVICES");
+    } else {
+        cr_assert(strstr(out, "why=cudaGetDeviceCount: ") || strstr(out, "why=no CUDA device"),
+                  "%s", out);
+        cr_assert(strstr(out, "errors=0"), "no device is a note, not an error: %s", out);
+    }
 }

@@ -9,19 +9,23 @@
 # LD_LIBRARY_PATH=$(BUILD)/gpu-libs.
 
 GPU_TEST_BIN   := $(BUILD)/tests/ptkit_gpu_tests
-GPU_TEST_C     := $(wildcard tests/gpu/*.c)
+GPU_PROBE      := $(BUILD)/tests/ptkit_gpu_probe
+GPU_TEST_C     := $(filter-out tests/gpu/probe.c,$(wildcard tests/gpu/*.c))
 GPU_TEST_CU    := $(wildcard tests/gpu/*.cu)
 GPU_TEST_OBJS  := $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o) $(GPU_TEST_CU:%.cu=$(BUILD)/obj/%.cu.o)
 GPU_NVCCFLAGS  ?= -O2 -std=c++17 -lineinfo
 # Verbose, so each skip says why and each test logs its figures.
 GPU_TEST_ARGS  ?= --verbose
+# The suite's size: hw (spins of 10 us to 10 ms on up to 10,000 blocks) or
+# sim (a few microseconds on a few blocks, for a simulated GPU).
+GPU_SCALE      ?= hw
 GPU_HDRS       := $(wildcard include/pt/*.h include/pt/detail/*.h)
 BENCH_GPU      := $(BUILD)/bench/bench_gpu
 
 .PHONY: gpu-test-libs
 
 ifeq ($(CUDA),1)
-$(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h $(GPU_HDRS)
+$(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h tests/gpu/spin.cuh $(GPU_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -c -o $@ $<
 
@@ -29,10 +33,16 @@ $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o): | test-deps
 
 $(GPU_TEST_BIN): $(GPU_TEST_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(NVCC_CMD) $(PT_GENCODE) --cudart $(CUDART) -o $@ $^ -lcriterion -lm -lpthread -ldl
+	$(NVCC_CMD) $(PT_GENCODE) --cudart $(CUDART) -o $@ $^ -lcriterion -lm -lpthread -ldl \
+	    -L$(CUDA_HOME)/lib64 -lnvrtc -Xlinker -rpath,$(CUDA_HOME)/lib64
 
-test-gpu: test-deps $(GPU_TEST_BIN)
-	$(GPU_TEST_BIN) $(GPU_TEST_ARGS) $(TEST_ARGS)
+# A CPU program that times a GPU section and says what it was told.
+$(GPU_PROBE): tests/gpu/probe.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS) $(PT_LDLIBS)
+
+test-gpu: test-deps $(GPU_TEST_BIN) $(GPU_PROBE)
+	PT_GPU_SCALE=$(GPU_SCALE) $(GPU_TEST_BIN) $(GPU_TEST_ARGS) $(TEST_ARGS)
 
 $(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS)
 	@mkdir -p $(@D)

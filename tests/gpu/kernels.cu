@@ -1,74 +1,35 @@
-/* The GPU suite's kernels: spins of known length on %globaltimer, in
- * phases marked with pt_dev.h, and a plain spin for the event timing. */
-#include <pt/pt_dev.h>
+/* The GPU suite's kernels in the default shared-memory mode, the plain
+ * spin for the event timing, the dispatch to the other modes
+ * (kernels_reg.cu, kernels_warp.cu, kernels_trace.cu), and a kernel
+ * compiled at run time by NVRTC and launched through the driver API. */
+#define GPU_MODE shared
+#include "spin.cuh"
 
-#include <cuda_runtime.h>
+#include <pt/pt_nvrtc.h>
+
+#include <dlfcn.h>
+#include <nvrtc.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "kernels.h"
-
-static __device__ __forceinline__ long long gt_now(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return (long long)t;
-}
-
-/* Spins until `ns` of globaltimer have passed since the call. */
-static __device__ __forceinline__ void spin_ns(long long ns)
-{
-    long long t0 = gt_now();
-    while (gt_now() - t0 < ns) {
-    }
-}
-
-/* The phases are a template parameter and the loop is unrolled, so every
- * mark names a constant phase, as real kernels do. */
-template <int NP>
-__global__ void spin_phases(pt_dev_buf buf, long long ns)
-{
-    PT_DEV_BEGIN(buf);
-#pragma unroll
-    for (int p = 0; p < NP; p++) {
-        spin_ns(ns);
-        PT_DEV_MARK(p);
-    }
-    PT_DEV_END(buf);
-}
-
-/* The same spins, with each phase read from memory (phase[p] == p) and
- * every other one marked in a helper through the timing state. */
-static __device__ void spin_mark_in(pt_dev_state *st, long long ns, int phase)
-{
-    spin_ns(ns);
-    PT_DEV_MARK_IN(st, phase);
-}
-
-__global__ void spin_phases_runtime(pt_dev_buf buf, long long ns, const int *phase, int np)
-{
-    PT_DEV_BEGIN(buf);
-#pragma unroll 1
-    for (int p = 0; p < np; p++) {
-        if (p % 2) {
-            spin_mark_in(PT_DEV_STATE, ns, phase[p]);
-        } else {
-            spin_ns(ns);
-            PT_DEV_MARK(phase[p]);
-        }
-    }
-    PT_DEV_END(buf);
-}
+#define GPU_MODE_DECL(m)                                                                     \
+    extern "C" int gpu_spin_phases_##m(pt_dev_buf, int, int, int, long long, int, pt_stream); \
+    extern "C" int gpu_spin_phases_runtime_##m(pt_dev_buf, int, int, long long, pt_stream);
+GPU_MODE_DECL(reg)
+GPU_MODE_DECL(warp)
+GPU_MODE_DECL(trace)
 
 /* The plain spin's own view of its length; read by gpu_spin_plain_read(). */
-static __device__ long long plain_measured;
+static long long *plain_measured;
 
-__global__ void spin_plain(long long ns)
+__global__ void spin_plain(long long ns, long long *measured)
 {
     long long t0 = gt_now(), t1;
     while ((t1 = gt_now()) - t0 < ns) {
     }
     if (threadIdx.x == 0)
-        plain_measured = t1 - t0;
+        *measured = t1 - t0;
 }
 
 extern "C" int gpu_available(char *why, size_t n)
@@ -110,44 +71,176 @@ extern "C" int gpu_stream_sync(pt_stream s)
     return (int)cudaStreamSynchronize((cudaStream_t)s);
 }
 
-extern "C" int gpu_spin_phases(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s)
+extern "C" pt_stream gpu_stream_per_thread(void)
 {
-    cudaStream_t st = (cudaStream_t)s;
-    switch (nphases) {
-    case 1: spin_phases<1><<<blocks, 32, 0, st>>>(buf, ns); break;
-    case 4: spin_phases<4><<<blocks, 32, 0, st>>>(buf, ns); break;
-    case 16: spin_phases<16><<<blocks, 32, 0, st>>>(buf, ns); break;
-    default: return (int)cudaErrorInvalidValue;
-    }
-    return (int)cudaGetLastError();
+    return (pt_stream)cudaStreamPerThread;
 }
 
-extern "C" int gpu_spin_phases_runtime(pt_dev_buf buf, int nphases, int blocks, long long ns,
-                                       pt_stream s)
+extern "C" int gpu_device_info(char *name, size_t n, int *clock_khz, int *major, int *minor)
 {
-    static int *phase;
-    int host[16];
+    cudaDeviceProp p;
+    int dev = 0;
     cudaError_t e;
-    if (nphases < 1 || nphases > 16)
-        return (int)cudaErrorInvalidValue;
-    if (!phase) {
-        for (int p = 0; p < 16; p++)
-            host[p] = p;
-        if ((e = cudaMalloc(&phase, sizeof host)) != cudaSuccess ||
-            (e = cudaMemcpy(phase, host, sizeof host, cudaMemcpyHostToDevice)) != cudaSuccess)
-            return (int)e;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess)
+        return (int)e;
+    snprintf(name, n, "%s", p.name);
+    *clock_khz = p.clockRate;
+    *major = p.major;
+    *minor = p.minor;
+    return 0;
+}
+
+extern "C" int gpu_copy_back(void *host, const void *dev, size_t bytes)
+{
+    return (int)cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
+}
+
+extern "C" const char *gpu_mode_name(gpu_mode m)
+{
+    static const char *const names[] = { "shared memory", "registers", "per warp", "tracing" };
+    return m >= 0 && m < GPU_NMODES ? names[m] : "?";
+}
+
+extern "C" int gpu_spin_phases(gpu_mode m, pt_dev_buf buf, int nphases, int blocks, int threads,
+                               long long ns, int rounds, pt_stream s)
+{
+    switch (m) {
+    case GPU_SHARED: return gpu_spin_phases_shared(buf, nphases, blocks, threads, ns, rounds, s);
+    case GPU_REG: return gpu_spin_phases_reg(buf, nphases, blocks, threads, ns, rounds, s);
+    case GPU_WARP: return gpu_spin_phases_warp(buf, nphases, blocks, threads, ns, rounds, s);
+    case GPU_TRACE: return gpu_spin_phases_trace(buf, nphases, blocks, threads, ns, rounds, s);
+    default: return (int)cudaErrorInvalidValue;
     }
-    spin_phases_runtime<<<blocks, 32, 0, (cudaStream_t)s>>>(buf, ns, phase, nphases);
-    return (int)cudaGetLastError();
+}
+
+extern "C" int gpu_spin_phases_runtime(gpu_mode m, pt_dev_buf buf, int nphases, int blocks,
+                                       long long ns, pt_stream s)
+{
+    switch (m) {
+    case GPU_SHARED: return gpu_spin_phases_runtime_shared(buf, nphases, blocks, ns, s);
+    case GPU_REG: return gpu_spin_phases_runtime_reg(buf, nphases, blocks, ns, s);
+    case GPU_WARP: return gpu_spin_phases_runtime_warp(buf, nphases, blocks, ns, s);
+    case GPU_TRACE: return gpu_spin_phases_runtime_trace(buf, nphases, blocks, ns, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+extern "C" int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns,
+                            long long bad_slot, int bad_phase, pt_stream s)
+{
+    return gpu_spin_bad_shared(buf, nphases, blocks, ns, bad_slot, bad_phase, s);
 }
 
 extern "C" int gpu_spin_plain(long long ns, pt_stream s)
 {
-    spin_plain<<<1, 32, 0, (cudaStream_t)s>>>(ns);
+    cudaError_t e;
+    if (!plain_measured && (e = cudaMalloc(&plain_measured, sizeof *plain_measured)) != cudaSuccess)
+        return (int)e;
+    spin_plain<<<1, 32, 0, (cudaStream_t)s>>>(ns, plain_measured);
     return (int)cudaGetLastError();
 }
 
 extern "C" int gpu_spin_plain_read(long long *measured)
 {
-    return (int)cudaMemcpyFromSymbol(measured, plain_measured, sizeof *measured);
+    return (int)cudaMemcpy(measured, plain_measured, sizeof *measured, cudaMemcpyDeviceToHost);
+}
+
+/* ---- a kernel compiled at run time, launched by the driver API ---- */
+
+/* The spin kernel as a program would hand it to NVRTC: phases read from a
+ * parameter, so one compile serves every phase count. */
+static const char nvrtc_src[] =
+    "#include <pt/pt_dev.h>\n"
+    "extern \"C\" __global__ void nvrtc_spin(pt_dev_buf buf, long long ns, int np)\n"
+    "{\n"
+    "    PT_DEV_BEGIN(buf);\n"
+    "    for (int p = 0; p < np; p++) {\n"
+    "        unsigned long long t0, t;\n"
+    "        asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));\n"
+    "        do\n"
+    "            asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));\n"
+    "        while ((long long)(t - t0) < ns);\n"
+    "        PT_DEV_MARK(p);\n"
+    "    }\n"
+    "    PT_DEV_END(buf);\n"
+    "}\n";
+
+/* The driver API calls used, as libcuda.so.1 defines them. */
+typedef struct drv_api {
+    int (*ModuleLoadData)(void **module, const void *image);
+    int (*ModuleGetFunction)(void **fn, void *module, const char *name);
+    int (*LaunchKernel)(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, void *stream, void **args,
+                        void **extra);
+} drv_api;
+
+extern "C" int gpu_nvrtc_spin(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s,
+                              char *why, size_t n)
+{
+    static void *fn;
+    static drv_api d;
+    if (!fn) {
+        int nh, major = 0, minor = 0, dev = 0;
+        const char *const *names, *const *srcs;
+        char arch[64];
+        nvrtcProgram prog;
+        nvrtcResult rc;
+        size_t size = 0;
+        void *lib, *mod = NULL;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        snprintf(arch, sizeof arch, "--gpu-architecture=compute_%d%d", major, minor);
+        const char *opts[] = { arch, "-std=c++17" };
+        pt_nvrtc_headers(&nh, &names, &srcs);
+        if ((rc = nvrtcCreateProgram(&prog, nvrtc_src, "nvrtc_spin.cu", nh, srcs, names)) !=
+            NVRTC_SUCCESS) {
+            snprintf(why, n, "nvrtcCreateProgram: %s", nvrtcGetErrorString(rc));
+            return -1;
+        }
+        if ((rc = nvrtcCompileProgram(prog, 2, opts)) != NVRTC_SUCCESS) {
+            size_t ln = 0;
+            nvrtcGetProgramLogSize(prog, &ln);
+            char *log = (char *)calloc(1, ln + 1);
+            if (log)
+                nvrtcGetProgramLog(prog, log);
+            snprintf(why, n, "nvrtcCompileProgram: %s: %s", nvrtcGetErrorString(rc),
+                     log ? log : "");
+            free(log);
+            nvrtcDestroyProgram(&prog);
+            return -1;
+        }
+        nvrtcGetPTXSize(prog, &size);
+        char *ptx = (char *)malloc(size);
+        nvrtcGetPTX(prog, ptx);
+        nvrtcDestroyProgram(&prog);
+        /* The runtime made the device's primary context current (cudaGetDevice
+         * and the suite's stream), which the driver calls use. */
+        lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            snprintf(why, n, "%s", dlerror());
+            free(ptx);
+            return -1;
+        }
+        *(void **)&d.ModuleLoadData = dlsym(lib, "cuModuleLoadData");
+        *(void **)&d.ModuleGetFunction = dlsym(lib, "cuModuleGetFunction");
+        *(void **)&d.LaunchKernel = dlsym(lib, "cuLaunchKernel");
+        int e = !d.ModuleLoadData || !d.ModuleGetFunction || !d.LaunchKernel ? -1
+                : d.ModuleLoadData(&mod, ptx);
+        if (e == 0)
+            e = d.ModuleGetFunction(&fn, mod, "nvrtc_spin");
+        free(ptx);
+        if (e != 0) {
+            fn = NULL;
+            snprintf(why, n, "the driver API refused the PTX (CUresult %d)", e);
+            return -1;
+        }
+    }
+    void *args[] = { &buf, &ns, &nphases };
+    int e = d.LaunchKernel(fn, (unsigned)blocks, 1, 1, 32, 1, 1, 0, s, args, NULL);
+    if (e != 0) {
+        snprintf(why, n, "cuLaunchKernel: CUresult %d", e);
+        return -1;
+    }
+    return 0;
 }

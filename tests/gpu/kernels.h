@@ -1,4 +1,4 @@
-/* Kernels of the GPU suite (tests/gpu/kernels.cu), callable from C so the
+/* Kernels of the GPU suite (tests/gpu/kernels*.cu), callable from C so the
  * Criterion tests stay plain C with no CUDA header. Errors are CUDA's
  * codes; gpu_error() describes one. */
 #ifndef PT_TESTS_GPU_KERNELS_H
@@ -18,18 +18,45 @@ const char *gpu_error(int err);
 pt_stream gpu_stream_create(void);
 void gpu_stream_destroy(pt_stream s);
 int gpu_stream_sync(pt_stream s);
+/* cudaStreamPerThread, the calling thread's default stream. */
+pt_stream gpu_stream_per_thread(void);
+/* The device's name, its clock rate (kHz) and compute capability. */
+int gpu_device_info(char *name, size_t n, int *clock_khz, int *major, int *minor);
+/* cudaMemcpy from the device. */
+int gpu_copy_back(void *host, const void *dev, size_t bytes);
 
-/* `blocks` blocks of one warp; each runs `nphases` phases (1, 4 or 16) of
- * `ns` nanoseconds, each spun on %globaltimer and marked with
- * PT_DEV_MARK(phase), into buf. */
-int gpu_spin_phases(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s);
-/* The same, each phase read from memory, every other one marked in a
- * helper (PT_DEV_STATE, PT_DEV_MARK_IN); nphases 1 to 16. */
-int gpu_spin_phases_runtime(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s);
+/* The forms pt_dev.h's marks are compiled in: shared memory (the default),
+ * registers (PT_DEV_SHARED=0), a record per warp (PT_DEV_PER_WARP) and
+ * with the trace stores (PT_DEV_TRACING). */
+typedef enum gpu_mode { GPU_SHARED, GPU_REG, GPU_WARP, GPU_TRACE, GPU_NMODES } gpu_mode;
+const char *gpu_mode_name(gpu_mode m);
+
+/* `blocks` blocks of `threads`; each runs `rounds` times `nphases` phases
+ * (1, 3, 4 or 16) of `ns` nanoseconds, each spun on %globaltimer and
+ * marked with PT_DEV_MARK(phase), into buf. */
+int gpu_spin_phases(gpu_mode m, pt_dev_buf buf, int nphases, int blocks, int threads,
+                    long long ns, int rounds, pt_stream s);
+/* The same once over, each phase read from memory, every other one marked
+ * in a helper (PT_DEV_STATE, PT_DEV_MARK_IN); nphases 1 to 16; blocks of
+ * one warp. */
+int gpu_spin_phases_runtime(gpu_mode m, pt_dev_buf buf, int nphases, int blocks, long long ns,
+                            pt_stream s);
+/* Phases 0..nphases-1 of `ns`, then one more of phase `bad_phase`; the last
+ * block begins at slot `bad_slot` (PT_DEV_BEGIN_AT) instead of its own.
+ * Shared-memory mode. */
+int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns, long long bad_slot,
+                 int bad_phase, pt_stream s);
 /* One block spinning `ns` on %globaltimer, no marks. */
 int gpu_spin_plain(long long ns, pt_stream s);
 /* The span the last plain spin saw on %globaltimer (waits for it). */
 int gpu_spin_plain_read(long long *measured);
+
+/* The spin kernel of `nphases` phases (1 to 16) compiled at run time by
+ * NVRTC with pt_nvrtc_headers(), loaded with the driver API
+ * (cuModuleLoadData, through libcuda.so.1 opened at run time) and
+ * launched with cuLaunchKernel: 0, or -1 with why. */
+int gpu_nvrtc_spin(pt_dev_buf buf, int nphases, int blocks, long long ns, pt_stream s,
+                   char *why, size_t n);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,137 @@
+/* The GPU suite's spin kernels, in one mode of pt_dev.h: each kernels_*.cu
+ * defines GPU_MODE (the launchers' suffix) and the mode's options, then
+ * includes this file. Every phase spins on %globaltimer, so its length is
+ * known: a phase of `ns` lasts ns (within one globaltimer tick). */
+#include <pt/pt_dev.h>
+
+#include <cuda_runtime.h>
+
+#include "kernels.h"
+
+#define GPU_CAT2(a, b) a##_##b
+#define GPU_CAT(a, b) GPU_CAT2(a, b)
+#define GPU_FN(name) GPU_CAT(name, GPU_MODE)
+
+/* Each mode's kernels are its own: the same names in another file are
+ * other kernels, compiled with other options. */
+namespace {
+
+static __device__ __forceinline__ long long gt_now(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return (long long)t;
+}
+
+/* Spins until `ns` of globaltimer have passed since the call. */
+static __device__ __forceinline__ void spin_ns(long long ns)
+{
+    long long t0 = gt_now();
+    while (gt_now() - t0 < ns) {
+    }
+}
+
+/* The phases are a template parameter and the loop is unrolled, so every
+ * mark names a constant phase, as real kernels do; `rounds` times over. */
+template <int NP>
+__global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
+{
+    PT_DEV_BEGIN(buf);
+    for (int r = 0; r < rounds; r++) {
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            spin_ns(ns);
+            PT_DEV_MARK(p);
+        }
+    }
+    PT_DEV_END(buf);
+}
+
+/* The same spins, with each phase read from memory (phase[p] == p) and
+ * every other one marked in a helper through the timing state. The list
+ * is staged in shared memory before BEGIN, so no phase holds a global
+ * load's latency, which is the kernel's own time, not the spin's. */
+static __device__ void spin_mark_in(pt_dev_state *st, long long ns, int phase)
+{
+    spin_ns(ns);
+    PT_DEV_MARK_IN(st, phase);
+}
+
+__global__ void spin_phases_runtime(pt_dev_buf buf, long long ns, const int *phase_g, int np)
+{
+    __shared__ int phase[16];
+    if (threadIdx.x < 16)
+        phase[threadIdx.x] = phase_g[threadIdx.x];
+    __syncthreads();
+    PT_DEV_BEGIN(buf);
+#pragma unroll 1
+    for (int p = 0; p < np; p++) {
+        if (p % 2) {
+            spin_mark_in(PT_DEV_STATE, ns, phase[p]);
+        } else {
+            spin_ns(ns);
+            PT_DEV_MARK(phase[p]);
+        }
+    }
+    PT_DEV_END(buf);
+}
+
+/* Phases of `ns`, the last block of the grid beginning at slot `bad_slot`
+ * instead of its own, and every block marking phase `bad_phase` once more
+ * after its good ones. */
+__global__ void spin_bad(pt_dev_buf buf, long long ns, int np, long long bad_slot, int bad_phase)
+{
+    long long linear = blockIdx.x;
+    long long slot = linear == gridDim.x - 1 ? bad_slot : linear;
+    PT_DEV_BEGIN_AT(buf, slot);
+#pragma unroll 1
+    for (int p = 0; p < np; p++) {
+        spin_ns(ns);
+        PT_DEV_MARK(p);
+    }
+    spin_ns(ns);
+    PT_DEV_MARK(bad_phase);
+    PT_DEV_END(buf);
+}
+
+} // namespace
+
+extern "C" int GPU_FN(gpu_spin_phases)(pt_dev_buf buf, int nphases, int blocks, int threads,
+                                      long long ns, int rounds, pt_stream s)
+{
+    cudaStream_t st = (cudaStream_t)s;
+    switch (nphases) {
+    case 1: spin_phases<1><<<blocks, threads, 0, st>>>(buf, ns, rounds); break;
+    case 3: spin_phases<3><<<blocks, threads, 0, st>>>(buf, ns, rounds); break;
+    case 4: spin_phases<4><<<blocks, threads, 0, st>>>(buf, ns, rounds); break;
+    case 16: spin_phases<16><<<blocks, threads, 0, st>>>(buf, ns, rounds); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int GPU_FN(gpu_spin_phases_runtime)(pt_dev_buf buf, int nphases, int blocks,
+                                              long long ns, pt_stream s)
+{
+    static int *phase;
+    int host[16];
+    cudaError_t e;
+    if (nphases < 1 || nphases > 16)
+        return (int)cudaErrorInvalidValue;
+    if (!phase) {
+        for (int p = 0; p < 16; p++)
+            host[p] = p;
+        if ((e = cudaMalloc(&phase, sizeof host)) != cudaSuccess ||
+            (e = cudaMemcpy(phase, host, sizeof host, cudaMemcpyHostToDevice)) != cudaSuccess)
+            return (int)e;
+    }
+    spin_phases_runtime<<<blocks, 32, 0, (cudaStream_t)s>>>(buf, ns, phase, nphases);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int GPU_FN(gpu_spin_bad)(pt_dev_buf buf, int nphases, int blocks, long long ns,
+                                   long long bad_slot, int bad_phase, pt_stream s)
+{
+    spin_bad<<<blocks, 32, 0, (cudaStream_t)s>>>(buf, ns, nphases, bad_slot, bad_phase);
+    return (int)cudaGetLastError();
+}
