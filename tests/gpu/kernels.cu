@@ -84,10 +84,10 @@ extern "C" int gpu_device_info(char *name, size_t n, int *clock_khz, int *major,
     if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess)
         return (int)e;
     snprintf(name, n, "%s", p.name);
-    *clock_khz = p.clockRate;
     *major = p.major;
     *minor = p.minor;
-    return 0;
+    /* An attribute: CUDA 13's cudaDeviceProp has no clockRate. */
+    return (int)cudaDeviceGetAttribute(clock_khz, cudaDevAttrClockRate, dev);
 }
 
 extern "C" int gpu_copy_back(void *host, const void *dev, size_t bytes)
