@@ -251,8 +251,8 @@ Test(nvrtc, shared_memory_by_default_registers_as_an_option)
                  "-G: not one shared array per kernel");
     cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), ".shared .align 16 .b8 "), 2,
                  "not one 16-byte-aligned shared array per kernel:\n%s", smem.ptx);
-    cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), "pt__dev_acc[112];"), 2,
-                 "the arrays are not 7 pairs long");
+    cr_assert_eq(kstat_count(smem.ptx, strlen(smem.ptx), "pt__dev_acc[128];"), 2,
+                 "the arrays are not 8 pairs long");
     cr_assert_null(strstr(reg.ptx, "pt__dev_acc"), "register mode declares the array");
     cr_assert_geq(check_entry(&traced, "k_marks3", 3), check_entry(&smem, "k_marks3", 3) + 3,
                   "no trace store per mark in shared-memory mode");

@@ -4,20 +4,28 @@
  * clock64 read per mark, thread 0 adding the delta into global memory; for
  * launches, a cudaEvent pair per launch).
  *
- *   cycles per mark      a loop of N iterations with two marks (the
- *                        default shared-memory mode), against the same
- *                        loop without: clock64 delta / 2N; the same with
- *                        phases known only at run time
+ *   cycles per mark      a loop of N iterations with two marks, against
+ *                        the same loop without: clock64 delta / 2N; in
+ *                        shared memory (the default) and in registers,
+ *                        constant phases and phases known only at run
+ *                        time, and the hand-written pattern
+ *                        (tests/bench/bench_loops.cu); PT_DEV_END's cycles
  *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases)
  *                        and the attention pass (6 phases, nested loops)
  *                        of tests/kernels/, each with ptkit's marks (in
  *                        shared memory, the default, and in registers)
  *                        and with the hand-written pattern, against the
- *                        kernel without either (medians of interleaved runs)
+ *                        kernel without either (medians of interleaved
+ *                        runs), on the same pseudo-random inputs: each
+ *                        form's output is compared bit for bit with the
+ *                        original's
  *   launch rate          10,000 short launches each inside
  *                        pt_start_gpu/pt_stop_gpu, against bare launches
  *
- * Without a device it says so and exits 0. */
+ * Two sizes: hardware, and PT_GPU_SCALE=sim for a simulated GPU (GPGPU-Sim,
+ * docs/gpu.md): a 256x256 SGEMM, an attention pass of 8 heads of 128, one
+ * run of each (the simulator is deterministic), figures in simulated
+ * cycles, no launch rate. Without a device it says so and exits 0. */
 #include <pt/pt.h>
 #include <pt/pt_dev.h>
 
@@ -26,6 +34,7 @@
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <vector>
 
@@ -54,78 +63,14 @@ static double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-/* ---- cycles per mark --------------------------------------------- */
+/* ---- cycles per mark: tests/bench/bench_loops.cu, in both modes ---- */
 
-/* The same dependent arithmetic in all three; only the instrumentation
- * differs. The loop is kept rolled so the three compile alike. */
-__global__ void loop_bare(int iters, float seed, long long *cycles, float *sink)
-{
-    float x = seed + threadIdx.x;
-    long long c0 = clock64();
-#pragma unroll 1
-    for (int i = 0; i < iters; i++) {
-        x = x * 1.0001f + 0.5f;
-        x = x * 0.9999f - 0.25f;
-    }
-    long long c1 = clock64();
-    if (threadIdx.x == 0)
-        *cycles = c1 - c0;
-    if (x == 1234.5f)
-        *sink = x;
-}
-
-/* A phase known at compile time; an int is one known at run time. */
-template <int P>
-struct phase_const {
-    __device__ operator long long() const { return P; }
-};
-
-template <typename P0, typename P1>
-__global__ void loop_marks(int iters, float seed, long long *cycles, float *sink, P0 p0, P1 p1,
-                           pt_dev_buf buf)
-{
-    float x = seed + threadIdx.x;
-    PT_DEV_BEGIN(buf);
-    long long c0 = clock64();
-#pragma unroll 1
-    for (int i = 0; i < iters; i++) {
-        x = x * 1.0001f + 0.5f;
-        PT_DEV_MARK(p0);
-        x = x * 0.9999f - 0.25f;
-        PT_DEV_MARK(p1);
-    }
-    long long c1 = clock64();
-    PT_DEV_END(buf);
-    if (threadIdx.x == 0)
-        *cycles = c1 - c0;
-    if (x == 1234.5f)
-        *sink = x;
-}
-
-__global__ void loop_clock_counter(int iters, float seed, long long *cycles, float *sink,
-                                   long long *times)
-{
-    float x = seed + threadIdx.x;
-    long long c0 = clock64(), s = c0, e;
-#pragma unroll 1
-    for (int i = 0; i < iters; i++) {
-        x = x * 1.0001f + 0.5f;
-        e = clock64();
-        if (threadIdx.x == 0)
-            times[i] = e - s;
-        s = e;
-        x = x * 0.9999f - 0.25f;
-        e = clock64();
-        if (threadIdx.x == 0)
-            times[iters + i] = e - s;
-        s = e;
-    }
-    long long c1 = clock64();
-    if (threadIdx.x == 0)
-        *cycles = c1 - c0;
-    if (x == 1234.5f)
-        *sink = x;
-}
+extern "C" int bench_loop_shared(int kind, int iters, long long *cycles, float *sink,
+                                 long long *times, pt_dev_buf buf, cudaStream_t st);
+extern "C" int bench_loop_reg(int kind, int iters, long long *cycles, float *sink,
+                              long long *times, pt_dev_buf buf, cudaStream_t st);
+extern "C" int bench_end_shared(long long *cycles, pt_dev_buf buf, cudaStream_t st);
+extern "C" int bench_end_reg(long long *cycles, pt_dev_buf buf, cudaStream_t st);
 
 /* ---- realistic multi-phase kernels: tests/kernels/ ----------------- */
 
@@ -152,17 +97,19 @@ static const char *const att_names[ATT_PHASES] = { "load_kv", "load_q", "scores"
                                                    "softmax", "pv", "stats" };
 
 /* The median time (ms) of each form over `runs` interleaved rounds, after
- * one round of warm-up. launch(form) launches form 0 (bare), 1 (ptkit),
- * 2 (by hand) or 3 (ptkit in registers) on st. */
+ * `warm` rounds of warm-up (the caches, on a simulator too). launch(form) launches form 0 (bare), 1 (ptkit), 2 (by
+ * hand) or 3 (ptkit in registers) on st. */
 enum { NFORMS = 4 };
+static const char *const form_names[NFORMS] = { "original", "ptkit (shared memory)",
+                                                "hand-written pattern", "ptkit (registers)" };
 template <typename F>
-static void time_forms(cudaStream_t st, int runs, F launch, double med[NFORMS])
+static void time_forms(cudaStream_t st, int runs, int warm, F launch, double med[NFORMS])
 {
     cudaEvent_t e0, e1;
     std::vector<double> ms[NFORMS];
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
-    for (int r = 0; r < runs + 1; r++) {
+    for (int r = 0; r < runs + warm; r++) {
         for (int form = 0; form < NFORMS; form++) {
             float t;
             CHECK(cudaEventRecord(e0, st));
@@ -171,7 +118,7 @@ static void time_forms(cudaStream_t st, int runs, F launch, double med[NFORMS])
             CHECK(cudaEventRecord(e1, st));
             CHECK(cudaEventSynchronize(e1));
             CHECK(cudaEventElapsedTime(&t, e0, e1));
-            if (r > 0)
+            if (r >= warm)
                 ms[form].push_back(t);
         }
     }
@@ -179,6 +126,37 @@ static void time_forms(cudaStream_t st, int runs, F launch, double med[NFORMS])
         med[form] = median(ms[form]);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
+}
+
+/* Deterministic inputs in [-1, 1), so every form computes the same thing
+ * from the same bits (xorshift). */
+static void fill(float *d, size_t n, unsigned seed, cudaStream_t st)
+{
+    std::vector<float> h(n);
+    unsigned x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        h[i] = (float)(x >> 8) / (float)(1u << 23) - 1.0f;
+    }
+    CHECK(cudaMemcpyAsync(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice, st));
+    CHECK(cudaStreamSynchronize(st));
+}
+
+/* out[form] = the bytes of n floats at d after form ran. */
+static void keep(std::vector<float> *out, const float *d, size_t n, cudaStream_t st)
+{
+    out->resize(n);
+    CHECK(cudaMemcpyAsync(out->data(), d, n * sizeof(float), cudaMemcpyDeviceToHost, st));
+    CHECK(cudaStreamSynchronize(st));
+}
+
+static const char *same_bits(const std::vector<float> &a, const std::vector<float> &b)
+{
+    return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0
+               ? "bit-identical"
+               : "DIFFERENT";
 }
 
 __global__ void empty_kernel(int *p)
@@ -196,62 +174,72 @@ int main(void)
                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
         return 0;
     }
+    /* The size: hardware, or a simulated GPU (PT_GPU_SCALE=sim), where a
+     * cycle costs microseconds of host time and every run is the same. */
+    const char *scale = getenv("PT_GPU_SCALE");
+    const bool simulated = scale && strcmp(scale, "sim") == 0;
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     cudaStream_t st;
     CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     pt_timing *t = pt_create("bench-gpu", PT_GPU_EVENTS);
 
-    /* ---- cycles per mark ---- */
-    const int iters = 100000, reps = 5;
-    long long *d_cycles, *d_times, cyc;
+    /* ---- cycles per mark, and END's ---- */
+    const int iters = simulated ? 2000 : 100000, reps = simulated ? 1 : 5;
+    long long *d_cycles, *d_times, cyc[2];
     float *d_sink;
-    CHECK(cudaMalloc(&d_cycles, sizeof(long long)));
+    CHECK(cudaMalloc(&d_cycles, 2 * sizeof(long long)));
     CHECK(cudaMalloc(&d_sink, sizeof(float)));
     CHECK(cudaMalloc(&d_times, 2 * sizeof(long long) * iters));
     pt_dev_records *lb = pt_dev_records_create(t, 1, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
-    std::vector<double> bare, marks, runtime, cc;
-    auto cycles_of = [&](void) {
-        CHECK(cudaGetLastError());
-        CHECK(cudaMemcpyAsync(&cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, st));
+    auto cycles_of = [&](int err) {
+        CHECK((cudaError_t)err);
+        CHECK(cudaMemcpyAsync(cyc, d_cycles, sizeof cyc, cudaMemcpyDeviceToHost, st));
         CHECK(cudaStreamSynchronize(st));
-        return (double)cyc;
+        return (double)cyc[0];
     };
+    /* [mode][kind]: mode 0 shared memory, 1 registers; kind as bench_loops.cu. */
+    std::vector<double> loop[2][4];
+    double end_cycles[2] = { 0, 0 }, clock_pair = 0;
     for (int r = 0; r < reps; r++) {
-        loop_bare<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink);
-        bare.push_back(cycles_of());
-        pt_dev_reset(lb, (pt_stream)st);
-        loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, phase_const<PH_LOAD>(),
-                                     phase_const<PH_COMPUTE>(), pt_dev_arg(lb));
-        marks.push_back(cycles_of());
-        pt_dev_reset(lb, (pt_stream)st);
-        loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, (int)PH_LOAD,
-                                     (int)PH_COMPUTE, pt_dev_arg(lb));
-        runtime.push_back(cycles_of());
-        loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, d_cycles, d_sink, d_times);
-        cc.push_back(cycles_of());
+        for (int mode = 0; mode < 2; mode++) {
+            auto run = mode ? bench_loop_reg : bench_loop_shared;
+            for (int kind = 0; kind < 4; kind++) {
+                pt_dev_reset(lb, (pt_stream)st);
+                loop[mode][kind].push_back(cycles_of(run(kind, iters, d_cycles, d_sink, d_times,
+                                                         pt_dev_arg(lb), st)));
+            }
+            pt_dev_reset(lb, (pt_stream)st);
+            end_cycles[mode] = cycles_of((mode ? bench_end_reg : bench_end_shared)(
+                d_cycles, pt_dev_arg(lb), st));
+            clock_pair = (double)cyc[1];
+        }
     }
-    double per_mark = (median(marks) - median(bare)) / (2.0 * iters);
-    double per_runtime = (median(runtime) - median(bare)) / (2.0 * iters);
-    double per_cc = (median(cc) - median(bare)) / (2.0 * iters);
+    double per_mark[2][4];
+    for (int mode = 0; mode < 2; mode++)
+        for (int kind = 1; kind < 4; kind++)
+            per_mark[mode][kind] = (median(loop[mode][kind]) - median(loop[mode][0])) / (2.0 * iters);
 
     /* ---- slowdown of the tiled SGEMM ---- */
-    const int n = 2048, runs = 21, tile = 32;
-    const int gemm_blocks = (n / tile) * (n / tile);
+    const int n = simulated ? 256 : 2048, runs = simulated ? 1 : 21, warm = 1;
+    const int tile = 32, gemm_blocks = (n / tile) * (n / tile);
     float *A, *B, *C;
     long long *g_times;
     CHECK(cudaMalloc(&A, sizeof(float) * n * n));
     CHECK(cudaMalloc(&B, sizeof(float) * n * n));
     CHECK(cudaMalloc(&C, sizeof(float) * n * n));
     CHECK(cudaMalloc(&g_times, sizeof(long long) * GEMM_PHASES * gemm_blocks));
-    CHECK(cudaMemsetAsync(A, 0, sizeof(float) * n * n, st));
-    CHECK(cudaMemsetAsync(B, 0, sizeof(float) * n * n, st));
-    CHECK(cudaMemsetAsync(C, 0, sizeof(float) * n * n, st));
+    CHECK(cudaMemsetAsync(g_times, 0, sizeof(long long) * GEMM_PHASES * gemm_blocks, st));
+    fill(A, (size_t)n * n, 1, st);
+    fill(B, (size_t)n * n, 2, st);
     dim3 ggrid(n / tile, n / tile);
     pt_dev_records *gb =
         pt_dev_records_create(t, gemm_blocks, GEMM_PHASES, gemm_names, PT_DEV_AGGREGATE, 0);
     pt_dev_buf none = pt_dev_arg(NULL);
+    std::vector<float> gemm_out[NFORMS];
     auto gemm = [&](int form) {
+        /* C is read and written (beta = 0.5): the same C for every form. */
+        fill(C, (size_t)n * n, 3, st);
         if (form == 0)
             gemm_orig<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, none);
         else if (form == 1)
@@ -262,10 +250,13 @@ int main(void)
             gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
     };
     double gemm_ms[NFORMS];
-    time_forms(st, runs, gemm, gemm_ms);
+    time_forms(st, runs, warm, [&](int form) {
+        gemm(form);
+        keep(&gemm_out[form], C, (size_t)n * n, st);
+    }, gemm_ms);
 
     /* ---- slowdown of the attention pass ---- */
-    const int batch = 8, heads = 16, seq = 512;
+    const int batch = simulated ? 1 : 8, heads = simulated ? 8 : 16, seq = simulated ? 128 : 512;
     const size_t qkv = (size_t)batch * heads * seq * ATT_D, lm = (size_t)batch * heads * seq;
     const size_t smem = sizeof(float) * ((ATT_BR + 2 * ATT_BC) * ATT_D + ATT_BR * ATT_BC);
     float *Q, *Kt, *V, *O, *l, *m;
@@ -277,12 +268,14 @@ int main(void)
     CHECK(cudaMalloc(&l, sizeof(float) * lm));
     CHECK(cudaMalloc(&m, sizeof(float) * lm));
     CHECK(cudaMalloc(&a_times, sizeof(long long) * ATT_PHASES * batch * heads));
-    CHECK(cudaMemsetAsync(Q, 0, sizeof(float) * qkv, st));
-    CHECK(cudaMemsetAsync(Kt, 0, sizeof(float) * qkv, st));
-    CHECK(cudaMemsetAsync(V, 0, sizeof(float) * qkv, st));
+    CHECK(cudaMemsetAsync(a_times, 0, sizeof(long long) * ATT_PHASES * batch * heads, st));
+    fill(Q, qkv, 4, st);
+    fill(Kt, qkv, 5, st);
+    fill(V, qkv, 6, st);
     dim3 agrid(batch, heads);
     pt_dev_records *ab =
         pt_dev_records_create(t, batch * heads, ATT_PHASES, att_names, PT_DEV_AGGREGATE, 0);
+    std::vector<float> att_out[NFORMS];
     auto attention = [&](int form) {
         /* O, l, m start at 0, 0, 0 each time: the same work in every form. */
         CHECK(cudaMemsetAsync(O, 0, sizeof(float) * qkv, st));
@@ -300,90 +293,108 @@ int main(void)
             attention_hand<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, a_times);
     };
     double att_ms[NFORMS];
-    time_forms(st, runs, attention, att_ms);
+    time_forms(st, runs, warm, [&](int form) {
+        attention(form);
+        keep(&att_out[form], O, qkv, st);
+    }, att_ms);
 
     /* One instrumented launch of each folded, to show what the marks say. */
     pt_dev_reset(gb, (pt_stream)st);
     pt_start_gpu(t, "gemm", (pt_stream)st);
     gemm(1);
-    pt_stop_gpu(t, "gemm", (pt_stream)st, .flops = 2.0 * n * n * n);
+    pt_stop_gpu(t, "gemm", (pt_stream)st, pt::flops(2.0 * n * n * n));
     pt_dev_fold(t, gb, "gemm");
     pt_dev_reset(ab, (pt_stream)st);
     pt_start_gpu(t, "attention", (pt_stream)st);
     attention(1);
-    pt_stop_gpu(t, "attention", (pt_stream)st, .flops = 4.0 * batch * heads * seq * seq * ATT_D);
+    pt_stop_gpu(t, "attention", (pt_stream)st, pt::flops(4.0 * batch * heads * seq * seq * ATT_D));
     pt_dev_fold(t, ab, "attention");
     pt_sync(t);
 
-    /* ---- launch rate ---- */
+    /* ---- launch rate: the host's cost, meaningless on a simulator ---- */
     const int launches = 10000;
-    pt_timing *lt = pt_create("launches", PT_GPU_EVENTS);
-    std::vector<cudaEvent_t> evs(2 * launches);
-    for (auto &ev : evs)
-        CHECK(cudaEventCreate(&ev));
     double best[3] = { 0, 0, 0 };
-    for (int r = 0; r < 4; r++) {
-        for (int mode = 0; mode < 3; mode++) {
-            double t0 = now_s();
-            for (int i = 0; i < launches; i++) {
-                if (mode == 1)
-                    pt_start_gpu(lt, "launch", (pt_stream)st);
-                else if (mode == 2)
-                    cudaEventRecord(evs[2 * i], st);
-                empty_kernel<<<1, 32, 0, st>>>(NULL);
-                if (mode == 1)
-                    pt_stop_gpu(lt, "launch", (pt_stream)st);
-                else if (mode == 2)
-                    cudaEventRecord(evs[2 * i + 1], st);
-            }
-            CHECK(cudaStreamSynchronize(st));
-            if (mode == 1) {
-                pt_sync(lt);
-            } else if (mode == 2) {
-                float ms, sum = 0;
+    if (!simulated) {
+        pt_timing *lt = pt_create("launches", PT_GPU_EVENTS);
+        std::vector<cudaEvent_t> evs(2 * launches);
+        for (auto &ev : evs)
+            CHECK(cudaEventCreate(&ev));
+        for (int r = 0; r < 4; r++) {
+            for (int mode = 0; mode < 3; mode++) {
+                double t0 = now_s();
                 for (int i = 0; i < launches; i++) {
-                    cudaEventElapsedTime(&ms, evs[2 * i], evs[2 * i + 1]);
-                    sum += ms;
+                    if (mode == 1)
+                        pt_start_gpu(lt, "launch", (pt_stream)st);
+                    else if (mode == 2)
+                        cudaEventRecord(evs[2 * i], st);
+                    empty_kernel<<<1, 32, 0, st>>>(NULL);
+                    if (mode == 1)
+                        pt_stop_gpu(lt, "launch", (pt_stream)st);
+                    else if (mode == 2)
+                        cudaEventRecord(evs[2 * i + 1], st);
                 }
-                if (sum < 0)
-                    printf("(impossible)\n");
+                CHECK(cudaStreamSynchronize(st));
+                if (mode == 1) {
+                    pt_sync(lt);
+                } else if (mode == 2) {
+                    float ms, sum = 0;
+                    for (int i = 0; i < launches; i++) {
+                        cudaEventElapsedTime(&ms, evs[2 * i], evs[2 * i + 1]);
+                        sum += ms;
+                    }
+                    if (sum < 0)
+                        printf("(impossible)\n");
+                }
+                double rate = launches / (now_s() - t0);
+                if (r > 0 && rate > best[mode]) /* the first round warms up */
+                    best[mode] = rate;
             }
-            double rate = launches / (now_s() - t0);
-            if (r > 0 && rate > best[mode]) /* the first round warms up */
-                best[mode] = rate;
         }
+        pt_destroy(lt);
+        for (auto &ev : evs)
+            cudaEventDestroy(ev);
     }
     pt_dev_clock dc;
     pt_dev_clock_get(t, &dc);
 
-    printf("ptkit bench-gpu: %s (sm_%d%d), SM clock %.3f GHz%s, globaltimer tick %.0f ns\n",
-           prop.name, prop.major, prop.minor, dc.cycles_per_ns,
-           dc.calibrated ? " (calibrated)" : " (not calibrated)", dc.tick_ns);
-    printf("cycles per mark:                        %7.1f      (goal <= 20)     "
-           "hand-written pattern: %.1f cycles per clock64 read stored\n",
-           per_mark, per_cc);
-    printf("cycles per mark of a phase known at run time (3 phases): %7.1f\n", per_runtime);
-    printf("slowdown, %dx%d SGEMM, 1024-thread blocks, 3 phases: ptkit %+6.2f %% (goal <= 1 %%), "
-           "in registers %+6.2f %%, hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
-           n, n, 100.0 * (gemm_ms[1] / gemm_ms[0] - 1.0), 100.0 * (gemm_ms[3] / gemm_ms[0] - 1.0),
-           100.0 * (gemm_ms[2] / gemm_ms[0] - 1.0), gemm_ms[0]);
-    printf("slowdown, attention %dx%dx%d, D=%d, 6 phases: ptkit %+6.2f %% (goal <= 1 %%), "
-           "in registers %+6.2f %%, hand-written pattern %+6.2f %%  (bare %.3f ms)\n",
-           batch, heads, seq, (int)ATT_D, 100.0 * (att_ms[1] / att_ms[0] - 1.0),
-           100.0 * (att_ms[3] / att_ms[0] - 1.0), 100.0 * (att_ms[2] / att_ms[0] - 1.0),
-           att_ms[0]);
-    printf("launch rate, pt_start_gpu/pt_stop_gpu around each of %d launches: %.3f of bare  "
-           "(goal >= 0.9)   hand-written event pair: %.3f  (bare %.0f launches/s)\n",
-           launches, best[1] / best[0], best[2] / best[0], best[0]);
+    /* Cycles of a kernel: its event time at the calibrated SM clock. */
+    const double ghz = dc.cycles_per_ns;
+    printf("ptkit bench-gpu: %s (sm_%d%d), SM clock %.3f GHz%s, globaltimer tick %.0f ns%s\n",
+           prop.name, prop.major, prop.minor, ghz,
+           dc.calibrated ? " (calibrated)" : " (not calibrated)", dc.tick_ns,
+           simulated ? "; SIMULATED, simulation size" : "");
+    printf("cycles per mark, constant phase:  shared memory %6.1f, registers %6.1f, "
+           "hand-written pattern %6.1f  (goal <= 20)\n",
+           per_mark[0][1], per_mark[1][1], per_mark[0][3]);
+    printf("cycles per mark, run-time phase:  shared memory %6.1f, registers %6.1f\n",
+           per_mark[0][2], per_mark[1][2]);
+    printf("cycles of PT_DEV_END on the recording thread: shared memory %.0f, registers %.0f "
+           "(two clock reads alone: %.0f)\n", end_cycles[0], end_cycles[1], clock_pair);
+    auto forms = [&](const char *what, const double ms[NFORMS], std::vector<float> *out) {
+        printf("%s: %s %.0f cycles (%.4f ms)\n", what, form_names[0], ms[0] * 1e6 * ghz, ms[0]);
+        for (int f : { 1, 3, 2 })
+            printf("    %-22s %10.0f cycles  %+6.2f %%  output %s\n", form_names[f],
+                   ms[f] * 1e6 * ghz, 100.0 * (ms[f] / ms[0] - 1.0), same_bits(out[0], out[f]));
+    };
+    char what[160];
+    snprintf(what, sizeof what, "SGEMM %dx%d, %d blocks of 1024 threads, 3 phases (goal: shared "
+             "memory <= +1 %%, never above the hand-written pattern)", n, n, gemm_blocks);
+    forms(what, gemm_ms, gemm_out);
+    snprintf(what, sizeof what, "attention %dx%dx%d, D=%d, 32 threads a block, 6 phases (goal: "
+             "<= +1 %%)", batch, heads, seq, (int)ATT_D);
+    forms(what, att_ms, att_out);
+    if (simulated)
+        printf("launch rate: not measured on a simulator (it is the host's cost)\n");
+    else
+        printf("launch rate, pt_start_gpu/pt_stop_gpu around each of %d launches: %.3f of bare  "
+               "(goal >= 0.9)   hand-written event pair: %.3f  (bare %.0f launches/s)\n",
+               launches, best[1] / best[0], best[2] / best[0], best[0]);
     pt_log(t, stdout);
 
     pt_dev_records_free(lb);
     pt_dev_records_free(gb);
     pt_dev_records_free(ab);
-    pt_destroy(lt);
     pt_destroy(t);
-    for (auto &ev : evs)
-        cudaEventDestroy(ev);
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);
@@ -395,7 +406,6 @@ int main(void)
     cudaFree(l);
     cudaFree(m);
     cudaFree(a_times);
-
     cudaFree(d_cycles);
     cudaFree(d_sink);
     cudaFree(d_times);

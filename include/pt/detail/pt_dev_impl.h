@@ -44,17 +44,18 @@
 /* Words of the accumulator array of shared-memory mode, for n phases:
  * clock64 and %globaltimer at BEGIN, the (cycles, hits) pair of each
  * phase, then the pair of the marks of a phase outside [0, n) (their
- * cycles, which no phase is charged with, and their count). */
-#define PT__DEV_ACC_WORDS(n) (4 + 2 * (n))
+ * cycles, which no phase is charged with, and their count), then the
+ * clock at the last mark (and a spare word: pairs stay 16-byte aligned). */
+#define PT__DEV_ACC_WORDS(n) (6 + 2 * (n))
 
 struct pt_dev_state {
-    long long prev;                       /* clock at the last mark (or BEGIN) */
 #if PT__DEV_SMEM
     long long *acc;                       /* the block's accumulators (PT__DEV_ACC_WORDS) */
     unsigned at;                          /* acc's shared address on the recording thread */
     int n;                                /* phases acc has pairs for */
     int rec;                              /* 1 on the recording thread */
 #else
+    long long prev;                       /* clock at the last mark (or BEGIN) */
     long long cyc[PT_DEV_MAX_PHASES];     /* cycles charged to each phase */
     long long hits[PT_DEV_MAX_PHASES];    /* marks of each phase */
     long long bad;                        /* marks of a phase outside [0, n) */
@@ -239,14 +240,19 @@ PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long
  * __shared__ array that PT_DEV_BEGIN declares (a local array on the CPU):
  * pair 0 holds clock64 and %globaltimer at BEGIN, pair 1 + q the (cycles,
  * hits) of phase q, pair 1 + n the (cycles, count) of the marks of a phase
- * outside [0, n). Every thread reads the clock at a mark, as in register
- * mode; the recording thread alone then adds to the phase's pair, one
- * 128-bit load and store, as the hand-written pattern's `if (tid == 0)
- * times[i] += ...` does in global memory. A run-time phase is an index,
- * not a compare per phase, and the kernel holds only the last clock, the
- * recording flag and the array's address, whatever the phases.
+ * outside [0, n), pair 2 + n the clock at the last mark. A mark is the
+ * recording thread's alone: it reads the clock and adds the cycles since
+ * the last mark to the phase's pair (a 128-bit load and store, and the
+ * last clock's load and store), as the hand-written pattern's `if (tid ==
+ * 0) times[i] += ...` does in global memory; every other thread of the
+ * block skips it (in PTX one branch, where the hand-written pattern has
+ * every thread read the clock as well). Nothing of a mark lives in the
+ * other threads' registers: not even the last clock, so no copy of it
+ * follows the branch. A run-time phase is an index, not a compare per
+ * phase, and the kernel holds only the recording flag and the array's
+ * address, whatever the phases.
  *
- * The update is plain C under `if (rec)`, which ptxas predicates (see at,
+ * The mark is plain C under `if (rec)`, which ptxas predicates (see at,
  * below); predicated inline asm, tried instead, held the array's address
  * in two more registers for the whole kernel (the SGEMM went from 32 to
  * 40). */
@@ -276,15 +282,6 @@ PT_DEV_FN long long *pt__dev_acc(const pt_dev_state *s)
 #endif
 }
 
-/* Adds (a, b) to the pair at acc[2 * i] on the recording thread. */
-PT_DEV_FN void pt__dev_acc_add(const pt_dev_state *s, int i, long long a, long long b)
-{
-    if (s->rec) {
-        long long *p = &pt__dev_acc(s)[2 * i];
-        pt__dev_store2(p, p[0] + a, p[1] + b);
-    }
-}
-
 PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
 {
     s->n = n;
@@ -295,31 +292,36 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
 #else
     s->at = 0;
 #endif
-    if (s->rec) {
-        for (int q = 0; q <= n; q++)
-            pt__dev_store2(&pt__dev_acc(s)[2 + 2 * q], 0, 0);
-    }
     pt__dev_begin_trace(s, b, slot, s->rec);
-    /* Every thread reads both clocks; clock64 last, so that the set-up is
-     * not charged to the first phase. */
-    {
-        long long gt0 = pt__dev_ns();
-        s->prev = pt__dev_clock();
-        if (s->rec)
-            pt__dev_store2(pt__dev_acc(s), s->prev, gt0);
+    if (s->rec) {
+        long long *a = pt__dev_acc(s), gt0, clk0;
+        for (int q = 0; q <= n; q++)
+            pt__dev_store2(&a[2 + 2 * q], 0, 0);
+        /* clock64 last, so that the set-up is not charged to the first
+         * phase. */
+        gt0 = pt__dev_ns();
+        clk0 = pt__dev_clock();
+        pt__dev_store2(a, clk0, gt0);
+        pt__dev_store2(&a[4 + 2 * n], clk0, 0);
     }
 }
 
+/* The recording thread alone reads the clock and adds the cycles since
+ * the last mark (kept in the array too, so nothing of the mark lives in
+ * the other threads' registers) to the phase's pair. */
 PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 {
-    long long now = pt__dev_clock();
-    int m = n < s->n ? n : s->n;
-    /* One unsigned compare catches negative phases too; a phase outside
-     * [0, m) goes to the pair after the phases'. */
-    int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
-    pt__dev_acc_add(s, 1 + q, now - s->prev, 1);
-    s->prev = now;
-    pt__dev_mark_trace(s, phase, now);
+    if (s->rec) {
+        long long now = pt__dev_clock(), *a = pt__dev_acc(s), *last = &a[4 + 2 * s->n], *p;
+        int m = n < s->n ? n : s->n;
+        /* One unsigned compare catches negative phases too; a phase
+         * outside [0, m) goes to the pair after the phases'. */
+        int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
+        p = &a[2 + 2 * q];
+        pt__dev_store2(p, p[0] + (now - *last), p[1] + 1);
+        *last = now;
+        pt__dev_mark_trace(s, phase, now);
+    }
 }
 
 PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)

@@ -1,0 +1,130 @@
+/* The loops bench-gpu times a mark with, in one mode of pt_dev.h: built
+ * twice (tests/gpu/gpu.mk), as is for the default shared-memory mode and
+ * with PT_DEV_SHARED=0 for registers; BENCH_MODE names the launchers.
+ *
+ *   bench_loop_<mode>(kind, ...)  a loop of `iters` turns of the same
+ *                                 dependent arithmetic: kind 0 bare, 1 with
+ *                                 two marks of constant phases a turn, 2 of
+ *                                 phases known at run time, 3 the
+ *                                 hand-written pattern (a clock64 read and,
+ *                                 on thread 0, a global store per mark);
+ *                                 *cycles gets the loop's clock64 span
+ *   bench_end_<mode>(...)         the cycles PT_DEV_END takes on the
+ *                                 recording thread, against two clock64
+ *                                 reads with nothing between them */
+#include <pt/pt_dev.h>
+
+#include <cuda_runtime.h>
+
+#define BENCH_CAT2(a, b) a##_##b
+#define BENCH_CAT(a, b) BENCH_CAT2(a, b)
+#define BENCH_FN(name) BENCH_CAT(name, BENCH_MODE)
+
+namespace {
+
+__global__ void loop_bare(int iters, float seed, long long *cycles, float *sink)
+{
+    float x = seed + threadIdx.x;
+    long long c0 = clock64();
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        x = x * 1.0001f + 0.5f;
+        x = x * 0.9999f - 0.25f;
+    }
+    long long c1 = clock64();
+    if (threadIdx.x == 0)
+        *cycles = c1 - c0;
+    if (x == 1234.5f)
+        *sink = x;
+}
+
+/* A phase known at compile time; an int is one known at run time. */
+template <int P>
+struct phase_const {
+    __device__ operator long long() const { return P; }
+};
+
+template <typename P0, typename P1>
+__global__ void loop_marks(int iters, float seed, long long *cycles, float *sink, P0 p0, P1 p1,
+                           pt_dev_buf buf)
+{
+    float x = seed + threadIdx.x;
+    PT_DEV_BEGIN(buf);
+    long long c0 = clock64();
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        x = x * 1.0001f + 0.5f;
+        PT_DEV_MARK(p0);
+        x = x * 0.9999f - 0.25f;
+        PT_DEV_MARK(p1);
+    }
+    long long c1 = clock64();
+    PT_DEV_END(buf);
+    if (threadIdx.x == 0)
+        *cycles = c1 - c0;
+    if (x == 1234.5f)
+        *sink = x;
+}
+
+__global__ void loop_clock_counter(int iters, float seed, long long *cycles, float *sink,
+                                   long long *times)
+{
+    float x = seed + threadIdx.x;
+    long long c0 = clock64(), s = c0, e;
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        x = x * 1.0001f + 0.5f;
+        e = clock64();
+        if (threadIdx.x == 0)
+            times[i] = e - s;
+        s = e;
+        x = x * 0.9999f - 0.25f;
+        e = clock64();
+        if (threadIdx.x == 0)
+            times[iters + i] = e - s;
+        s = e;
+    }
+    long long c1 = clock64();
+    if (threadIdx.x == 0)
+        *cycles = c1 - c0;
+    if (x == 1234.5f)
+        *sink = x;
+}
+
+/* END between two clock reads, and the two reads alone. */
+__global__ void end_cost(long long *cycles, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN(buf);
+    PT_DEV_MARK(0);
+    long long c0 = clock64();
+    PT_DEV_END(buf);
+    long long c1 = clock64();
+    long long c2 = clock64();
+    if (threadIdx.x == 0) {
+        cycles[0] = c1 - c0;
+        cycles[1] = c2 - c1;
+    }
+}
+
+} // namespace
+
+extern "C" int BENCH_FN(bench_loop)(int kind, int iters, long long *cycles, float *sink,
+                                    long long *times, pt_dev_buf buf, cudaStream_t st)
+{
+    switch (kind) {
+    case 0: loop_bare<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink); break;
+    case 1:
+        loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, phase_const<0>(),
+                                     phase_const<2>(), buf);
+        break;
+    case 2: loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, 0, 2, buf); break;
+    default: loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int BENCH_FN(bench_end)(long long *cycles, pt_dev_buf buf, cudaStream_t st)
+{
+    end_cost<<<1, 32, 0, st>>>(cycles, buf);
+    return (int)cudaGetLastError();
+}
