@@ -44,14 +44,23 @@ $(GPU_PROBE): tests/gpu/probe.c $(LIB_A)
 test-gpu: test-deps $(GPU_TEST_BIN) $(GPU_PROBE)
 	PT_GPU_SCALE=$(GPU_SCALE) $(GPU_TEST_BIN) $(GPU_TEST_ARGS) $(TEST_ARGS)
 
-$(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS)
+# The mark loops in both modes, each an object whose launchers are
+# named for it.
+BENCH_LOOP_OBJS := $(BUILD)/obj/tests/bench/bench_loops.shared.o $(BUILD)/obj/tests/bench/bench_loops.reg.o
+$(BUILD)/obj/tests/bench/bench_loops.shared.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=shared
+$(BUILD)/obj/tests/bench/bench_loops.reg.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=reg -DPT_DEV_SHARED=0
+$(BENCH_LOOP_OBJS): tests/bench/bench_loops.cu $(GPU_HDRS)
+	@mkdir -p $(@D)
+	$(NVCC_CMD) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) $(BENCH_LOOP_FLAGS) -Iinclude -c -o $@ $<
+
+$(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS) $(BENCH_LOOP_OBJS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) --cudart $(CUDART) -Iinclude -o $@ $< \
-	    $(BENCH_GPU_KOBJS) $(LIB_A) \
+	    $(BENCH_GPU_KOBJS) $(BENCH_LOOP_OBJS) $(LIB_A) \
 	    -lm -lpthread -ldl
 
 bench-gpu: $(BENCH_GPU)
-	$(BENCH_GPU)
+	PT_GPU_SCALE=$(GPU_SCALE) $(BENCH_GPU)
 
 # The shared libraries the suite needs beyond the C library, for a GPU
 # machine that has no Criterion installed, and the CUDA runtime libptkit
