@@ -126,6 +126,18 @@ Test(scope, null_timing_runs_the_block_once)
     cr_assert_eq(runs, 1);
 }
 
+/* pt_default() as a process's first timing: pt_create() then measures
+ * ptkit's cost with a timing of its own, whose pt_destroy() takes the
+ * default's lock; it must not be held then (it was: a hang). */
+Test(scope, the_default_as_the_first_timing_returns, .timeout = 30)
+{
+    pt_timing *t = pt_default();
+    cr_assert_not_null(t);
+    pt_run_stats r;
+    cr_assert_eq(pt_run_get(t, &r), 0);
+    cr_assert_gt(r.pair_ns, 0, "its cost measured, as any first timing's");
+}
+
 Test(scope, default_instance_is_one_per_process)
 {
     pt_timing *a = pt_default(), *b = pt_default();

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <jansson.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -326,6 +327,64 @@ static void *report_meanwhile(void *arg)
         b->reports++;
     }
     return NULL;
+}
+
+/* Threads time while another forks: each child, which has only the
+ * forking thread, times and reports at once (a child used to wait for
+ * ever for the parent's threads), and its report holds what was recorded
+ * before the fork. */
+typedef struct forker {
+    pt_timing *t;
+    atomic_int stop;
+} forker;
+
+static void *time_until_stopped(void *p)
+{
+    forker *f = p;
+    while (!atomic_load(&f->stop)) {
+        pt_start(f->t, "worker");
+        pt_start(f->t, "inner");
+        pt_stop(f->t, "inner");
+        pt_stop(f->t, "worker");
+    }
+    return NULL;
+}
+
+Test(threads, a_child_forked_while_threads_time_times_and_reports, .timeout = 60)
+{
+    forker f = { .t = pt_create("forks", PT_CPU) };
+    pthread_t th[4];
+    atomic_init(&f.stop, 0);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, time_until_stopped, &f), 0);
+    usleep(10000);
+    int ok = 0;
+    for (int k = 0; k < 20; k++) {
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0, "fork");
+        if (pid == 0) {
+            alarm(10); /* a hang ends the child, which then fails */
+            pt_start(f.t, "in the child");
+            pt_stop(f.t, "in the child");
+            FILE *null = fopen("/dev/null", "w");
+            int rc = pt_log(f.t, null);
+            fclose(null);
+            pt_section_stats w = { 0 }, c = { 0 };
+            pt_section_get(f.t, pt_find(f.t, "worker/inner"), &w);
+            pt_section_get(f.t, pt_find(f.t, "in the child"), &c);
+            /* The parent's threads did not come across: what they had open
+             * stays open (PT_EOPEN), as a thread's that exited. */
+            _exit((rc == 0 || rc == PT_EOPEN) && w.count > 0 && c.count == 1 ? 0 : 1);
+        }
+        int status = 0;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    atomic_store(&f.stop, 1);
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    cr_assert_eq(ok, 20, "%d of 20 children timed and reported", ok);
+    pt_destroy(f.t);
 }
 
 Test(threads, reports_from_another_thread_while_the_creator_times)

@@ -31,11 +31,25 @@
 #define PAIRS 500
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 /* By clock (TSC or not) and PT_TRACE. */
 static pt__cost measured[2][2];
 /* Set while measuring, so the measuring timing's own pt_create() does not
  * measure again. */
 static _Thread_local int measuring;
+
+/* A fork's child has only the forking thread: another thread of the
+ * parent may have held the lock, measuring, which the child then makes
+ * anew (and measures again, what it measured not being kept). */
+static void cost_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
+static void cost_atfork(void)
+{
+    pthread_atfork(NULL, NULL, cost_child);
+}
 
 static int by_value(const void *a, const void *b)
 {
@@ -87,6 +101,7 @@ void pt__cost_measure(pt_timing *t)
     if (measuring || t->clock_kind == PT__CLOCK_USER)
         return;
     c = &measured[t->clock_kind == PT__CLOCK_TSC][(t->flags & PT_TRACE) != 0];
+    pthread_once(&atfork_once, cost_atfork);
     pthread_mutex_lock(&lock);
     if (c->state == PT__COST_NONE)
         measure(t->flags, c);

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/fork.h"
 #include "core/gate.h"
 #include "core/nvtx.h"
 #include "core/schedule.h"
@@ -52,7 +53,7 @@ pt_timing *pt_create(const char *name, unsigned flags)
     t->enabled = 1;
     root_init(t);
     pt__gate_init();
-    if (pt__threads_init(t) < 0) {
+    if (pt__threads_init(t) < 0 || pt__fork_track(t) < 0) {
         pt__threads_free(t);
         free(t->name);
         free(t);
@@ -79,6 +80,7 @@ void pt_destroy(pt_timing *t)
     if (!t)
         return;
     forget_default(t);
+    pt__fork_untrack(t);
     for (int i = 0; i < PT__EXT_N; i++)
         if (t->ext[i].ops && t->ext[i].ops->destroy)
             t->ext[i].ops->destroy(t);
@@ -93,15 +95,42 @@ void pt_destroy(pt_timing *t)
 
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static pt_timing *default_timing;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
+/* A fork's child has only the forking thread: another thread of the
+ * parent may have held the lock, which the child then makes anew. */
+static void default_child(void)
+{
+    pthread_mutex_init(&default_lock, NULL);
+}
+
+static void default_atfork(void)
+{
+    pthread_atfork(NULL, NULL, default_child);
+}
+
+/* The default is made outside the lock: pt_create() may itself make and
+ * destroy a timing (its cost measured on the first), whose pt_destroy()
+ * takes the lock. Two threads asking at once may both make one; the
+ * second is destroyed. */
 pt_timing *pt_default(void)
 {
-    pt_timing *t;
+    pt_timing *t, *made;
+    pthread_once(&default_once, default_atfork);
     pthread_mutex_lock(&default_lock);
-    if (!default_timing)
-        default_timing = pt_create("ptkit", PT_CPU);
     t = default_timing;
     pthread_mutex_unlock(&default_lock);
+    if (t)
+        return t;
+    made = pt_create("ptkit", PT_CPU);
+    pthread_mutex_lock(&default_lock);
+    if (!default_timing) {
+        default_timing = made;
+        made = NULL;
+    }
+    t = default_timing;
+    pthread_mutex_unlock(&default_lock);
+    pt_destroy(made);
     return t;
 }
 
