@@ -15,6 +15,17 @@ all: $(PTGEN)
 INSTALL_BINS += $(PTGEN)
 TEST_PREREQS += $(PTGEN)
 
+# Every PT_ name ptkit's public headers define or use, sorted, as C string
+# literals: a phase whose enum member would be one of them (ptgen
+# --prefix PT_DEV_ with a phase named "phases") is refused, since the
+# header's macro would shadow it.
+PT_PUBLIC_HDRS := $(wildcard include/pt/*.h include/pt/detail/*.h)
+$(BUILD)/gen/pt_reserved.h: $(PT_PUBLIC_HDRS) gen/gen.mk
+	@mkdir -p $(@D)
+	grep -ohE '\bPT_[A-Z0-9_]+' $(PT_PUBLIC_HDRS) | LC_ALL=C sort -u | sed 's/.*/    "&",/' > $@.tmp
+	mv $@.tmp $@
+$(BUILD)/obj/gen/ptgen.o: $(BUILD)/gen/pt_reserved.h
+
 $(PTGEN): $(BUILD)/obj/gen/ptgen.o
 	@mkdir -p $(@D)
 	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^

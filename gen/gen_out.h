@@ -155,7 +155,12 @@ static int gen_write(const gen_buf *b, const char *prog, const char *path)
 
 /* Reads a whole file ("-": stdin). Returns a NUL-terminated copy (which may
  * hold NUL bytes before *len), or NULL after describing the failure. */
-static char *gen_read(const char *prog, const char *path, size_t *len)
+/* A whole text file (or stdin for "-"), NUL-terminated, at most max
+ * bytes: it stops at the first NUL byte, which no text these tools read
+ * holds, and past max, each said with the file's name; so an endless
+ * input (/dev/zero, a device, a huge sparse file) costs a chunk, never
+ * memory without bound. */
+static char *gen_read(const char *prog, const char *path, size_t max, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     gen_buf b = { 0 };
@@ -166,8 +171,27 @@ static char *gen_read(const char *prog, const char *path, size_t *len)
         fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
         return NULL;
     }
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        const char *nul = memchr(chunk, '\0', n);
+        if (nul || b.len + n > max) {
+            if (nul) {
+                size_t line = 1;
+                for (size_t i = 0; i < b.len; i++)
+                    line += b.p[i] == '\n';
+                for (const char *c = chunk; c < nul; c++)
+                    line += *c == '\n';
+                fprintf(stderr, "%s:%zu: NUL byte: not a text file\n",
+                        strcmp(path, "-") == 0 ? "<stdin>" : path, line);
+            } else
+
+                fprintf(stderr, "%s: %s: more than %zu bytes, the most it reads\n", prog, path, max);
+            if (f != stdin)
+                fclose(f);
+            free(b.p);
+            return NULL;
+        }
         gen_putn(&b, chunk, n);
+    }
     if (ferror(f) || b.oom) {
         fprintf(stderr, "%s: %s: %s\n", prog, path, b.oom ? "out of memory" : strerror(errno));
         if (f != stdin)

@@ -13,6 +13,7 @@
 
 #define PTGEN_MAX_PHASES 256  /* more than any kernel keeps in registers */
 #define PTGEN_MAX_LINE   1023 /* bytes per line, newline not counted */
+#define PTGEN_MAX_BYTES  (1u << 22) /* a list's bytes, comments and blank lines too: 4 MiB */
 
 static const char usage_text[] =
     "usage: ptgen PHASES.txt -o PHASES.h [--prefix PH_] [--name NAME]\n"
@@ -157,6 +158,27 @@ static void visible(char *out, size_t cap, const char *s, size_t n)
     out[k] = '\0';
 }
 
+/* ptkit's own PT_ names (generated from its headers, sorted). */
+static const char *const reserved[] = {
+#include "pt_reserved.h"
+};
+
+static int by_name(const void *key, const void *item)
+{
+    return strcmp((const char *)key, *(const char *const *)item);
+}
+
+/* 1 when prefix + upper is one of ptkit's names. */
+static int reserved_by_ptkit(const char *prefix, const char *upper)
+{
+    char full[2 * PTGEN_MAX_LINE + 2];
+    if (strncmp(prefix, "PT_", 3) != 0)
+        return 0;
+    snprintf(full, sizeof full, "%s%s", prefix, upper);
+    return bsearch(full, reserved, sizeof reserved / sizeof *reserved, sizeof *reserved,
+                   by_name) != NULL;
+}
+
 /* One line, without its newline. Returns 0, or -1 after an error message. */
 static int parse_line(parser *ps, const char *s, size_t n, int line)
 {
@@ -208,6 +230,10 @@ static int parse_line(parser *ps, const char *s, size_t n, int line)
     if (strcmp(ph->upper, "COUNT") == 0 || strcmp(ph->upper, "LIST") == 0)
         return fail(ps, line, "phase name '%s' is reserved: the header defines %s%s", ph->name,
                     ps->prefix, ph->upper);
+    if (reserved_by_ptkit(ps->prefix, ph->upper))
+        return fail(ps, line, "phase name '%s' makes %s%s, a name ptkit's headers define, whose "
+                    "macro would replace the phase; rename it or choose another --prefix",
+                    ph->name, ps->prefix, ph->upper);
     for (int k = 0; k < ps->count - 1; k++) {
         if (strcmp(ps->list[k].upper, ph->upper) == 0) {
             return fail(ps, line, "duplicate phase '%s' (first on line %d)", ph->name,
@@ -504,7 +530,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-        text = gen_read("ptgen", in, &len);
+        text = gen_read("ptgen", in, PTGEN_MAX_BYTES, &len);
     ps = calloc(1, sizeof *ps);
     if (!text || !ps) {
         if (!ps)

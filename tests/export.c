@@ -410,13 +410,21 @@ static void same_as_printf(double v, int nd)
 
 Test(export, a_number_too_long_for_its_cell_stays_inside_it)
 {
-    /* "%.1f" of 1e300 is 302 bytes: the cell holds what fits and the
-     * percentage's sign after it, and nothing past the cell is written. */
+    /* "%.1f" of 1e300 is 302 bytes: the cell holds the exponent form (it
+     * was cut to what fit, with no mark), and nothing past the cell is
+     * written. */
     char b[512];
     memset(b, 'x', sizeof b);
     pt__fmt_pct(b, 1e300);
-    cr_assert_eq(strlen(b), (size_t)PT__CELL - 1, "%zu bytes in a cell of %d", strlen(b), PT__CELL);
-    cr_assert_eq(b[PT__CELL - 2], '%', "the sign is cut off: \"%s\"", b);
+    cr_assert_str_eq(b, "1.00e+300%", "the exponent form");
+    pt__fmt_ms(b, 1.7976931348623157e302);
+    cr_assert_str_eq(b, "1.80e+302", "a time past 10^15 ms");
+    pt__fmt_rate(b, 3.2e94);
+    cr_assert_str_eq(b, "3.20e+94", "a rate");
+    pt__fmt_ms(b, 1e-5);
+    cr_assert_str_eq(b, "1.00e-05", "three significant digits, zeros kept");
+    memset(b, 'x', sizeof b);
+    pt__fmt_pct(b, 1e300);
     for (size_t i = PT__CELL; i < sizeof b; i++)
         cr_assert_eq(b[i], 'x', "byte %zu past the cell was written", i);
     memset(b, 'x', sizeof b);

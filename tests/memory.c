@@ -3,6 +3,7 @@
  * runtime, and the memory table, CSV and JSON read back. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,12 +307,13 @@ Test(memory, restored_as_saved)
               m.total, m.peak);
     cr_assert(m.device_sampled && m.device_free == 7e9 && m.device_total == 8e9 &&
               m.device_used_peak == 2.5e9, "the device's figures");
-    cr_assert_eq(pt__memory_tensor(t, 0, &name, &ptr, &bytes, &sh, &nd, &dtype), 1);
+    size_t at = 0;
+    cr_assert_eq(pt__memory_tensor(t, &at, &name, &ptr, &bytes, &sh, &nd, &dtype), 1);
     cr_assert(strcmp(name, "a") == 0 && bytes == 100 && nd == 2 && sh[1] == 3 &&
               strcmp(dtype, "float32") == 0 && !ptr, "the first tensor");
-    cr_assert_eq(pt__memory_tensor(t, 1, &name, &ptr, &bytes, &sh, &nd, &dtype), 1);
+    cr_assert_eq(pt__memory_tensor(t, &at, &name, &ptr, &bytes, &sh, &nd, &dtype), 1);
     cr_assert(strcmp(name, "b") == 0 && nd == 0 && strcmp(dtype, "") == 0, "the second");
-    cr_assert_eq(pt__memory_tensor(t, 2, &name, &ptr, &bytes, &sh, &nd, &dtype), 0);
+    cr_assert_eq(pt__memory_tensor(t, &at, &name, &ptr, &bytes, &sh, &nd, &dtype), 0);
 
     v[1].bytes = -1;
     cr_assert_eq(pt__restore_memory(t, &r), PT_ERANGE, "negative bytes");
@@ -328,4 +330,79 @@ Test(memory, restored_as_saved)
     m = mstats();
     cr_assert(!m.device_sampled && m.device_free == 0 && m.peak == 1, "not sampled");
     cr_assert_eq(pt__restore_memory(t, NULL), PT_EINVAL);
+}
+
+/* Untracked tensors leave holes that compactions close: the rest keep
+ * the order they were tracked in, are found by name, and the totals are
+ * exact throughout. */
+Test(memory, many_tensors_tracked_and_untracked_keep_order_and_totals)
+{
+    enum { N = 5000 };
+    char name[32];
+    double total = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "t%d", i);
+        cr_assert_eq(pt_track(t, name, NULL, (double)i, NULL, 0, NULL), 0);
+        total += i;
+    }
+    /* Every third one goes, then every other of the first half comes back
+     * with a new size (appended: tracked again after its untrack). */
+    for (int i = 0; i < N; i += 3) {
+        snprintf(name, sizeof name, "t%d", i);
+        cr_assert_eq(pt_untrack(t, name), 0, "%s", pt_last_error(t));
+        total -= i;
+    }
+    for (int i = 0; i < N / 2; i += 6) {
+        snprintf(name, sizeof name, "t%d", i);
+        cr_assert_eq(pt_track(t, name, NULL, 1.0, NULL, 0, NULL), 0);
+        total += 1;
+    }
+    snprintf(name, sizeof name, "t%d", 3);
+    cr_assert_eq(pt_untrack(t, name), PT_ENOTFOUND, "untracked already");
+    pt_memory_stats m = mstats();
+    size_t want = N - (N + 2) / 3 + (N / 2 + 5) / 6;
+    cr_assert_eq(m.tensors, want, "%zu tensors, want %zu", m.tensors, want);
+    cr_assert_float_eq(m.total, total, 0, "%g, want %g", m.total, total);
+    /* The writers' walk: the survivors in order, then those tracked again. */
+    const char *nm, *dt;
+    const void *ptr;
+    const long long *sh;
+    double bytes, sum = 0;
+    int nd, prev = -1, n = 0, again = 0;
+    for (size_t at = 0; pt__memory_tensor(t, &at, &nm, &ptr, &bytes, &sh, &nd, &dt);) {
+        int i = atoi(nm + 1);
+        if (i % 3 == 0) {
+            again++;
+            cr_assert_float_eq(bytes, 1.0, 0);
+        } else {
+            cr_assert_eq(again, 0, "%s after those tracked again", nm);
+            cr_assert_gt(i, prev, "%s out of order", nm);
+            prev = i;
+        }
+        sum += bytes;
+        n++;
+    }
+    cr_assert_eq((size_t)n, want);
+    cr_assert_float_eq(sum, total, 0);
+}
+
+Test(memory, a_total_past_the_largest_double_is_held_and_recovers)
+{
+    cr_assert_eq(pt_track(t, "a", NULL, DBL_MAX, NULL, 0, NULL), 0);
+    cr_assert_eq(pt_track(t, "b", NULL, DBL_MAX, NULL, 0, NULL), PT_ERANGE, "said");
+    pt_memory_stats m = mstats();
+    cr_assert(isfinite(m.total) && m.total == DBL_MAX, "held: %g", m.total);
+    cr_assert(isfinite(m.peak) && m.peak == DBL_MAX, "%g", m.peak);
+    cr_assert(strstr(pt_last_error(t), "saturated"), "%s", pt_last_error(t));
+    cr_assert_eq(pt_untrack(t, "a"), 0);
+    m = mstats();
+    cr_assert_eq(m.total, DBL_MAX, "b alone: %g", m.total);
+    cr_assert_eq(pt_track(t, "b", NULL, 5, NULL, 0, NULL), 0);
+    cr_assert_eq(mstats().total, 5, "summed again once below: %g", mstats().total);
+    /* Every report is finite. */
+    test_text out = { NULL, 0 };
+    cr_assert_eq(pt_log_fn(t, test_text_line, &out, .view = PT_VIEW_MEMORY), 0);
+    cr_assert_null(strstr(out.s, "inf"), "%s", out.s);
+    cr_assert_null(strstr(out.s, "nan"), "%s", out.s);
+    free(out.s);
 }

@@ -384,6 +384,7 @@ Test(ptgen_tool, control_characters)
 {
     expect_error("a\nb bell\a\n", "phases.txt:2: control character");
     expect_error_n("a\nb\0c\n", 6, "phases.txt:2: NUL byte");
+    expect_error_n("\0\0\0\0", 4, "phases.txt:1: NUL byte: not a text file");
 }
 
 Test(ptgen_tool, a_bad_list_leaves_an_existing_header_alone)

@@ -3,6 +3,7 @@
  * point, and how the report, CSV and JSON show them. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,4 +234,30 @@ Test(roofline, csv_and_json_carry_the_figures)
     json_decref(root);
     unlink(path);
     rmdir(dir);
+}
+
+/* Accepted but extreme figures (the smallest peaks, the largest metrics,
+ * the shortest section) give finite figures everywhere; they used to be
+ * inf% of peak and an infinite ridge point. */
+Test(roofline, extreme_figures_stay_finite)
+{
+    cr_assert_eq(pt_peaks_set(t, 5e-324, 5e-324), 0);
+    TEST_SPAN(t, &clk, "k", 1, .read = DBL_MAX, .written = DBL_MAX, .flops = DBL_MAX);
+    pt_section_stats st = stats("k");
+    double v[] = { st.ai, st.pct_peak_bw, st.pct_peak_flops, st.read_gbs, st.write_gbs, st.gflops };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        cr_assert(isfinite(v[i]), "figure %zu: %g", i, v[i]);
+    test_text out = { NULL, 0 };
+    pt_log_fn(t, test_text_line, &out);
+    cr_assert_null(strstr(out.s, "inf"), "%s", out.s);
+    cr_assert_null(strstr(out.s, "nan"), "%s", out.s);
+    cr_assert(strstr(out.s, "ridge point 1 FLOP/B"), "%s", out.s);
+    free(out.s);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/pt_roof_%d.json", (int)getpid());
+    cr_assert_eq(pt_export_json(t, path), 0, "%s", pt_last_error(t));
+    char *json = test_read_file(path);
+    cr_assert_null(strstr(json, "inf"), "%s", json);
+    free(json);
+    unlink(path);
 }

@@ -4,6 +4,7 @@
 #include "core/errors.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,99 @@ void pt__stack_str(const pt__thr *r, char *buf, size_t n)
     }
 }
 
+/* ---- callbacks ----------------------------------------------------- */
+
+/* The callbacks this thread runs, innermost last. */
+#define CB_MAX 8
+static _Thread_local struct {
+    const pt_timing *t;
+    int kind;
+} cb[CB_MAX];
+static _Thread_local int ncb;
+
+/* Errors whose callbacks wait for the end of a deferring region. Past
+ * PEND_MAX, the later ones are counted and said in one more call. */
+#define PEND_MAX 8
+static _Thread_local struct {
+    pt_timing *t;
+    char line[sizeof ((pt_timing *)0)->last_error];
+} pend[PEND_MAX];
+static _Thread_local int npend, defer_depth;
+static _Thread_local pt_timing *more_t;
+static _Thread_local uint64_t more;
+
+void pt__callback_enter(const pt_timing *t, int kind)
+{
+    if (ncb < CB_MAX) {
+        cb[ncb].t = t;
+        cb[ncb].kind = kind;
+    }
+    ncb++;
+}
+
+void pt__callback_leave(void)
+{
+    if (ncb > 0)
+        ncb--;
+}
+
+static int in_callback(const pt_timing *t, int kinds)
+{
+    for (int i = 0; i < ncb && i < CB_MAX; i++)
+        if (cb[i].t == t && (cb[i].kind & kinds))
+            return 1;
+    return 0;
+}
+
+int pt__refused_in_callback(pt_timing *t, int kinds, const char *fn)
+{
+    if (!t || !in_callback(t, kinds))
+        return 0;
+    return pt__fail(t, PT_ESTATE,
+                    "%s from one of this timing's callbacks (%s): the call that runs the callback "
+                    "still uses the sections, which this would free or rebuild; refused",
+                    fn, in_callback(t, PT__CB_LINE) ? "a pt_log_fn line" : "its error callback");
+}
+
+static void run_error_fn(pt_timing *t, const char *line)
+{
+    pt_line_fn fn = t->error_fn;
+    if (!fn)
+        return;
+    pt__callback_enter(t, PT__CB_ERROR);
+    fn(t->error_ctx, line);
+    pt__callback_leave();
+}
+
+void pt__defer_begin(void)
+{
+    defer_depth++;
+}
+
+void pt__defer_end(void)
+{
+    if (--defer_depth > 0)
+        return;
+    /* Taken off the queue before each call: a callback may fail again. */
+    while (npend > 0) {
+        char line[sizeof pend[0].line];
+        pt_timing *t = pend[0].t;
+        memcpy(line, pend[0].line, sizeof line);
+        memmove(pend, pend + 1, (size_t)(npend - 1) * sizeof pend[0]);
+        npend--;
+        run_error_fn(t, line);
+    }
+    if (more > 0) {
+        char line[160];
+        pt_timing *t = more_t;
+        snprintf(line, sizeof line, "and %llu more errors in the same call (pt_error_count() counts them)",
+                 (unsigned long long)more);
+        more = 0;
+        more_t = NULL;
+        run_error_fn(t, line);
+    }
+}
+
 int pt__fail(pt_timing *t, int code, const char *fmt, ...)
 {
     va_list ap;
@@ -69,10 +163,24 @@ int pt__fail(pt_timing *t, int code, const char *fmt, ...)
         t->errors_of[-code]++;
     memcpy(t->last_error, line, sizeof line);
     pthread_mutex_unlock(&t->err_lock);
-    if (t->error_fn)
-        t->error_fn(t->error_ctx, line);
     if (t->flags & PT_VERBOSE)
         fprintf(stderr, "ptkit [%s]: %s\n", t->name, line);
+    /* Nothing of t is read after the callback: it may reset, report or
+     * leave by longjmp. */
+    if (!t->error_fn || in_callback(t, PT__CB_ERROR))
+        return code;
+    if (defer_depth > 0) {
+        if (npend < PEND_MAX) {
+            pend[npend].t = t;
+            memcpy(pend[npend].line, line, sizeof line);
+            npend++;
+        } else {
+            more_t = t;
+            more++;
+        }
+        return code;
+    }
+    run_error_fn(t, line);
     return code;
 }
 

@@ -16,6 +16,7 @@
  * another thread it is PT_ETHREAD, described. */
 #include "core/fork.h"
 
+#include "core/errors.h"
 #include "core/gate.h"
 
 #include <pthread.h>
@@ -71,6 +72,7 @@ static void child(void)
         t->gate_depth = 0;
         t->gate_owner = NULL;
         atomic_store(&t->gate, 0);
+        pt__defer_end(); /* prepare's pt__read_begin() */
     }
     pthread_mutexattr_destroy(&rec);
     pthread_mutex_init(&reg_lock, NULL);

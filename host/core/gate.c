@@ -17,6 +17,8 @@
 #define _GNU_SOURCE /* syscall */
 #include "core/gate.h"
 
+#include "core/errors.h"
+
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
@@ -81,6 +83,8 @@ void pt__read_begin(pt_timing *t)
     const struct pt__id *me = pt__id_self();
     int others, busy, fenced = 0;
 
+    /* An error while the trees are read calls back at pt__read_end. */
+    pt__defer_begin();
     pthread_mutex_lock(&t->gate_lock);
     if (t->gate_depth++ > 0)
         return;
@@ -114,4 +118,5 @@ void pt__read_end(pt_timing *t)
         atomic_store_explicit(&t->gate, 0, memory_order_release);
     }
     pthread_mutex_unlock(&t->gate_lock);
+    pt__defer_end();
 }

@@ -401,8 +401,8 @@ static int unpack(pt_timing *t, const void *buf, size_t len, int rank, const cha
 
 int pt_unpack_merge(pt_timing *t, const void *buf, size_t len)
 {
-    if (!t)
-        return 0;
+    if (!t || pt__refused_in_callback(t, PT__CB_LINE, "pt_unpack_merge"))
+        return t ? PT_ESTATE : 0;
     if (!buf)
         return pt__fail(t, PT_EINVAL, "pt_unpack_merge: NULL buf");
     return unpack(t, buf, len, -1, "pt_unpack_merge");
@@ -414,6 +414,8 @@ int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank)
 
     if (!t)
         return 0;
+    if (pt__refused_in_callback(t, PT__CB_LINE, "pt_unpack_merge_rank"))
+        return PT_ESTATE;
     if (rank < 0 || (!buf && len))
         return pt__fail(t, PT_EINVAL, "pt_unpack_merge_rank: %s",
                         rank < 0 ? "negative rank" : "NULL buf with a length");

@@ -59,9 +59,11 @@ __attribute__((noinline)) static int start(pt_timing *t, const char *title, cons
     if (!r)
         return pt__fail(t, PT_ENOMEM, "pt_start(\"%s\"): no memory for this thread's sections",
                         title ? title : "(null)");
+    pt__defer_begin();
     pt__enter(t, r);
     rc = start_in(t, r, title, m);
     pt__leave(r);
+    pt__defer_end();
     return rc;
 }
 
@@ -194,9 +196,11 @@ __attribute__((noinline)) static int stop(pt_timing *t, const char *title, const
     if (!r)
         return pt__fail(t, PT_ENOMEM, "pt_stop(\"%s\"): no memory for this thread's sections",
                         title ? title : "(null)");
+    pt__defer_begin();
     pt__enter(t, r);
     rc = stop_in(t, r, now, title, m);
     pt__leave(r);
+    pt__defer_end();
     return rc;
 }
 
@@ -259,6 +263,7 @@ int pt__add(pt_timing *t, const pt_metrics *m)
 
     if (!t)
         return 0;
+    pt__defer_begin();
     node = open_node(t, &ghost, &r);
     if (ghost)
         rc = 0; /* inside a start made while disabled */
@@ -268,6 +273,7 @@ int pt__add(pt_timing *t, const pt_metrics *m)
         rc = pt__add_metrics(t, node, m, "pt_add");
     if (r)
         pt__leave(r);
+    pt__defer_end();
     return rc;
 }
 

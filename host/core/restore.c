@@ -161,7 +161,10 @@ int pt__restore_run(pt_timing *t, const pt__restored_run *r)
     t->dropped = r->dropped;
     if (r->dev_clock)
         t->dev_clock = *r->dev_clock;
-    if (r->peak_src == PT__PEAKS_USER || r->peak_src == PT__PEAKS_DEVICE) {
+    /* Peaks are both finite and positive, as pt_peaks_set() takes them;
+     * a saved run's that are not (a hand-edited 0) are no peaks. */
+    if ((r->peak_src == PT__PEAKS_USER || r->peak_src == PT__PEAKS_DEVICE) &&
+        isfinite(r->peak_bw) && r->peak_bw > 0 && isfinite(r->peak_flops) && r->peak_flops > 0) {
         t->peak_src = r->peak_src;
         t->peak_bw = r->peak_bw;
         t->peak_flops = r->peak_flops;

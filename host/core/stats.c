@@ -79,15 +79,20 @@ static double total_of(const pt_section *s)
     return s->total_ns;
 }
 
-/* a as a percentage of b, finite whatever the two are (a saved run
- * may hold huge figures): 0 when b is not positive. */
-static double pct_of(double a, double b)
+double pt__ratio(double a, double b)
 {
     double r;
 
     if (!(b > 0) || !(a > 0))
         return 0;
     r = a / b;
+    return r <= DBL_MAX ? r : DBL_MAX;
+}
+
+/* a as a percentage of b, as finite as pt__ratio. */
+static double pct_of(double a, double b)
+{
+    double r = pt__ratio(a, b);
     return r < DBL_MAX / 100 ? 100.0 * r : DBL_MAX;
 }
 
@@ -99,16 +104,15 @@ static void roofline(const pt_timing *t, pt_section_stats *o, double total_ns)
     double bytes = o->read_bytes + o->written_bytes;
     int peaks = t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE;
 
-    if (bytes > 0 && o->flops > 0)
-        o->ai = o->flops / bytes;
+    o->ai = pt__ratio(o->flops, bytes);
     if (!peaks)
         return;
     if (total_ns > 0) {
-        o->pct_peak_bw = 100.0 * (bytes / (total_ns * 1e-9)) / t->peak_bw;
-        o->pct_peak_flops = 100.0 * (o->flops / (total_ns * 1e-9)) / t->peak_flops;
+        o->pct_peak_bw = pct_of(pt__ratio(bytes, total_ns * 1e-9), t->peak_bw);
+        o->pct_peak_flops = pct_of(pt__ratio(o->flops, total_ns * 1e-9), t->peak_flops);
     }
     if (o->ai > 0)
-        o->bound = o->ai < t->peak_flops / t->peak_bw ? PT_BOUND_MEMORY : PT_BOUND_COMPUTE;
+        o->bound = o->ai < pt__ratio(t->peak_flops, t->peak_bw) ? PT_BOUND_MEMORY : PT_BOUND_COMPUTE;
 }
 
 /* A typical occurrence of s: the mean of the later ones, or the only one. */
@@ -189,7 +193,7 @@ static void sm_figures(const pt__phase_ext *p, pt_section_stats *o)
     o->sm_mean_ms = sum / (double)o->sms / 1e6;
     o->sm_min_ms /= 1e6;
     o->sm_max_ms /= 1e6;
-    o->sm_imbalance = o->sm_max_ms / o->sm_mean_ms;
+    o->sm_imbalance = pt__ratio(o->sm_max_ms, o->sm_mean_ms);
 }
 
 void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
@@ -235,14 +239,12 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
      * records showed the work ran inside it. */
     if (o->cpu_clock > 0 && !s->ran_here)
         total = 0;
-    if (total > 0) {
-        o->read_gbs = s->read / total;
-        o->write_gbs = s->written / total;
-        o->gflops = s->flops / total;
-    }
+    o->read_gbs = pt__ratio(s->read, total);
+    o->write_gbs = pt__ratio(s->written, total);
+    o->gflops = pt__ratio(s->flops, total);
     for (int i = 0; i < 3; i++) {
         o->xfer_bytes[i] = s->xfer[i];
-        o->xfer_gbs[i] = total > 0 ? s->xfer[i] / total : 0;
+        o->xfer_gbs[i] = pt__ratio(s->xfer[i], total);
     }
     if (s->phase) {
         const pt__phase_ext *p = s->phase;
@@ -252,7 +254,7 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
             o->block_mean_ms = p->block_sum_ns / (double)p->blocks / 1e6;
             o->block_min_ms = p->block_min_ns / 1e6;
             o->block_max_ms = p->block_max_ns / 1e6;
-            o->imbalance = o->block_mean_ms > 0 ? o->block_max_ms / o->block_mean_ms : 0;
+            o->imbalance = pt__ratio(o->block_max_ms, o->block_mean_ms);
         }
         sm_figures(p, o);
     }

@@ -20,6 +20,10 @@ typedef struct pt__figure {
 PT__HIDDEN extern const pt__figure pt__figures[];
 PT__HIDDEN extern const size_t pt__nfigures;
 /* A figure's value as a double (the bound as its enum value). */
+/* a / b, finite whatever the two are (a saved run or a user's peaks may
+ * hold extreme figures): 0 when either is not positive, the largest
+ * double past it. */
+PT__HIDDEN double pt__ratio(double a, double b);
 PT__HIDDEN double pt__figure_value(const pt_section_stats *st, const pt__figure *f);
 /* A PT__FIG_U64 figure exactly, and where any figure lies in st. */
 static inline uint64_t pt__figure_u64(const pt_section_stats *st, const pt__figure *f)

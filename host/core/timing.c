@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/errors.h"
 #include "core/fork.h"
 #include "core/gate.h"
 #include "core/nvtx.h"
@@ -77,7 +78,7 @@ static void forget_default(pt_timing *t);
 
 void pt_destroy(pt_timing *t)
 {
-    if (!t)
+    if (!t || pt__refused_in_callback(t, PT__CB_ERROR | PT__CB_LINE, "pt_destroy"))
         return;
     forget_default(t);
     pt__fork_untrack(t);
@@ -183,7 +184,7 @@ const char *pt_name(const pt_timing *t)
 
 void pt_reset(pt_timing *t)
 {
-    if (!t)
+    if (!t || pt__refused_in_callback(t, PT__CB_LINE, "pt_reset"))
         return;
     /* Every thread's tree is emptied: none may be writing it. */
     pt__read_begin(t);

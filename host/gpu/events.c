@@ -243,9 +243,11 @@ int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics
 
     if (!t || t->owner != pt__id_self())
         return start_gpu(t, title, s, m); /* says it is not the creating thread */
+    pt__defer_begin();
     pt__enter(t, &t->main);
     rc = start_gpu(t, title, s, m);
     pt__leave(&t->main);
+    pt__defer_end();
     return rc;
 }
 
@@ -255,9 +257,11 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
 
     if (!t || t->owner != pt__id_self())
         return stop_gpu(t, title, s, m);
+    pt__defer_begin();
     pt__enter(t, &t->main);
     rc = stop_gpu(t, title, s, m);
     pt__leave(&t->main);
+    pt__defer_end();
     return rc;
 }
 

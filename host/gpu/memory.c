@@ -9,7 +9,13 @@
  * called from the first pt_track() or pt_memory_sampling_set() on) gives a
  * section opened since the last change the total it opened with. Each
  * change of the total and each device sample is also a counter sample for
- * the trace. */
+ * the trace.
+ *
+ * Tensors are found by name through a hash index, and an untracked one
+ * leaves a hole the next compaction closes (when holes are half the
+ * array), so tracking and untracking n tensors is O(n), in the order
+ * tracked. The total saturates at the largest double, said once; after
+ * that it is summed again from the tensors whenever one is untracked. */
 #include "gpu/memory.h"
 
 #include "core/clock.h"
@@ -19,6 +25,7 @@
 #include "core/trace.h"
 #include "gpu/gpu.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +40,12 @@ typedef struct pt__tensor {
 } pt__tensor;
 
 struct pt__memory {
-    pt__tensor *v;
-    size_t n, cap;
+    pt__tensor *v;            /* in the order tracked; name NULL: untracked (a hole) */
+    size_t n, cap;            /* slots used, holes included */
+    size_t alive;             /* tensors tracked */
+    size_t *index;            /* hash of names: slot + 1, 0 empty, HOLE deleted */
+    size_t index_cap;         /* a power of two, at least twice n; 0 before the first */
+    int saturated;            /* the total passed the largest double */
     double total, peak;
     int sampling;
     int sampled;
@@ -62,7 +73,58 @@ static void mem_free(struct pt__memory *m)
     for (size_t i = 0; i < m->n; i++)
         free(m->v[i].name);
     free(m->v);
+    free(m->index);
     free(m);
+}
+
+#define HOLE ((size_t)-1)
+
+static size_t hash_name(const char *s)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The index entry of name, or the empty one where it would go. */
+static size_t *index_at(const struct pt__memory *m, const char *name)
+{
+    size_t mask = m->index_cap - 1, i = hash_name(name) & mask, *grave = NULL;
+    for (;; i = (i + 1) & mask) {
+        size_t e = m->index[i];
+        if (e == 0)
+            return grave ? grave : &m->index[i];
+        if (e == HOLE) {
+            if (!grave)
+                grave = &m->index[i];
+        } else if (strcmp(m->v[e - 1].name, name) == 0) {
+            return &m->index[i];
+        }
+    }
+}
+
+/* Closes the holes and rebuilds the index for at least `want` slots.
+ * 0, or PT_ENOMEM (nothing changed). */
+static int reindex(struct pt__memory *m, size_t want)
+{
+    size_t cap = 16, k = 0;
+    size_t *idx;
+    while (cap < 2 * want + 2)
+        cap *= 2;
+    idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return PT_ENOMEM;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i].name)
+            m->v[k++] = m->v[i];
+    m->n = k;
+    free(m->index);
+    m->index = idx;
+    m->index_cap = cap;
+    for (size_t i = 0; i < m->n; i++)
+        *index_at(m, m->v[i].name) = i + 1;
+    return 0;
 }
 
 static void destroy(pt_timing *t)
@@ -93,10 +155,36 @@ static void set_total(pt_timing *t, double total)
 
 static pt__tensor *find(struct pt__memory *m, const char *name)
 {
-    for (size_t i = 0; m && i < m->n; i++)
-        if (strcmp(m->v[i].name, name) == 0)
-            return &m->v[i];
-    return NULL;
+    size_t *at;
+    if (!m || !m->index_cap)
+        return NULL;
+    at = index_at(m, name);
+    return *at && *at != HOLE ? &m->v[*at - 1] : NULL;
+}
+
+/* The total after a change of `bytes_before` to `bytes`: exact while it
+ * stays below the largest double, held there past it (said once), and
+ * summed again from the tensors once a change follows a saturation. */
+static double new_total(pt_timing *t, struct pt__memory *m, const char *name, double before,
+                        double bytes, int *rc)
+{
+    double sum = 0;
+    if (!m->saturated) {
+        double v = m->total - before + bytes;
+        if (v <= DBL_MAX)
+            return v;
+        m->saturated = 1;
+        *rc = pt__fail(t, PT_ERANGE, "pt_track(\"%s\"): the tracked total passes the largest "
+                       "double; held at %g (saturated)", name, DBL_MAX);
+        return DBL_MAX;
+    }
+    (void)before;
+    for (size_t i = 0; i < m->n && sum <= DBL_MAX; i++)
+        if (m->v[i].name && strcmp(m->v[i].name, name) != 0)
+            sum += m->v[i].bytes;
+    sum += bytes;
+    m->saturated = !(sum <= DBL_MAX);
+    return m->saturated ? DBL_MAX : sum;
 }
 
 int pt_track(pt_timing *t, const char *name, const void *ptr, double bytes,
@@ -104,6 +192,7 @@ int pt_track(pt_timing *t, const char *name, const void *ptr, double bytes,
 {
     struct pt__memory *m;
     pt__tensor *e;
+    int rc = 0;
 
     if (!t)
         return 0;
@@ -139,26 +228,33 @@ int pt_track(pt_timing *t, const char *name, const void *ptr, double bytes,
             m->v = v;
             m->cap = cap;
         }
-        e = &m->v[m->n++];
+        if (2 * (m->n + 1) + 2 > m->index_cap && reindex(m, m->alive + 1) < 0) {
+            free(copy);
+            return pt__fail(t, PT_ENOMEM, "pt_track(\"%s\"): out of memory", name);
+        }
+        e = &m->v[m->n];
         memset(e, 0, sizeof *e);
         e->name = copy;
+        *index_at(m, copy) = ++m->n;
+        m->alive++;
     }
     /* Tracking a name again replaces its entry, as assigning a new array
      * to the same variable would. */
-    set_total(t, m->total - e->bytes + bytes);
+    set_total(t, new_total(t, m, name, e->bytes, bytes, &rc));
     e->ptr = ptr;
     e->bytes = bytes;
     e->ndims = ndims;
     for (int d = 0; d < ndims; d++)
         e->shape[d] = shape[d];
     snprintf(e->dtype, sizeof e->dtype, "%s", dtype ? dtype : "");
-    return 0;
+    return rc;
 }
 
 int pt_untrack(pt_timing *t, const char *name)
 {
     struct pt__memory *m;
     pt__tensor *e;
+    int rc = 0;
 
     if (!t)
         return 0;
@@ -170,14 +266,19 @@ int pt_untrack(pt_timing *t, const char *name)
     e = find(m, name);
     if (!e)
         return pt__fail(t, PT_ENOTFOUND, "pt_untrack(\"%s\"): not tracked", name);
-    set_total(t, m->total - e->bytes);
+    set_total(t, new_total(t, m, name, e->bytes, 0, &rc));
+    /* A hole keeps the order of tracking; half of them are closed at once. */
+    *index_at(m, name) = HOLE;
     free(e->name);
-    /* Keep the order of tracking for the report. */
-    memmove(e, e + 1, (size_t)(&m->v[m->n] - (e + 1)) * sizeof *e);
-    m->n--;
-    if (m->n == 0)
+    e->name = NULL;
+    m->alive--;
+    if (m->alive == 0) {
         m->total = 0; /* no rounding residue once nothing is tracked */
-    return 0;
+        m->saturated = 0;
+    }
+    if (2 * m->alive < m->n)
+        reindex(m, m->alive); /* without memory the holes stay: only slower */
+    return rc;
 }
 
 static int sample(pt_timing *t)
@@ -253,7 +354,7 @@ int pt_memory_get(const pt_timing *t, pt_memory_stats *out)
     memset(out, 0, sizeof *out);
     if (!t || !(m = mem_of(t)))
         return 0;
-    out->tensors = m->n;
+    out->tensors = m->alive;
     out->total = m->total;
     out->peak = m->peak;
     out->device_sampled = m->sampled;
@@ -263,16 +364,17 @@ int pt_memory_get(const pt_timing *t, pt_memory_stats *out)
     return 0;
 }
 
-/* For the writers: the i-th tracked tensor, or NULL past the end. */
-int pt__memory_tensor(const pt_timing *t, size_t i, const char **name, const void **ptr,
+int pt__memory_tensor(const pt_timing *t, size_t *at, const char **name, const void **ptr,
                       double *bytes, const long long **shape, int *ndims, const char **dtype)
 {
     const struct pt__memory *m = mem_of(t);
     const pt__tensor *e;
 
-    if (!m || i >= m->n)
+    while (m && *at < m->n && !m->v[*at].name)
+        ++*at;
+    if (!m || *at >= m->n)
         return 0;
-    e = &m->v[i];
+    e = &m->v[(*at)++];
     *name = e->name;
     *ptr = e->ptr;
     *bytes = e->bytes;
@@ -331,6 +433,11 @@ int pt__restore_memory(pt_timing *t, const pt__restored_memory *r)
         for (int d = 0; d < x->ndims; d++)
             e->shape[d] = x->shape[d];
         snprintf(e->dtype, sizeof e->dtype, "%s", x->dtype ? x->dtype : "");
+    }
+    m->alive = m->n;
+    if (reindex(m, m->n) < 0) {
+        mem_free(m);
+        return PT_ENOMEM;
     }
     m->total = r->total;
     m->peak = r->peak;

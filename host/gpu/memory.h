@@ -8,8 +8,10 @@
 
 #include <stddef.h>
 
-/* The i-th tracked tensor for the writers: 1 and its fields, 0 past the end. */
-PT__HIDDEN int pt__memory_tensor(const pt_timing *t, size_t i, const char **name,
+/* The writers' walk of the tracked tensors, in the order tracked: 1 and
+ * the fields of the next one from *at (0 to begin), *at moved past it; 0
+ * past the end. */
+PT__HIDDEN int pt__memory_tensor(const pt_timing *t, size_t *at, const char **name,
                                  const void **ptr, double *bytes, const long long **shape,
                                  int *ndims, const char **dtype);
 

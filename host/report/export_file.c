@@ -34,9 +34,9 @@ int pt__export(pt_timing *t, const char *path, const char *fn, int open_written,
                int (*write)(pt_timing *t, FILE *f, void *ctx), void *ctx)
 {
     pt__afile a;
-    int rc = pt__export_open(t, &a, path);
+    int rc = pt__refused_in_callback(t, PT__CB_LINE, fn);
 
-    if (rc)
+    if (rc || (rc = pt__export_open(t, &a, path)) != 0)
         return rc;
     /* Every thread's tree holds still while the export reads it. */
     pt__read_begin(t);

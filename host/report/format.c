@@ -8,24 +8,35 @@
 #include <string.h>
 #include <time.h>
 
+/* One rule for every figure of the text reports: a fixed number of
+ * decimals where they show the value, and outside that range (too small
+ * to show in them, or 10^15 and beyond) three significant digits in
+ * exponent form, trailing zeros kept, so a column reads alike:
+ * 0.012, 1.00e-05, 7.56e-05, 1.80e+302. */
+static void sci(char *b, double v)
+{
+    snprintf(b, PT__CELL, "%.2e", v);
+}
+
 void pt__fmt_ms(char *b, double v)
 {
-    if (v == 0 || fabs(v) >= 0.0005)
+    double a = fabs(v);
+    if (v == 0 || (a >= 0.0005 && a < 1e15))
         pt__fmt_fixed(b, PT__CELL, v, 3);
     else
-        pt__fmt_g(b, v, 3);
+        sci(b, v);
 }
 
 void pt__fmt_rate(char *b, double v)
 {
     if (v == 0)
         b[0] = '\0';
-    else if (v >= 100)
+    else if (v >= 100 && v < 1e15)
         pt__fmt_fixed(b, PT__CELL, v, 1);
-    else if (v >= 0.01)
+    else if (v >= 0.01 && v < 1e15)
         pt__fmt_fixed(b, PT__CELL, v, 2);
     else
-        pt__fmt_g(b, v, 3);
+        sci(b, v);
 }
 
 void pt__fmt_bytes(char *b, double v)
@@ -44,7 +55,13 @@ void pt__fmt_bytes(char *b, double v)
 
 void pt__fmt_pct(char *b, double v)
 {
-    size_t n = pt__fmt_fixed(b, PT__CELL - 1, v, 1);
+    size_t n;
+    if (fabs(v) < 1e15) {
+        n = pt__fmt_fixed(b, PT__CELL - 1, v, 1);
+    } else {
+        sci(b, v);
+        n = strlen(b);
+    }
     b[n] = '%';
     b[n + 1] = '\0';
 }

@@ -87,7 +87,7 @@ void pt__json_memory(pt__json *w, const pt_timing *t)
     pt__json_open(w, '{');
     pt__json_key(w, "tensors");
     pt__json_open(w, '[');
-    for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
+    for (size_t at = 0; pt__memory_tensor(t, &at, &name, &ptr, &bytes, &shape, &nd, &dtype);) {
         pt__json_item(w);
         pt__json_open(w, '{');
         pt__json_k_str(w, "name", name);

@@ -15,6 +15,7 @@
 #include "core/gate.h"
 #include "core/threads.h"
 #include "core/schedule.h"
+#include "core/stats.h"
 #include "core/timing.h"
 #include "gpu/cuda.h"
 
@@ -140,7 +141,8 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
     if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
         pt__line_printf(k, "  peaks: %.1f GB/s, %.1f GFLOP/s (%s); ridge point %.3g FLOP/B",
             t->peak_bw / 1e9, t->peak_flops / 1e9,
-            t->peak_src == PT__PEAKS_USER ? "given" : "device, FP32", t->peak_flops / t->peak_bw);
+            t->peak_src == PT__PEAKS_USER ? "given" : "device, FP32",
+            pt__ratio(t->peak_flops, t->peak_bw));
         pt__line_emit(k);
     }
     if (rs->dropped > 0) {
@@ -252,8 +254,10 @@ static int report_in(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *
 /* Every thread's tree holds still while the report reads it (gate.h). */
 static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, const char *name)
 {
-    int rc;
+    int rc = pt__refused_in_callback(t, PT__CB_LINE, name);
 
+    if (rc)
+        return rc;
     pt__read_begin(t);
     rc = report_in(t, fn, ctx, o, name);
     pt__read_end(t);
@@ -261,6 +265,22 @@ static int report(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o, 
 }
 
 static const pt_log_opts default_opts;
+
+/* The user's line function, run as one of t's callbacks: what would
+ * free the rows the report walks is refused there. */
+typedef struct user_line {
+    pt_timing *t;
+    pt_line_fn fn;
+    void *ctx;
+} user_line;
+
+static void user_line_fn(void *ctx, const char *line)
+{
+    user_line *u = ctx;
+    pt__callback_enter(u->t, PT__CB_LINE);
+    u->fn(u->ctx, line);
+    pt__callback_leave();
+}
 
 int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o)
 {
@@ -275,7 +295,8 @@ int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_opts *o)
     rc = check_opts(t, o, "pt_log_fn");
     if (rc)
         return rc;
-    return report(t, fn, ctx, o, "pt_log_fn");
+    user_line u = { t, fn, ctx };
+    return report(t, user_line_fn, &u, o, "pt_log_fn");
 }
 
 typedef struct file_sink {

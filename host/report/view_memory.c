@@ -38,7 +38,7 @@ void pt__view_memory(pt_timing *t, pt__lines *k, pt__rows *r)
             pt__line_emit(k);
             pt__line_rule(k, '-', total_w);
         }
-        for (size_t i = 0; pt__memory_tensor(t, i, &name, &ptr, &bytes, &shape, &nd, &dtype); i++) {
+        for (size_t at = 0; pt__memory_tensor(t, &at, &name, &ptr, &bytes, &shape, &nd, &dtype);) {
             size_t len = 0;
             char *clean = pt__clean_dup(name);
             shp[len++] = '(';

@@ -20,13 +20,16 @@ static void tree_cells(const pt_section_stats *st, char cell[NCOL][PT__CELL])
     pt__fmt_pct(cell[C_PTOTAL], st->pct_total);
     pt__fmt_ms(cell[C_FIRST], st->first_ms);
     cell[C_LATER][0] = '\0';
-    if (st->count > 1) {
+    if (st->count > 2) {
         char m[PT__CELL], sd[PT__CELL], lo[PT__CELL], hi[PT__CELL];
         pt__fmt_ms(m, st->mean_ms);
         pt__fmt_ms(sd, st->stddev_ms);
         pt__fmt_ms(lo, st->min_ms);
         pt__fmt_ms(hi, st->max_ms);
         snprintf(cell[C_LATER], PT__CELL, "%.20s \xC2\xB1 %.20s (%.20s, %.20s)", m, sd, lo, hi);
+    } else if (st->count == 2) {
+        /* One later call: its time; a deviation, least and most say nothing. */
+        pt__fmt_ms(cell[C_LATER], st->mean_ms);
     }
     pt__fmt_rate(cell[C_READ], st->read_gbs);
     pt__fmt_rate(cell[C_WRITE], st->write_gbs);

@@ -99,6 +99,8 @@ int pr_convert(int argc, char **argv)
                        convert_usage);
     if (strcmp(to, "csv") != 0 && strcmp(to, "html") != 0 && strcmp(to, "trace") != 0)
         return pr_fail("convert: unknown format '%s' (csv, html or trace)", to);
+    if ((rc = pr_out_not_an_input("convert", outp, &file, 1)) != 0)
+        return rc;
     if (pr_run_load(&run, file, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 2;

@@ -61,13 +61,11 @@ int pr_get_bool(pr_where *c, json_t *o, const char *key, int *out)
     return 0;
 }
 
-/* Past this a figure is refused: its milliseconds as nanoseconds, and
- * sums of a few of them, stay finite. */
-
 /* A figure: a number >= 0, or null where the writer met a non-finite
- * value. No figure ptkit writes is negative or anywhere near the limit;
- * a hand-edited one would otherwise show as a negative time or an
- * infinite percentage. */
+ * value. No figure ptkit writes is negative or a time past
+ * PR_FIGURE_MAX_MS; a hand-edited one would otherwise show as a negative
+ * time, or a time whose nanoseconds are infinite. Whatever ptkit writes
+ * it reads: bytes and FLOPS held at the largest double included. */
 int pr_get_number(pr_where *c, json_t *o, const char *key, double *out)
 {
     json_t *v = pr_member(c, o, key);
@@ -77,9 +75,12 @@ int pr_get_number(pr_where *c, json_t *o, const char *key, double *out)
         *out = NAN;
         return 0;
     }
+    size_t n = strlen(key);
+    int time = n > 3 && strcmp(key + n - 3, "_ms") == 0;
     if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
-        json_number_value(v) > PR_FIGURE_MAX)
-        return pr_wrong_type(c, key, "a number >= 0 (at most 1e300) or null");
+        (time && json_number_value(v) > PR_FIGURE_MAX_MS))
+        return pr_wrong_type(c, key, time ? "a time >= 0 (at most 1.797e302 ms) or null"
+                                          : "a number >= 0 or null");
     *out = json_number_value(v);
     return 0;
 }

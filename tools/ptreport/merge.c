@@ -247,6 +247,8 @@ int pr_merge(int argc, char **argv)
                      merge_usage);
         goto done;
     }
+    if ((rc = pr_out_not_an_input("merge", outp, (const char *const *)m.files, n)) != 0)
+        goto done;
     for (; loaded < n; loaded++) {
         if (pr_run_load(&runs[loaded], m.files[loaded], err, sizeof err)) {
             fprintf(stderr, "%s\n", err);

@@ -4,6 +4,7 @@
 #include "ptreport.h"
 
 #include <stdarg.h>
+#include <sys/stat.h>
 
 int pr_out_open(pt__afile *a, const char *path)
 {
@@ -20,6 +21,18 @@ int pr_out_commit(pt__afile *a, const char *path)
 
     if (pt__afile_commit(a, why, sizeof why) != 0)
         return pr_fail("%s: %s", path, why);
+    return 0;
+}
+
+int pr_out_not_an_input(const char *cmd, const char *out, const char *const *in, int n)
+{
+    struct stat so, si;
+    if (stat(out, &so) != 0)
+        return 0; /* a new file is no input */
+    for (int i = 0; i < n; i++)
+        if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return pr_fail("%s: -o %s is the input %s itself, which writing it would replace; "
+                           "name another file", cmd, out, in[i]);
     return 0;
 }
 

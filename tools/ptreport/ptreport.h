@@ -27,6 +27,7 @@ struct pr_sec {
     pt_section_stats st;
     pr_sec *kids;
     size_t nkids;
+    int matched;              /* diff: the base has it too */
     size_t order;             /* position among its siblings in the file */
     json_t *merged;           /* the section's "merged" object, if any (borrowed) */
     double *sm_ms;            /* a folded phase's "sm_ms", by %smid (NULL when absent) */
@@ -85,6 +86,9 @@ void pr_run_free(pr_run *r);
  * or says "ptreport: OUT: why" and returns 2; pt__afile_abort() gives up. */
 int pr_out_open(pt__afile *a, const char *path);
 int pr_out_commit(pt__afile *a, const char *path);
+/* 2, said, when the output `out` is one of the n input files (the same
+ * file, by device and inode: a link or another spelling too); else 0. */
+int pr_out_not_an_input(const char *cmd, const char *out, const char *const *in, int n);
 
 /* The commands; each returns the process's exit status. */
 int pr_show(int argc, char **argv);

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <pt/pt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -258,6 +259,12 @@ int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char
 
     memset(r, 0, sizeof *r);
     r->file = file;
+    /* A UTF-8 byte-order mark, as some editors write, is no part of the
+     * JSON text (RFC 8259 lets a parser ignore it). */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!r->doc) {
         /* jansson counts lines from 1 and columns from 1; column 0 or -1
@@ -285,11 +292,47 @@ int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char
     return rc;
 }
 
+/* The most a run file may hold, PTREPORT_MAX_BYTES or 2 GiB: jansson
+ * holds a parsed file in about 30 times its size, so a larger one would
+ * fail for memory anyway, after having taken it. */
+static size_t max_bytes(void)
+{
+    const char *v = getenv("PTREPORT_MAX_BYTES");
+    char *end;
+    unsigned long long n;
+    if (v && *v) {
+        errno = 0;
+        n = strtoull(v, &end, 10);
+        if (errno == 0 && *end == '\0' && n > 0)
+            return (size_t)n;
+    }
+    return (size_t)2 << 30;
+}
+
+/* Line and column (from 1) of byte `at` of text. */
+static void line_col(const char *text, size_t at, size_t *line, size_t *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < at; i++) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+/* Reads the file whole, but stops at once at a byte no saved run can
+ * hold (a NUL: /dev/zero, a binary file) or past max_bytes(), which a
+ * regular file's size says before anything is read. */
 int pr_run_load(pr_run *r, const char *file, char *err, size_t errlen)
 {
     FILE *f = fopen(file, "rb");
     char *text = NULL;
-    size_t len = 0, cap = 0;
+    size_t len = 0, cap = 0, max = max_bytes();
+    struct stat st;
     int rc;
 
     memset(r, 0, sizeof *r);
@@ -297,8 +340,15 @@ int pr_run_load(pr_run *r, const char *file, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", file, strerror(errno));
         return -1;
     }
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+        snprintf(err, errlen, "%s: %jd bytes, more than the %zu a run may hold "
+                 "(PTREPORT_MAX_BYTES)", file, (intmax_t)st.st_size, max);
+        fclose(f);
+        return -1;
+    }
     for (;;) {
         size_t got;
+        const char *nul;
         if (cap - len < 65536) {
             char *p = realloc(text, cap ? cap * 2 : 65536);
             if (!p) {
@@ -311,7 +361,23 @@ int pr_run_load(pr_run *r, const char *file, char *err, size_t errlen)
             cap = cap ? cap * 2 : 65536;
         }
         got = fread(text + len, 1, cap - len, f);
+        if ((nul = memchr(text + len, '\0', got)) != NULL) {
+            size_t line, col;
+            line_col(text, (size_t)(nul - text), &line, &col);
+            snprintf(err, errlen, "%s: %zu:%zu: a NUL byte, which no JSON text holds", file, line,
+                     col);
+            free(text);
+            fclose(f);
+            return -1;
+        }
         len += got;
+        if (len > max) {
+            snprintf(err, errlen, "%s: more than the %zu bytes a run may hold (PTREPORT_MAX_BYTES)",
+                     file, max);
+            free(text);
+            fclose(f);
+            return -1;
+        }
         if (got == 0)
             break;
     }
