@@ -63,6 +63,7 @@ enum {
     PT__R_DROPPED,           /* trace events dropped, all slots */
     PT__R_UNTRACED,          /* marks of done slots that stored and dropped no event */
     PT__R_SM_OVER,           /* done slots whose %smid had no per-SM column */
+    PT__R_IMPLAUSIBLE,       /* done slots no kernel writes (pt__slot_ok): left out */
     PT__R_GT0_INV,           /* ~min GT0 */
     PT__R_GT1_MAX,           /* max GT1 */
     PT__R_SPAN_MAX,          /* bits of the longest span (ns) */
@@ -116,6 +117,46 @@ PT__HD double pt__bitsd(unsigned long long u)
 #  define PT__R_MAXU(w, v) do { unsigned long long v_ = (v); if (v_ > (w).u) (w).u = v_; } while (0)
 #endif
 
+/* The most a count of one slot (hits, bad marks, dropped events) may be,
+ * so that the sums over nslots slots stay below 2^62, never wrapping. */
+PT__HD long long pt__count_limit(int nslots)
+{
+    return (1LL << 62) / (nslots > 0 ? nslots : 1);
+}
+
+/* Whether a slot record is one a kernel wrote: 0 when it is not done
+ * (DONE is not 1), 1 when done and plausible, -1 when done but holding
+ * what no kernel writes (hostile or corrupted memory): a clock going
+ * back or a span past 2^62, a negative count or one past `lim`
+ * (pt__count_limit), more events than the trace holds, a negative
+ * phase, or phases longer in all than the block between BEGIN and END.
+ * Such a record is counted and left out whole; nothing of it overflows. */
+PT__HD int pt__slot_ok(const long long *rec, int nphases, int trace_cap, long long lim)
+{
+    const long long *ph = rec + PT_DEV_SLOT_HDR;
+    unsigned long long span, sum = 0;
+    if (rec[PT_DEV_S_DONE] != 1)
+        return 0;
+    if (rec[PT_DEV_S_CLK1] < rec[PT_DEV_S_CLK0] || rec[PT_DEV_S_GT1] < rec[PT_DEV_S_GT0])
+        return -1;
+    span = (unsigned long long)rec[PT_DEV_S_CLK1] - (unsigned long long)rec[PT_DEV_S_CLK0];
+    if (span > (1ULL << 62) ||
+        (unsigned long long)rec[PT_DEV_S_GT1] - (unsigned long long)rec[PT_DEV_S_GT0] > (1ULL << 62))
+        return -1;
+    if (rec[PT_DEV_S_BAD_PHASE] < 0 || rec[PT_DEV_S_BAD_PHASE] > lim ||
+        rec[PT_DEV_S_DROPPED] < 0 || rec[PT_DEV_S_DROPPED] > lim ||
+        rec[PT_DEV_S_NEVENTS] < 0 || rec[PT_DEV_S_NEVENTS] > (long long)trace_cap)
+        return -1;
+    for (int p = 0; p < nphases; p++) {
+        if (ph[2 * p] < 0 || ph[2 * p + 1] < 0 || ph[2 * p + 1] > lim)
+            return -1;
+        sum += (unsigned long long)ph[2 * p];
+        if (sum > span)
+            return -1;
+    }
+    return 1;
+}
+
 /* A slot's conversion: 1 when it uses its own rate, which goes in *rate. */
 PT__HD int pt__slot_rate(const long long *rec, double tick_ns, double cal_ns_per_cycle,
                          double *rate)
@@ -146,23 +187,29 @@ PT__HD double pt__phase_ns(long long cyc, long long hits, double mark_cycles, do
 }
 
 /* Adds one slot record into the summary r. nsm: the per-SM columns r has;
- * mark_cycles: one mark's cost on the device (0: unknown). */
+ * mark_cycles: one mark's cost on the device (0: unknown); trace_cap and
+ * lim as pt__slot_ok() takes them. */
 PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int nsm,
-                         double tick_ns, double cal_ns_per_cycle, double mark_cycles)
+                         double tick_ns, double cal_ns_per_cycle, double mark_cycles,
+                         int trace_cap, long long lim)
 {
     const long long *ph = rec + PT_DEV_SLOT_HDR;
     long long clk, smid;
     double rate, span;
-    int own;
+    int own, ok = pt__slot_ok(rec, nphases, trace_cap, lim);
 
+    if (ok < 0) {
+        PT__R_ADDI(r[PT__R_IMPLAUSIBLE], 1);
+        return;
+    }
+    if (ok == 0) {
+        PT__R_ADDI(r[PT__R_UNDONE], 1);
+        return;
+    }
     if (rec[PT_DEV_S_BAD_PHASE] > 0)
         PT__R_ADDI(r[PT__R_BAD_PHASE], rec[PT_DEV_S_BAD_PHASE]);
     if (rec[PT_DEV_S_DROPPED] > 0)
         PT__R_ADDI(r[PT__R_DROPPED], rec[PT_DEV_S_DROPPED]);
-    if (rec[PT_DEV_S_DONE] != 1) {
-        PT__R_ADDI(r[PT__R_UNDONE], 1);
-        return;
-    }
     own = pt__slot_rate(rec, tick_ns, cal_ns_per_cycle, &rate);
     clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
     span = clk > 0 ? (double)clk * rate : 0.0;

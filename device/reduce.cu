@@ -19,7 +19,7 @@ extern "C" __global__ void pt_reduce(const long long *buf, pt__rword *res, int n
                                      int nphases, int trace_cap, int nsm, double tick_ns,
                                      double ns_per_cycle, double mark_cycles)
 {
-    long long sw = PT_DEV_SLOT_WORDS(nphases, trace_cap);
+    long long sw = PT_DEV_SLOT_WORDS(nphases, trace_cap), lim = pt__count_limit(nslots);
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long stride = (long long)gridDim.x * blockDim.x;
 
@@ -27,5 +27,5 @@ extern "C" __global__ void pt_reduce(const long long *buf, pt__rword *res, int n
         res[i].i = buf[i];
     for (; i < nslots; i += stride)
         pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick_ns, ns_per_cycle,
-                     mark_cycles);
+                     mark_cycles, trace_cap, lim);
 }

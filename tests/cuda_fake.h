@@ -263,7 +263,8 @@ static pt__cuerr f_launch(pt__cukernel func, pt__dim3 grid, pt__dim3 block, void
         for (int i = 0; i < PT_DEV_HDR; i++)
             res[i].i = buf[i];
         for (int i = 0; i < nslots; i++)
-            pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick, rate, mark);
+            pt__red_slot(res, buf + PT_DEV_HDR + i * sw, nphases, nsm, tick, rate, mark, cap,
+                         pt__count_limit(nslots));
         return 0;
     }
     return 98; /* cudaErrorInvalidDeviceFunction */

@@ -7,6 +7,7 @@
  * (0.5 ns per cycle) and a 1000 ns globaltimer tick, so a block needs a
  * globaltimer span of 100,000 ns to use its own rate. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -135,6 +136,8 @@ Test(fold, a_launch_folds_once)
     cr_assert_eq(get("step/phase 0").count, 1, "folded once");
     cr_assert_float_eq(get("step/phase 0").total_ms + get("step/(unattributed)").total_ms,
                        get("step").total_ms, EPS, "children add up to the launch");
+    cr_assert_eq(pt_dev_reset(b, NULL), 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
     launch_cpu("step", 1000000);
     cr_assert_eq(fold(b, "step"), 0, "the next launch folds: %s", pt_last_error(t));
     cr_assert_eq(get("step/phase 0").count, 2);
@@ -185,6 +188,9 @@ Test(fold, own_rate_from_100_ticks_else_the_calibrated_rate)
 
     /* A finer tick makes the short block long enough for its own rate. */
     pt__calib_set(-1, 2.0, 10.0);
+    cr_assert_eq(pt_dev_reset(b, NULL), 0);
+    slot(b, 0, 0, 400000, 0, 100000, (long long[]){ 100000 }, NULL);
+    slot(b, 1, 1, 400000, 0, 99999, (long long[]){ 100000 }, NULL);
     launch_cpu("step", 1000000);
     cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
     pt_dev_clock_get(t, &dc);
@@ -331,8 +337,8 @@ Test(fold, out_of_range_names_the_limit_a_mark_meets)
     pt_dev_arg(b).data[PT_DEV_HDR + PT_DEV_S_BAD_PHASE] = 1;
     launch_cpu("step", 1000000);
     cr_assert_eq(fold(b, "step"), PT_ERANGE);
-    snprintf(want, sizeof want, "or [0, %d) in a kernel built without PT_DEV_MAX_PHASES",
-             PT_DEV_MAX_PHASES);
+    snprintf(want, sizeof want, "below the buffer's %d phases and below the kernel's "
+             "PT_DEV_PHASES (its ptgen list's count, else %d)", np, PT_DEV_MAX_PHASES);
     cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
     pt_dev_records_free(b);
 }
@@ -587,6 +593,28 @@ Test(fold, a_queued_launch_folds_once)
     pt_dev_records_free(b);
 }
 
+Test(fold, queued_folds_of_records_not_reset_between_are_said)
+{
+    /* Counted when the fold is asked for: the first is still queued
+     * behind its launch when the second comes. */
+    gpu_timing();
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_AGGREGATE, 0);
+    fake.not_ready = 1;
+    for (int i = 0; i < 2; i++) {
+        pt_start_gpu(t, "step", 0);
+        slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+        fake.now_ms += 1;
+        pt_stop_gpu(t, "step", 0);
+        int rc = fold(b, "step");
+        cr_assert_eq(rc, i ? PT_ESTATE : 0, "fold %d: %s", i, pt_last_error(t));
+    }
+    cr_assert(strstr(pt_last_error(t), "not reset since"), "%s", pt_last_error(t));
+    fake.not_ready = 0;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(get("step/phase 0").count, 2, "both folded, the second said");
+    pt_dev_records_free(b);
+}
+
 Test(fold, a_fold_takes_in_finished_launches_without_waiting)
 {
     gpu_timing();
@@ -777,7 +805,8 @@ Test(fold, the_reduction_summary_encodes_min_and_max)
     memset(r, 0, sizeof r);
     const long long *d = pt_dev_arg(b).data;
     for (int s = 0; s < 3; s++)
-        pt__red_slot(r, d + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(1, 0), 1, 3, 1000.0, 0.5, 0);
+        pt__red_slot(r, d + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(1, 0), 1, 3, 1000.0, 0.5, 0, 0,
+                     pt__count_limit(3));
     cr_assert_eq(r[PT__R_DONE].i, 3);
     cr_assert_eq(r[PT__R_OWN].i, 2);
     cr_assert_eq(r[PT__R_CAL].i, 1);
@@ -845,5 +874,97 @@ Test(fold, host_mode_records_from_pt_dev_h_fold_into_phases)
     cr_assert_str_eq(dc.device_name, "host");
     cr_assert_eq(dc.blocks_own, 4, "350 us is far more than 100 CLOCK_MONOTONIC steps");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(b);
+}
+
+/* Records no kernel writes (corrupted memory, a hostile buffer) neither
+ * overflow (UBSan) nor wrap a count negative, nor hide the bad marks or
+ * drops of the records that are whole: each such record is counted,
+ * said, and left out. */
+Test(fold, hostile_records_are_left_out_and_said)
+{
+    enum { N = 8 };
+    pt_dev_records *b = pt_dev_records_create(t, N, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
+    long long sw = PT_DEV_SLOT_WORDS(2, 4), *d = pt_dev_arg(b).data;
+    for (int k = 0; k < N; k++)
+        slot(b, k, 0, 2000000, 0, 1000000, (long long[]){ 500000, 500000 }, NULL);
+    long long *r;
+    r = d + PT_DEV_HDR + 0 * sw; /* clocks at the extremes: CLK1 - CLK0 overflows */
+    r[PT_DEV_S_CLK0] = LLONG_MIN;
+    r[PT_DEV_S_CLK1] = LLONG_MAX;
+    r = d + PT_DEV_HDR + 1 * sw; /* globaltimer going back */
+    r[PT_DEV_S_GT0] = LLONG_MAX;
+    r[PT_DEV_S_GT1] = LLONG_MIN;
+    r = d + PT_DEV_HDR + 2 * sw; /* hits that would wrap the sum */
+    r[PT_DEV_SLOT_HDR + 1] = LLONG_MAX;
+    r = d + PT_DEV_HDR + 3 * sw;
+    r[PT_DEV_SLOT_HDR + 3] = LLONG_MAX;
+    r = d + PT_DEV_HDR + 4 * sw; /* negative hits */
+    r[PT_DEV_SLOT_HDR + 1] = -2;
+    r = d + PT_DEV_HDR + 5 * sw; /* drops and bad marks past any count */
+    r[PT_DEV_S_DROPPED] = LLONG_MAX;
+    r[PT_DEV_S_BAD_PHASE] = LLONG_MAX;
+    r = d + PT_DEV_HDR + 6 * sw; /* more events than the trace holds */
+    r[PT_DEV_S_NEVENTS] = 5;
+    r = d + PT_DEV_HDR + 7 * sw; /* whole: a bad mark and a dropped event */
+    r[PT_DEV_S_BAD_PHASE] = 1;
+    r[PT_DEV_S_NEVENTS] = 4;
+    r[PT_DEV_S_DROPPED] = 3;
+    launch_cpu("step", 2000000);
+    test_text said = { NULL, 0 };
+    pt_error_fn_set(t, test_text_line, &said);
+    cr_assert_lt(fold(b, "step"), 0);
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 2, "bad marks, and the hostile records: %s",
+                 said.s);
+    cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "the drops: %s", said.s);
+    cr_assert(strstr(said.s, "7 block records hold what no kernel writes"), "%s", said.s);
+    cr_assert(strstr(said.s, "1 marks with a phase index out of range"), "%s", said.s);
+    cr_assert(strstr(said.s, "3 trace events dropped"), "%s", said.s);
+    pt_error_fn_set(t, NULL, NULL);
+    free(said.s);
+    pt_run_stats run = run_stats(t);
+    cr_assert_eq(run.dropped, 3, "the whole record's drops, not lost: %llu",
+                 (unsigned long long)run.dropped);
+    for (int p = 0; p < 2; p++) {
+        char path[32];
+        snprintf(path, sizeof path, "step/phase %d", p);
+        pt_section_stats st = get(path);
+        cr_assert_eq(st.blocks, 1, "the whole record alone: %llu", (unsigned long long)st.blocks);
+        cr_assert_float_eq(st.hits, 1, 0, "never negative, never wrapped: %g", st.hits);
+        cr_assert(isfinite(st.total_ms) && st.total_ms >= 0, "%g", st.total_ms);
+    }
+    pt_dev_records_free(b);
+}
+
+Test(fold, a_fold_of_an_open_launch_says_it_is_open)
+{
+    pt_dev_records *b = pt_dev_records_create(t, 1, 1, NULL, PT_DEV_HOST, 0);
+    pt_start(t, "step");
+    cr_assert_eq(fold(b, "step"), PT_ESTATE);
+    cr_assert(strstr(pt_last_error(t), "the launch is still open"), "%s", pt_last_error(t));
+    clk.now += 1000;
+    pt_stop(t, "step");
+    pt_dev_records_free(b);
+}
+
+Test(fold, records_folded_again_without_a_reset_are_said)
+{
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    slot(b, 1, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "%s", pt_last_error(t));
+    /* A second launch, reaching slot 0 alone, without pt_dev_reset. */
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), PT_ESTATE);
+    cr_assert(strstr(pt_last_error(t), "folded already and not reset since"), "%s",
+              pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, NULL), 0);
+    slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 1000000 }, NULL);
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), 0, "after a reset: %s", pt_last_error(t));
+    pt_section_stats st = get("step/phase 0");
+    cr_assert_eq(st.blocks, 2 + 2 + 1, "the stale slot folded (said), then the reset launch's one");
     pt_dev_records_free(b);
 }

@@ -150,3 +150,18 @@ Test(runtime, a_cpu_only_timing_loads_no_runtime)
     pt_stop_gpu(t, "k", NULL);
     cr_assert_eq(runtimes_loaded(), 0, "a timing without PT_GPU_EVENTS needs no CUDA");
 }
+
+Test(runtime, host_mode_records_load_no_runtime)
+{
+    /* The CPU path of a kernel: records in host memory, folded on the
+     * host; no CUDA runtime is loaded for it (one used to be, and its
+     * initializer crashed under an allocation failure). */
+    t = pt_create("runtime", PT_CPU);
+    pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    pt_start(t, "step");
+    pt_stop(t, "step");
+    pt_dev_fold(t, b, "step");
+    pt_dev_records_free(b);
+    cr_assert_eq(runtimes_loaded(), 0);
+}

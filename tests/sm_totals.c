@@ -54,6 +54,7 @@ static void run_in(int folds, unsigned flags)
     pt_dev_records *b = pt_dev_records_create(t, 4, 2, NULL, flags, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     for (int f = 0; f < folds; f++) {
+        cr_assert_eq(pt_dev_reset(b, NULL), 0, "%s", pt_last_error(t));
         slot(b, 0, 0, 200000, 0);
         slot(b, 1, 3, 600000, 100000);
         slot(b, 2, 3, 1000000, 0);

@@ -142,11 +142,12 @@ static void gpu_run(void)
     fake.device_count = 1;
     pt_dev_records *b = pt_dev_records_create(t, 64, 3, names, PT_DEV_HOST, 0);
     cr_assert_not_null(b);
-    /* 64 blocks on 4 SMs, 16 at once on each, starts staggered by 10 us. */
-    for (int s = 0; s < 64; s++)
-        slot(b, s, s % 4, 4000000, (s / 4) * 10000, 1000000,
-             (long long[]){ 1000000 + s * 1000, 1500000, 1200000 });
     for (int step = 0; step < 3; step++) {
+        /* 64 blocks on 4 SMs, 16 at once on each, starts staggered by 10 us. */
+        pt_dev_reset(b, NULL);
+        for (int s = 0; s < 64; s++)
+            slot(b, s, s % 4, 4000000, (s / 4) * 10000, 1000000,
+                 (long long[]){ 1000000 + s * 1000, 1500000, 1200000 });
         pt_start(t, "step");
         TEST_SPAN(t, &clk, "prepare", 50000);
         pt_start_gpu(t, "transport_step", 0);

@@ -60,6 +60,8 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
                           "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
                           j->src.node->name, pt__cuda_errstr(cu, e));
             j->src.node->folded = 0; /* nothing folded: it may be folded again */
+            if (j->src.buf->fold_gen == j->src.gen)
+                j->src.buf->fold_gen = -1;
             job_release(j);
             return rc;
         }
@@ -220,7 +222,7 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
     fold_job *j;
     pt_stream stream = NULL;
     char stack[256];
-    int queued, rc;
+    int queued, rc, stale = 0;
 
     if (!t)
         return 0;
@@ -232,6 +234,9 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
         return 0;
     parent = pt__top(t);
     node = pt__child_find(parent, title);
+    if (!node && parent != &t->root && strcmp(parent->name, title) == 0)
+        return pt__fail(t, PT_ESTATE, "pt_dev_fold(\"%s\"): the launch is still open: stop it "
+                        "(pt_stop_gpu, or pt_stop) before folding it", title);
     if (!node) {
         pt__stack_str(&t->main, stack, sizeof stack);
         return pt__fail(t, PT_ENOTFOUND, "pt_dev_fold(\"%s\"): no such section under \"%s\" (open: %s)",
@@ -256,6 +261,15 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
     /* Marked now, as a job queued behind other work may run later. */
     if (!queued)
         node->folded = node->count;
+    /* Records folded once and not reset since: a slot this launch did not
+     * reach still holds the previous launch's figures, which would be
+     * folded again. Said; the fold goes on (a kernel that writes every
+     * slot leaves nothing stale). Counted when asked, not when applied, so
+     * a fold still queued behind its launch counts too. */
+    if (b->fold_gen == b->reset_gen)
+        stale = pt__fail(t, PT_ESTATE, "pt_dev_fold(\"%s\"): the records were folded already "
+                         "and not reset since: a slot this launch did not reach shows the "
+                         "previous launch's figures (pt_dev_reset before each launch)", title);
 
     j = calloc(1, sizeof *j);
     if (!j) {
@@ -265,11 +279,12 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
     j->w.ops = &job_ops;
     j->src.buf = b;
     j->src.node = node;
+    j->src.gen = b->fold_gen = b->reset_gen;
     b->pending++;
     b->fold_t = t;
     if (b->host && !queued) {
         j->src.data = b->data;
-        return fold_run(t, j, node->last_ns);
+        return (rc = fold_run(t, j, node->last_ns)) ? rc : stale;
     }
     if (b->host) {
         /* The launch is still pending: keep the records as they are now,
@@ -288,15 +303,15 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
         return rc;
     }
     if (pt__queue_attach(t, node, &j->w, NULL))
-        return 0;
+        return stale;
     /* The launch was resolved meanwhile (to free a host copy): its time
      * is known now. */
     if (b->host)
-        return fold_run(t, j, node->last_ns);
+        return (rc = fold_run(t, j, node->last_ns)) ? rc : stale;
     pt__gpu_get(t); /* the queue lives there; without it the job is dropped */
     if (pt__queue_enqueue(t, &j->w, node->last_ns) < 0)
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold: out of memory");
-    return 0;
+    return stale;
 }
 
 int pt_dev_clock_get(const pt_timing *t, pt_dev_clock *out)

@@ -97,11 +97,9 @@ static int conversion(pt_timing *t, const pt_dev_records *b, const long long *d,
     }
     for (int s = 0; d && s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
-        long long c = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
-        long long g = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
-        if (rec[PT_DEV_S_DONE] == 1 && c > 0 && g > 0) {
-            clk += (double)c;
-            gt += (double)g;
+        if (pt__slot_ok(rec, b->nphases, b->trace_cap, pt__count_limit(b->nslots)) > 0) {
+            clk += (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]);
+            gt += (double)(rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0]);
         }
     }
     if (pt__gpu_once(t, PT__ONCE_UNCALIBRATED))
@@ -148,19 +146,23 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     double conc = 1, sum = 0, scale = 1, rest;
     pt_dev_clock *dc = &t->dev_clock;
 
-    /* A mark records phases below both the buffer's count and the
-     * kernel's PT_DEV_MAX_PHASES (16 unless the kernel defines it, which
-     * the host cannot see): the message gives the limit a mark met. */
-    if (bad_phase > 0 || bad_slot > 0) {
-        char why[160] = "";
-        if (np > PT_DEV_MAX_PHASES)
-            snprintf(why, sizeof why, ", or [0, %d) in a kernel built without PT_DEV_MAX_PHASES "
-                     "defined to at least %d", PT_DEV_MAX_PHASES, np);
+    /* A mark records a phase below both the buffer's count and the
+     * kernel's own, which the host cannot see (PT_DEV_PHASES where the
+     * mark stands: a ptgen list's count, else PT_DEV_MAX_PHASES, 16
+     * unless defined): the message names both limits. */
+    if (bad_phase > 0 || bad_slot > 0)
         rc = pt__fail(t, PT_ERANGE,
-                      "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range [0, %d)%s, "
-                      "and %lld blocks with a slot index out of range [0, %d); their time is "
-                      "unattributed", title, bad_phase, np, why, bad_slot, b->nslots);
-    }
+                      "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range: below "
+                      "the buffer's %d phases and below the kernel's PT_DEV_PHASES (its ptgen "
+                      "list's count, else %d) is recorded; and %lld blocks with a slot index out "
+                      "of range [0, %d); their time is unattributed",
+                      title, bad_phase, np, PT_DEV_MAX_PHASES, bad_slot, b->nslots);
+    if (r[PT__R_IMPLAUSIBLE].i > 0)
+        rc = pt__fail(t, PT_ERANGE,
+                      "pt_dev_fold(\"%s\"): %lld block records hold what no kernel writes (a "
+                      "clock going back, a negative or overflowing count, more events than the "
+                      "trace holds, or phases longer than their block): left out, and their "
+                      "time unattributed", title, r[PT__R_IMPLAUSIBLE].i);
     if (b->mode == PT_DEV_MODE_TRACE && r[PT__R_UNTRACED].i > 0) {
         /* The kernel stored no events at all: built without trace stores. */
         long long untraced = r[PT__R_UNTRACED].i;
@@ -323,7 +325,7 @@ static void keep_heat(pt_section *node, const pt_dev_records *b, const long long
         for (int s = lo; s < hi; s++) {
             const long long *rec = d + PT_DEV_HDR + s * sw;
             double rate;
-            if (rec[PT_DEV_S_DONE] != 1)
+            if (pt__slot_ok(rec, np, b->trace_cap, pt__count_limit(b->nslots)) <= 0)
                 continue;
             done++;
             pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
@@ -349,7 +351,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
 {
     pt_dev_records *b = j->buf;
     const char *title = j->node->name;
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
     int nsm = 0, rc;
     pt__rword *r;
     conv cv;
@@ -358,7 +360,8 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     for (int s = 0; s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
         long long smid = rec[PT_DEV_S_SMID];
-        if (rec[PT_DEV_S_DONE] == 1 && smid >= nsm && smid < PT__SM_LIMIT)
+        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0 && smid >= nsm &&
+            smid < PT__SM_LIMIT)
             nsm = (int)smid + 1;
     }
     r = calloc((size_t)PT__R_WORDS(b->nphases, nsm), sizeof *r);
@@ -370,7 +373,8 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
      * takes the launch's pooled rate. */
     for (int s = 0; s < b->nslots; s++)
         pt__red_slot(r, d + PT_DEV_HDR + s * sw, b->nphases, nsm,
-                     cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, cv.mark_cycles);
+                     cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, cv.mark_cycles,
+                     b->trace_cap, lim);
     rc = finish(t, j, r, nsm, L, &cv);
     free(r);
     keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
@@ -394,6 +398,10 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
      * may still be folded from good ones. */
     if ((rc = header_ok(t, j->buf, j->data, title)) != 0) {
         j->node->folded = 0;
+        /* Nothing was taken from these records: folding them again (once
+         * the kernel has written them) is no refold. */
+        if (j->buf->fold_gen == j->gen)
+            j->buf->fold_gen = -1;
         return rc;
     }
     /* The launch's occurrence is recorded (the queue records it before

@@ -16,6 +16,7 @@ typedef struct pt__fold_src {
     double tick_ns, ns_per_cycle; /* the calibration the reduction used */
     double mark_cycles;       /* and the mark's cost it took out */
     int calibrated;
+    long gen;                 /* buf->reset_gen when the fold was asked for */
 } pt__fold_src;
 
 /* Folds src into its launch, whose occurrence lasted launch_ns. Returns 0

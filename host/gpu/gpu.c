@@ -24,10 +24,11 @@ pt__gpu *pt__gpu_get(pt_timing *t)
     pt__gpu *g = pt__gpu_of(t);
 
     if (!g) {
+        /* The runtime is loaded when a GPU call needs it (pt__gpu_api,
+         * pt__gpu_device), not for host-mode buffers. */
         g = calloc(1, sizeof *g);
         if (!g)
             return NULL;
-        g->cu = pt__cuda();
         g->free_head = -1;
         pt__ext_attach(t, PT__EXT_GPU, &ops, g);
     }
@@ -37,6 +38,8 @@ pt__gpu *pt__gpu_get(pt_timing *t)
 const pt__cuda_api *pt__gpu_api(pt_timing *t)
 {
     pt__gpu *g = pt__gpu_get(t);
+    if (g && !g->cu)
+        g->cu = pt__cuda();
     return g ? g->cu : pt__cuda();
 }
 
@@ -51,7 +54,7 @@ int pt__gpu_device(pt_timing *t)
         return 0;
     if (g->dev_state)
         return g->dev_state > 0;
-    cu = g->cu;
+    cu = pt__gpu_api(t);
     g->dev_state = -1;
     if (cu->unavailable) {
         snprintf(g->dev_why, sizeof g->dev_why, "no CUDA runtime: %s", cu->unavailable);

@@ -165,7 +165,9 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
         return NULL;
     }
     b->t = t;
-    b->cu = pt__gpu_api(t);
+    b->fold_gen = -1;
+    /* Host-mode records need no CUDA runtime: none is loaded for them. */
+    b->cu = (flags & PT_DEV_HOST) ? NULL : pt__gpu_api(t);
     b->nslots = nslots;
     b->trace_cap = trace_cap;
     b->mode = (flags & PT_DEV_TRACE) ? PT_DEV_MODE_TRACE : PT_DEV_MODE_AGGREGATE;
@@ -232,7 +234,8 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
         }
     }
     /* Calibrate now, once per device per process, rather than inside a
-     * fold the user is timing. */
+     * fold the user is timing. A device buffer that fell back to host
+     * memory keeps its runtime (the host calibration uses none). */
     pt__calib_get(b->cu, b->device, &cal);
     b->dep.detach = detach;
     if (pt__gpu_link(t, &b->dep) < 0)
@@ -263,6 +266,7 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
         return 0;
     slot_bytes = (size_t)(b->words - PT_DEV_HDR) * sizeof(long long);
     b->stream = stream;
+    b->reset_gen++;
     if (b->host) {
         /* Folds waiting for a launch read their own copy, so the records
          * may be cleared under them. */

@@ -37,6 +37,8 @@ struct pt_dev_records {
     pt_stream stream;         /* of the last pt_dev_reset() */
     pt__stage stage[PT__STAGE_MAX];
     int pending;              /* fold jobs not yet resolved */
+    long reset_gen;           /* pt_dev_reset calls so far */
+    long fold_gen;            /* reset_gen of the last fold taken, or -1 */
     pt_timing *fold_t;        /* the timing those jobs wait on */
     void *red_dev;            /* device scratch for the reduction's result */
     size_t red_bytes;

@@ -203,9 +203,11 @@ static size_t collect(const pt__trace *tr, blk *v)
         const pt__tfold *f = &tr->folds[i];
         long long gt_min = 0, launch = llround(f->launch_us * 1e3);
         int any = 0;
+        long long lim = pt__count_limit(f->nslots);
         for (int s = 0; s < f->kept; s++) {
             const long long *rec = record(f, s);
-            if (rec[PT_DEV_S_DONE] == 1 && (!any || rec[PT_DEV_S_GT0] < gt_min)) {
+            if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) > 0 &&
+                (!any || rec[PT_DEV_S_GT0] < gt_min)) {
                 gt_min = rec[PT_DEV_S_GT0];
                 any = 1;
             }
@@ -216,7 +218,7 @@ static size_t collect(const pt__trace *tr, blk *v)
             long long gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
             double rate;
             blk *b = &v[n];
-            if (rec[PT_DEV_S_DONE] != 1)
+            if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0)
                 continue;
             pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
             b->t0 = launch + (rec[PT_DEV_S_GT0] - gt_min);

@@ -325,7 +325,8 @@ Test(gpu, bad_slots_and_phases_are_counted_and_written_nowhere)
     pt_sync(t);
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1, "%s", pt_last_error(t));
     char want[128];
-    snprintf(want, sizeof want, "%d marks with a phase index out of range [0, %d)", blocks - 1, np);
+    snprintf(want, sizeof want, "%d marks with a phase index out of range: below the buffer's %d "
+             "phases", blocks - 1, np);
     cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
     snprintf(want, sizeof want, "1 blocks with a slot index out of range [0, %d)", blocks);
     cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
@@ -456,7 +457,7 @@ Test(gpu, the_device_reduction_agrees_with_the_host_fold)
         host[i].i = rec[i];
     for (int k = 0; k < blocks; k++)
         pt__red_slot(host, rec + PT_DEV_HDR + k * PT_DEV_SLOT_WORDS(np, 0), np, nsm, cal.tick_ns,
-                     1.0 / cal.cycles_per_ns, cal.mark_cycles);
+                     1.0 / cal.cycles_per_ns, cal.mark_cycles, 0, pt__count_limit(blocks));
     int doubles = 0;
     for (size_t w = 0; w < rwords; w++) {
         int is_double = w == PT__R_SPAN_SUM;
