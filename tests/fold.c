@@ -968,3 +968,30 @@ Test(fold, records_folded_again_without_a_reset_are_said)
     cr_assert_eq(st.blocks, 2 + 2 + 1, "the stale slot folded (said), then the reset launch's one");
     pt_dev_records_free(b);
 }
+
+Test(fold, without_a_device_the_fold_says_no_kernel_ran_once)
+{
+    /* Records asked for on the device fall back to host memory when there
+     * is none; a fold of them, unwritten, says why once and claims no
+     * conversion. */
+    fake.device_count = 0;
+    gpu_timing();
+    pt_dev_records *b = pt_dev_records_create(t, 64, 2, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    for (int i = 0; i < 3; i++) {
+        pt_dev_reset(b, NULL);
+        pt_start_gpu(t, "step", NULL);
+        pt_stop_gpu(t, "step", NULL);
+        cr_assert_eq(fold(b, "step"), PT_ENODEV, "fold %d: %s", i, pt_last_error(t));
+    }
+    cr_assert(strstr(pt_last_error(t), "no kernel ran (no CUDA device)"), "%s", pt_last_error(t));
+    cr_assert_null(strstr(pt_last_error(t), "slots finished"), "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count_of(t, PT_ENODEV), 1, "said once");
+    test_text txt = { 0 };
+    cr_assert_eq(pt_log_fn(t, test_text_line, &txt), 0);
+    char *r = txt.s;
+    cr_assert(strstr(r, "3 folds, no block record finished, so no cycle was converted"), "%s", r);
+    cr_assert_null(strstr(r, "taken out of every phase"), "%s", r);
+    free(r);
+    pt_dev_records_free(b);
+}

@@ -268,7 +268,14 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     dc->folds++;
     dc->slots_skipped += r[PT__R_UNDONE].i;
 
-    if (done == 0)
+    /* Without a device no kernel wrote these records: that is the reason,
+     * said once per timing (every later such fold returns PT_ENODEV). */
+    if (done == 0 && b->fallback && r[PT__R_IMPLAUSIBLE].i == 0)
+        rc = pt__gpu_once(t, PT__ONCE_NO_KERNEL)
+             ? pt__fail(t, PT_ENODEV, "pt_dev_fold(\"%s\"): no kernel ran (%s), so no record was "
+                        "written; the launch is unattributed", title, pt__gpu_why(t))
+             : PT_ENODEV;
+    else if (done == 0)
         rc = pt__fail(t, PT_ESTATE,
                       "pt_dev_fold(\"%s\"): none of the %d slots finished (was the buffer passed "
                       "to the kernel, and reset before it?); the launch is unattributed",

@@ -23,7 +23,8 @@ enum {
     PT__ONCE_UNCALIBRATED = 1u << 0, /* a fold without the device's calibration */
     PT__ONCE_REDUCE = 1u << 1,       /* a fold without the device reduction */
     PT__ONCE_EVENTS = 1u << 2,       /* GPU sections timed by the CPU clock */
-    PT__ONCE_BUFFERS = 1u << 3       /* record buffers made in host memory */
+    PT__ONCE_BUFFERS = 1u << 3,      /* record buffers made in host memory */
+    PT__ONCE_NO_KERNEL = 1u << 4     /* a fold of such a buffer that no kernel wrote */
 };
 PT__HIDDEN int pt__gpu_once(pt_timing *t, unsigned what);
 /* d is told (d->detach) when t is destroyed. 0, or PT_ENOMEM when t has no

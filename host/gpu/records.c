@@ -188,7 +188,7 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
         /* No device: no kernel can run, so host memory harms nothing and
          * keeps host-mode code (and the fold) working. */
         pt__gpu_note_host_fallback(t, NULL);
-        b->host = 1;
+        b->host = b->fallback = 1;
         b->flags |= PT_DEV_HOST;
     }
 

@@ -33,6 +33,7 @@ struct pt_dev_records {
     long long words;          /* PT_DEV_BUF_WORDS */
     long long *data;          /* device memory, or host memory when host */
     int host;                 /* records in host memory */
+    int fallback;             /* there because no device could hold them */
     int device;               /* CUDA ordinal, -1 for host memory */
     pt_stream stream;         /* of the last pt_dev_reset() */
     pt__stage stage[PT__STAGE_MAX];

@@ -120,23 +120,30 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
         pt__line_clean(k, c->device_name[0] ? c->device_name : "unknown device");
         if (c->device >= 0)
             pt__line_printf(k, " (device %d)", c->device);
-        if (c->calibrated)
-            pt__line_printf(k, ", %s %.3f GHz calibrated, globaltimer tick %.0f ns; "
-                   "%lld block%s timed by their own measured rate, %lld by the calibrated rate",
-                clk, c->cycles_per_ns, c->tick_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s",
-                c->blocks_cal);
-        else
-            pt__line_printf(k, ", %s %.3f GHz: launch-average rate, calibration unavailable; "
-                   "%lld block%s timed by their own measured rate",
-                clk, c->cycles_per_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s");
-        pt__line_printf(k, "; %lld fold%s, %lld slot%s skipped (no END)", c->folds, c->folds == 1 ? "" : "s",
-            c->slots_skipped, c->slots_skipped == 1 ? "" : "s");
-        if (c->mark_cycles > 0 && c->cycles_per_ns > 0)
-            pt__line_printf(k, "; a mark costs %.1f cycles (%.2f ns), measured, taken out of "
-                               "every phase", c->mark_cycles, c->mark_cycles / c->cycles_per_ns);
-        else
-            pt__line_str(k, "; a mark's cost not measured, nothing taken out of the phases");
-        pt__line_emit(k);
+        if (c->blocks_own + c->blocks_cal == 0) {
+            /* Nothing was converted: no rate or mark cost to claim. */
+            pt__line_printf(k, "; %lld fold%s, no block record finished, so no cycle was "
+                               "converted", c->folds, c->folds == 1 ? "" : "s");
+            pt__line_emit(k);
+        } else {
+            if (c->calibrated)
+                pt__line_printf(k, ", %s %.3f GHz calibrated, globaltimer tick %.0f ns; "
+                       "%lld block%s timed by their own measured rate, %lld by the calibrated rate",
+                    clk, c->cycles_per_ns, c->tick_ns, c->blocks_own,
+                    c->blocks_own == 1 ? "" : "s", c->blocks_cal);
+            else
+                pt__line_printf(k, ", %s %.3f GHz: launch-average rate, calibration unavailable; "
+                       "%lld block%s timed by their own measured rate",
+                    clk, c->cycles_per_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s");
+            pt__line_printf(k, "; %lld fold%s, %lld slot%s skipped (no END)", c->folds,
+                c->folds == 1 ? "" : "s", c->slots_skipped, c->slots_skipped == 1 ? "" : "s");
+            if (c->mark_cycles > 0 && c->cycles_per_ns > 0)
+                pt__line_printf(k, "; a mark costs %.1f cycles (%.2f ns), measured, taken out of "
+                                   "every phase", c->mark_cycles, c->mark_cycles / c->cycles_per_ns);
+            else
+                pt__line_str(k, "; a mark's cost not measured, nothing taken out of the phases");
+            pt__line_emit(k);
+        }
     }
     if (t->peak_src == PT__PEAKS_USER || t->peak_src == PT__PEAKS_DEVICE) {
         pt__line_printf(k, "  peaks: %.1f GB/s, %.1f GFLOP/s (%s); ridge point %.3g FLOP/B",
