@@ -3,8 +3,8 @@
  * One function, pt__red_slot(), turns a slot's cycles into nanoseconds and
  * adds them into a summary: per phase the sum, minimum and maximum over
  * blocks and the hits; for the launch the blocks done, the earliest start,
- * the latest end, the sum and longest of the block spans; and per SM per
- * phase the sums. The host fold (host/gpu/fold.c) runs it over the records it
+ * the latest end, the sum and longest of the block spans; per SM per
+ * phase the sums; and per phase a histogram of the per-block times. The host fold (host/gpu/fold.c) runs it over the records it
  * copied back; the on-device reduction (device/reduce.cu) runs the same
  * function with one thread per slot, where the additions are atomics. So
  * both paths convert cycles into time with the same code, and the host
@@ -34,6 +34,8 @@
 #define PT_FOLD_MATH_H
 
 #include <pt/pt_dev_buf.h>
+
+#include "core/hist.h" /* the per-block time histogram */
 
 #if defined(__CUDACC__)
 #  define PT__HD static __host__ __device__ __forceinline__
@@ -79,9 +81,15 @@ enum {
 #define PT__R_OVH(p) (PT__R_SUM(p) + 4)           /* double: the marks' cost taken out (ns) */
 /* Per SM s and phase p (double, ns): */
 #define PT__R_SM(nphases, s, p) (PT__R_PHASES + PT__R_PER_PHASE * (nphases) + (s) * (nphases) + (p))
+/* Per phase p, the histogram of its per-block times: PT__HIST_BINS
+ * counts (core/hist.h), after the SM columns. */
+#define PT__R_HIST(nphases, nsm, p) \
+    (PT__R_SM(nphases, nsm, 0) + (long long)(p) * PT__HIST_BINS)
 /* Words in a summary of nphases phases and nsm SM columns. */
 #define PT__R_WORDS(nphases, nsm) ((long long)PT__R_PHASES + (long long)PT__R_PER_PHASE * (nphases) + \
-                                   (long long)(nsm) * (nphases))
+                                   (long long)(nsm) * (nphases) + \
+                                   (long long)(nphases) * PT__HIST_BINS)
+
 
 PT__HD unsigned long long pt__dbits(double v)
 {
@@ -247,6 +255,7 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
             PT__R_ADDI(r[PT__R_HITS(p)], hits);
         if (smid >= 0 && smid < nsm)
             PT__R_ADDD(r[PT__R_SM(nphases, smid, p)], ns);
+        PT__R_ADDI(r[PT__R_HIST(nphases, nsm, p) + pt__hist_bin(ns)], 1);
     }
 }
 

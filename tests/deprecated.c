@@ -116,7 +116,7 @@ Test(deprecated, old_record_calls_make_and_free_the_same_records)
     cr_assert_eq(arg.nslots, 4, "pt_dev_buffer_create made 4 slots");
     cr_assert_eq(arg.nphases, 2);
     cr_assert_eq(arg.data[PT_DEV_H_MAGIC], PT_DEV_MAGIC, "the same header as pt_dev_records_create");
-    cr_assert_null(pt_dev_buffer_create(t, 0, 2, names, PT_DEV_HOST, 0), "0 slots refused");
+    cr_assert_null(pt_dev_buffer_create(t, -1, 2, names, PT_DEV_HOST, 0), "-1 slots refused");
     pt_dev_buffer_free(b);
     pt_dev_buffer_free(NULL);
 }

@@ -183,7 +183,8 @@ static const char *const csv_columns[] = {
     "mean_ms", "stddev_ms", "min_ms", "max_ms", "pct_parent", "pct_total", "read_bytes",
     "written_bytes", "flops", "read_gbs", "write_gbs", "gflops", "h2d_bytes", "d2h_bytes",
     "d2d_bytes", "h2d_gbs", "d2h_gbs", "d2d_gbs", "blocks", "hits", "block_mean_ms",
-    "block_min_ms", "block_max_ms", "imbalance", "ai", "pct_peak_bw", "pct_peak_flops", "bound",
+    "block_min_ms", "block_max_ms", "imbalance", "block_p50_ms", "block_p90_ms", "block_p99_ms",
+    "ai", "pct_peak_bw", "pct_peak_flops", "bound",
     "mem_high_water", "overhead_ms", "too_short", "cpu_clock", "ranks", "rank_min_ms",
     "rank_mean_ms", "rank_max_ms", "rank_slowest", "sms", "sm_busiest", "sm_mean_ms",
     "sm_min_ms", "sm_max_ms", "sm_imbalance", "sm_ms", "id", "parent"
@@ -198,7 +199,7 @@ static double figure(const pt_section_stats *s, const char *name)
         F(total_ms), F(self_ms), F(first_ms), F(mean_ms), F(stddev_ms), F(min_ms), F(max_ms),
         F(pct_parent), F(pct_total), F(read_bytes), F(written_bytes), F(flops), F(read_gbs),
         F(write_gbs), F(gflops), F(hits), F(block_mean_ms), F(block_min_ms), F(block_max_ms),
-        F(imbalance), F(ai), F(pct_peak_bw), F(pct_peak_flops), F(mem_high_water),
+        F(imbalance), F(block_p50_ms), F(block_p90_ms), F(block_p99_ms), F(ai), F(pct_peak_bw), F(pct_peak_flops), F(mem_high_water),
         F(overhead_ms), F(rank_min_ms), F(rank_mean_ms), F(rank_max_ms),
         F(sm_mean_ms), F(sm_min_ms), F(sm_max_ms), F(sm_imbalance),
 #undef F

@@ -166,6 +166,12 @@ Test(fold, per_block_mean_min_max_and_imbalance)
     cr_assert_float_eq(p0.imbalance, 2.0, EPS, "max/mean %g", p0.imbalance);
     cr_assert_float_eq(p1.block_min_ms, 4.0, EPS);
     cr_assert_float_eq(p1.block_max_ms, 9.0, EPS);
+    /* Percentiles from the histogram: the 2nd of 4 (2 ms) and the 4th
+     * (6 ms, the maximum), each within a bin's 3.2%. */
+    cr_assert_float_eq(p0.block_p50_ms, 2.0, 2.0 * 0.032, "p50 %g", p0.block_p50_ms);
+    cr_assert_float_eq(p0.block_p90_ms, 6.0, 6.0 * 0.032, "p90 %g", p0.block_p90_ms);
+    cr_assert_leq(p0.block_p99_ms, p0.block_max_ms, "within the exact maximum");
+    cr_assert_geq(p1.block_p50_ms, p1.block_min_ms);
     pt_dev_records_free(b);
 }
 

@@ -383,7 +383,7 @@ Test(pack, each_field_checked)
         const char *says;
     } bytes[] = {
         { 0, 'X', "PTPK" },        /* magic */
-        { 4, 3, "version" },       /* a later format */
+        { 4, 4, "version" },       /* a later format */
         { 4, 0, "version" },       /* no format */
         { 8, 2, "end inside" },    /* two sections announced, one there */
         { 8, 0, "bytes after" },   /* none announced, one there */
@@ -431,12 +431,18 @@ Test(pack, per_sm_count_beyond_the_bytes)
     s = (pt_section *)pt_find(a, "p");
     s->phase = calloc(1, sizeof *s->phase);
     pack_ok(a, (void **)&buf, &len);
-    /* The per-SM count is the last field: 0 here, made 1 and then huge. */
-    put32(buf + len - 4, 1);
+    /* The per-SM count is the last field but the histogram's: 0 here,
+     * made 1 and then huge. */
+    put32(buf + len - 8, 1);
     refused(b, buf, len, "one per-SM figure announced, none there");
-    put32(buf + len - 4, 0x7fffffffu);
+    put32(buf + len - 8, 0x7fffffffu);
     refused(b, buf, len, "a huge per-SM count");
     cr_assert(strstr(pt_last_error(b), "per-SM"), "%s", pt_last_error(b));
+    put32(buf + len - 8, 0);
+    /* The histogram's bin count, the last field: more than there are. */
+    put32(buf + len - 4, 577);
+    refused(b, buf, len, "more bins than the histogram has");
+    cr_assert(strstr(pt_last_error(b), "histogram bins"), "%s", pt_last_error(b));
     free(buf);
     pt_destroy(a);
     pt_destroy(b);
@@ -643,33 +649,67 @@ Test(pack, fuzz_seeds_are_packed_trees)
     }
 }
 
-/* Version 1 bytes (tests/fuzz/corpus/pack/nested_v1, written before the
- * CPU-clock counts and the marks' cost were packed) still read: as the
- * same tree with none of those, which packs as today's "nested" seed. */
-Test(pack, version_1_reads_without_the_later_figures)
+/* Bytes of earlier versions (tests/fuzz/corpus/pack/nested_v1, before
+ * the CPU-clock counts and the marks' cost were packed; nested_v2, before
+ * the block histogram) still read: as the same tree with none of those,
+ * which packs as today's "nested" seed. */
+Test(pack, earlier_versions_read_without_the_later_figures)
 {
-    char *v1 = NULL, *v2 = NULL;
-    size_t n1 = 0, n2 = 0, nagain;
-    void *again;
-    pt_timing *t = pt_create("v1", PT_CPU);
-    FILE *f = fopen("tests/fuzz/corpus/pack/nested_v1", "rb"), *g;
+    static const char *const old[] = { "nested_v1", "nested_v2" };
+    size_t n2, nagain;
+    char *v2 = malloc(1 << 16), *v = malloc(1 << 16);
+    FILE *g = fopen("tests/fuzz/corpus/pack/nested", "rb");
 
-    cr_assert_not_null(f, "the version 1 seed (the suite runs from the repository's root)");
-    g = fopen("tests/fuzz/corpus/pack/nested", "rb");
-    cr_assert_not_null(g);
-    v1 = malloc(1 << 16);
-    v2 = malloc(1 << 16);
-    n1 = fread(v1, 1, 1 << 16, f);
+    cr_assert_not_null(g, "the seeds (the suite runs from the repository's root)");
     n2 = fread(v2, 1, 1 << 16, g);
-    fclose(f);
     fclose(g);
-    cr_assert_eq(v1[4], 1, "a version 1 file");
-    cr_assert_eq(pt_unpack_merge(t, v1, n1), 0, "%s", pt_last_error(t));
-    pack_ok(t, &again, &nagain);
-    cr_assert(nagain == n2 && memcmp(again, v2, n2) == 0,
-              "read as version 2 with the later figures 0: %zu bytes against %zu", nagain, n2);
-    free(again);
-    free(v1);
+    for (int i = 0; i < 2; i++) {
+        char path[128];
+        void *again;
+        pt_timing *t = pt_create("old", PT_CPU);
+        snprintf(path, sizeof path, "tests/fuzz/corpus/pack/%s", old[i]);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        size_t n = fread(v, 1, 1 << 16, f);
+        fclose(f);
+        cr_assert_eq(v[4], i + 1, "a version %d file", i + 1);
+        cr_assert_eq(pt_unpack_merge(t, v, n), 0, "%s: %s", path, pt_last_error(t));
+        pack_ok(t, &again, &nagain);
+        cr_assert(nagain == n2 && memcmp(again, v2, n2) == 0,
+                  "%s read with the later figures 0: %zu bytes against %zu", path, nagain, n2);
+        free(again);
+        pt_destroy(t);
+    }
+    free(v);
     free(v2);
-    pt_destroy(t);
+}
+
+Test(pack, the_block_histogram_travels_and_adds_up)
+{
+    pt_timing *a = pt_create("a", PT_CPU), *b = pt_create("b", PT_CPU);
+    pt_section_stats st;
+    void *buf;
+    size_t len;
+    FILE *f = fopen("tests/fuzz/corpus/pack/metrics", "rb");
+    unsigned char *seed = malloc(1 << 16);
+
+    cr_assert_not_null(f);
+    len = fread(seed, 1, 1 << 16, f);
+    fclose(f);
+    cr_assert_eq(pt_unpack_merge(a, seed, len), 0, "%s", pt_last_error(a));
+    cr_assert_eq(pt_unpack_merge(a, seed, len), 0, "%s", pt_last_error(a));
+    pt_section_get(a, pt_find(a, "solve/step/launch/angular"), &st);
+    cr_assert_eq(st.blocks, 256);
+    /* 16 + 200 + 40 of 256: p50 in the 150 us bin, p90 (the 231st) in the 400 us one. */
+    cr_assert_float_eq(st.block_p50_ms, 0.150, 0.150 * 0.032, "%g", st.block_p50_ms);
+    cr_assert_float_eq(st.block_p90_ms, 0.400, 0.400 * 0.032, "%g", st.block_p90_ms);
+    pack_ok(a, &buf, &len);
+    cr_assert_eq(pt_unpack_merge(b, buf, len), 0, "%s", pt_last_error(b));
+    pt_section_stats sb;
+    pt_section_get(b, pt_find(b, "solve/step/launch/angular"), &sb);
+    cr_assert_eq(sb.block_p99_ms, st.block_p99_ms, "the same histogram after a pack");
+    free(buf);
+    free(seed);
+    pt_destroy(a);
+    pt_destroy(b);
 }

@@ -91,7 +91,7 @@ Test(records, bad_arguments_are_refused_and_counted)
     const char *dup[] = { "x", "y", "x" };
     const char *null_name[] = { "x", NULL };
     const char *reserved[] = { "(unattributed)" };
-    cr_assert_null(pt_dev_records_create(t, 0, 2, NULL, PT_DEV_HOST, 0));
+    cr_assert_null(pt_dev_records_create(t, -2, 2, NULL, PT_DEV_HOST, 0));
     cr_assert_null(pt_dev_records_create(t, 4, 0, NULL, PT_DEV_HOST, 0));
     cr_assert_null(pt_dev_records_create(t, -1, 2, NULL, PT_DEV_HOST, 0));
     cr_assert_null(pt_dev_records_create(t, 4, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 0));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "core/hist.h"
 #include "core/model.h"
 
 static test_clock clk;
@@ -780,6 +781,11 @@ static void fake_fold(void)
     ph->phase->block_sum_ns = 8 * MS;   /* mean 2 ms */
     ph->phase->block_min_ns = 1 * MS;
     ph->phase->block_max_ns = 3 * MS;
+    /* Blocks of 1, 2, 2 and 3 ms in the histogram (core/hist.h). */
+    ph->phase->hist = calloc(PT__HIST_BINS, sizeof *ph->phase->hist);
+    ph->phase->hist[pt__hist_bin(1 * MS)] += 1;
+    ph->phase->hist[pt__hist_bin(2 * MS)] += 2;
+    ph->phase->hist[pt__hist_bin(3 * MS)] += 1;
     t->dev_clock.calibrated = 1;
     t->dev_clock.cycles_per_ns = 1.755;
     t->dev_clock.tick_ns = 32;
@@ -802,8 +808,11 @@ Test(report, folded_phases_show_per_block_figures)
     cr_assert_eq(rc, 0, "pt_log: %s", pt_strerror(rc));
     size_t i = index_of(&l, row_of(&l, "angular"));
     cr_assert(strncmp(l.v[i], "  angular ", 10) == 0, "a phase is a child of its launch");
-    EXPECT_STR(l.v[i + 1], "      per block: mean 2.000 ms, min 1.000 ms, max 3.000 ms, "
-                     "imbalance 1.50 (max/mean); 4 blocks, 16 hits", "per-block figures under the phase");
+    /* p50: the 2nd of 4 times, the 2 ms bin's middle (1.999 ms); p90 and
+     * p99: the 4th, the 3 ms bin's middle (2.948 ms). */
+    EXPECT_STR(l.v[i + 1], "      per block: mean 2.000 ms; min 1.000, p50 1.999, p90 2.948, "
+                     "p99 2.948, max 3.000 ms; imbalance 1.50 (max/mean); 4 blocks, 16 hits",
+               "per-block figures under the phase");
     i = index_of(&l, row_of(&l, "(unattributed)"));
     cr_assert(i + 1 == l.n || strstr(l.v[i + 1], "per block") == NULL,
               "no per-block line without blocks");

@@ -194,7 +194,7 @@ Test(roofline, csv_and_json_carry_the_figures)
     f = fopen(path, "r");
     cr_assert_not_null(f, "open csv");
     cr_assert_not_null(fgets(line, sizeof line, f), "header");
-    cr_assert(strstr(line, ",imbalance,ai,pct_peak_bw,pct_peak_flops,bound,mem_high_water,"),
+    cr_assert(strstr(line, ",imbalance,block_p50_ms,block_p90_ms,block_p99_ms,ai,pct_peak_bw,pct_peak_flops,bound,mem_high_water,"),
               "the roofline columns, in order: %s", line);
     /* The five fields ai, pct_peak_bw, pct_peak_flops, bound and
      * mem_high_water, found where the header has them. */

@@ -165,16 +165,22 @@ static char *report(pt_timing *x)
 }
 
 /* The report's "by SM" line of the phase named. */
-static char *sm_line(char *text, const char *phase)
+/* The line under phase's row that starts with what (cut off there). */
+static char *line_under(char *text, const char *phase, const char *what)
 {
     char *p = strstr(text, phase);
     cr_assert_not_null(p, "%s in:\n%s", phase, text);
-    p = strstr(p, "by SM:");
-    cr_assert_not_null(p, "a by SM line under %s:\n%s", phase, text);
+    p = strstr(p, what);
+    cr_assert_not_null(p, "a %s line under %s:\n%s", what, phase, text);
     char *e = strchr(p, '\n');
     if (e)
         *e = '\0';
     return p;
+}
+
+static char *sm_line(char *text, const char *phase)
+{
+    return line_under(text, phase, "by SM:");
 }
 
 Test(sm, the_text_report_names_the_busiest_sms)
@@ -309,7 +315,14 @@ Test(sm, ptreport_reads_them_back)
     cr_assert_eq(ptreport(args), 0);
     live = report(t);
     shown = test_read_file(in_dir("out.txt"));
+    char *live2 = strdup(live), *shown2 = strdup(shown);
     cr_assert_str_eq(sm_line(shown, "phase 0"), sm_line(live, "phase 0"));
+    /* The percentiles come back from the JSON's histogram. */
+    cr_assert_str_eq(line_under(shown2, "phase 0", "per block:"),
+                     line_under(live2, "phase 0", "per block:"));
+    cr_assert(strstr(live2, "p50 "), "%s", live2);
+    free(live2);
+    free(shown2);
     free(live);
     free(shown);
     snprintf(args, sizeof args, "convert '%s' --to csv -o '%s'", in_dir("run.json"),

@@ -11,6 +11,7 @@
 #include "core/merge.h"
 
 #include "core/tree.h"
+#include "core/hist.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -112,6 +113,12 @@ static int merge_phase(pt_section *dst, const pt__phase_ext *src)
     }
     for (int i = 0; i < src->nsm; i++)
         p->sm_ns[i] = sum(p->sm_ns[i], src->sm_ns[i]);
+    if (src->hist) {
+        if (!p->hist && !(p->hist = calloc(PT__HIST_BINS, sizeof *p->hist)))
+            return PT_ENOMEM;
+        for (int k = 0; k < PT__HIST_BINS; k++)
+            p->hist[k] = count_sum(p->hist[k], src->hist[k]);
+    }
     if (src->blocks) {
         if (!p->blocks || src->block_min_ns < p->block_min_ns)
             p->block_min_ns = src->block_min_ns;
@@ -211,11 +218,8 @@ static void clear_node(pt_section *s)
     s->ovh_ns = 0;
     free(s->ranks);
     s->ranks = NULL;
-    if (s->phase) {
-        free(s->phase->sm_ns);
-        free(s->phase);
-        s->phase = NULL;
-    }
+    pt__phase_free(s->phase);
+    s->phase = NULL;
 }
 
 void pt__clear_occurrences(pt_section *s)

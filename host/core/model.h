@@ -37,6 +37,8 @@ typedef struct pt__phase_ext {
     double hits;              /* marks */
     double block_sum_ns;      /* sum of per-block times */
     double block_min_ns, block_max_ns;
+    uint64_t *hist;           /* per-block times, PT__HIST_BINS counts (core/hist.h);
+                                 NULL until a block is folded */
     double *sm_ns;            /* per-SM totals, indexed by %smid; nsm long */
     int nsm;
     int on_host;              /* folded in host mode: sm_ns is by host CPU, not reported */

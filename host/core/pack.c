@@ -2,7 +2,7 @@
  * process's sections reach another's (pt_mpi.h gathers every MPI rank's
  * tree to rank 0 this way).
  *
- * The format, version 2, every integer and double little-endian whatever
+ * The format, version 3, every integer and double little-endian whatever
  * the machine (doubles as their IEEE-754 bits):
  *
  *   "PTPK"  u32 version  u64 sections
@@ -21,9 +21,12 @@
  *                     the CPU clock)  f64 ovh (a phase's marks' cost, ns)
  *     phase figures:  u64 blocks  f64 hits, block_sum, block_min, block_max
  *                     u32 nsm  then nsm f64 per-SM totals
+ *                     version 3: u32 nbins  then nbins (u16 bin, u64 count)
+ *                     pairs, bins rising, counts > 0: the per-block time
+ *                     histogram (core/hist.h) where it is not empty
  *
- * Version 1, the same without bit 1 and the version 2 figures, is still
- * read (as 0 and none of them).
+ * Versions 1 and 2, the same without bit 1 and the version 2 figures, or
+ * without the histogram, are still read (as 0 and none of them).
  *
  * These are the figures pt__merge_tree() pools, so a tree packed on one
  * rank and merged on another adds up exactly as if it had been recorded
@@ -39,12 +42,13 @@
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/tree.h"
+#include "core/hist.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_VERSION 2u
+#define PACK_VERSION 3u
 #define PACK_HEADER 16u
 #define PACK_NFIG 14
 
@@ -122,6 +126,15 @@ static void put_section(wbuf *w, const pt_section *s, uint32_t depth)
     put_u(w, (uint64_t)(p->nsm > 0 && !p->on_host ? p->nsm : 0), 4);
     for (int i = 0; i < p->nsm && !p->on_host; i++)
         put_f(w, p->sm_ns[i]);
+    uint32_t nbins = 0;
+    for (int k = 0; p->hist && k < PT__HIST_BINS; k++)
+        nbins += p->hist[k] > 0;
+    put_u(w, nbins, 4);
+    for (int k = 0; nbins && k < PT__HIST_BINS; k++)
+        if (p->hist[k] > 0) {
+            put_u(w, (uint64_t)k, 2);
+            put_u(w, p->hist[k], 8);
+        }
 }
 
 int pt_pack(pt_timing *t, void **buf, size_t *len)
@@ -242,6 +255,28 @@ static int get_phase(rbuf *r, pt_section *s)
         for (uint64_t i = 0; i < nsm; i++)
             if (get_f(r, &p->sm_ns[i], "per-SM figures") < 0)
                 return PT_EPARSE;
+    }
+    if (r->version >= 3) {
+        uint64_t nbins, bin, count, total = 0;
+        long long prev = -1;
+        if (get_u(r, &nbins, 4, "the block histogram") < 0)
+            return PT_EPARSE;
+        if (nbins > PT__HIST_BINS || nbins > (r->n - r->at) / 10)
+            return fault(r, "more histogram bins than there are, or than bytes left");
+        if (nbins && !(p->hist = calloc(PT__HIST_BINS, sizeof *p->hist)))
+            return PT_ENOMEM;
+        for (uint64_t i = 0; i < nbins; i++) {
+            if (get_u(r, &bin, 2, "the block histogram") < 0 ||
+                get_u(r, &count, 8, "the block histogram") < 0)
+                return PT_EPARSE;
+            if ((long long)bin <= prev || bin >= PT__HIST_BINS || count == 0)
+                return fault(r, "histogram bins out of order, out of range or empty");
+            if (count > p->blocks - total)
+                return fault(r, "more block times in the histogram than blocks");
+            total += count;
+            p->hist[bin] = count;
+            prev = (long long)bin;
+        }
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "core/cost.h"
 #include "core/threads.h"
 #include "core/tree.h"
+#include "core/hist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +118,16 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
                 v[i] = fig(f->sm_ms[i]) * 1e6;
             s->phase->sm_ns = v;
             s->phase->nsm = f->nsm;
+        }
+        if (f->kind == PT__K_PHASE && f->hist && f->nhist > 0) {
+            uint64_t *h = s->phase->hist ? s->phase->hist
+                                         : calloc(PT__HIST_BINS, sizeof *h);
+            if (!h)
+                return NULL;
+            s->phase->hist = h;
+            /* A bin's lower edge is its first time: it falls in the bin. */
+            for (int i = 0; i < f->nhist; i++)
+                h[pt__hist_bin(fig(f->hist[2 * i]))] += (uint64_t)fig(f->hist[2 * i + 1]);
         }
     }
     if (f->open && pt__restore_open(t, s) < 0)

@@ -30,6 +30,8 @@ typedef struct pt__restored {
     long long rank_slowest;
     const double *sm_ms;      /* PT__K_PHASE: its time by %smid, ms; NULL for none */
     int nsm;
+    const double *hist;       /* PT__K_PHASE: nhist (bin's lower edge ns, count) pairs */
+    int nhist;
 } pt__restored;
 
 /* The run-level figures the reports print. */

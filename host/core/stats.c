@@ -9,6 +9,7 @@
 #include "core/timing.h"
 #include "core/trace.h"
 #include "core/tree.h"
+#include "core/hist.h"
 
 #include <float.h>
 #include <math.h>
@@ -31,7 +32,8 @@ const pt__figure pt__figures[] = {
     F64("d2d_gbs", xfer_gbs[2]),
     U64("blocks", blocks), F64("hits", hits), F64("block_mean_ms", block_mean_ms),
     F64("block_min_ms", block_min_ms), F64("block_max_ms", block_max_ms),
-    F64("imbalance", imbalance),
+    F64("imbalance", imbalance), F64("block_p50_ms", block_p50_ms),
+    F64("block_p90_ms", block_p90_ms), F64("block_p99_ms", block_p99_ms),
     LATER("ai", ai), LATER("pct_peak_bw", pct_peak_bw), LATER("pct_peak_flops", pct_peak_flops),
     { "bound", PT__FIG_BOUND, offsetof(pt_section_stats, bound), 1 },
     LATER("mem_high_water", mem_high_water),
@@ -171,6 +173,40 @@ static void rank_figures(const pt_section *s, pt_section_stats *o)
 
 /* Over the SMs the phase's blocks spent time on: how many, the busiest,
  * the mean, least and most. */
+/* The q-quantile of a phase's per-block times (ns): the middle of the
+ * histogram bin holding the ceil(q * n)-th time, kept within the exact
+ * minimum and maximum. 0 without a histogram. O(bins). */
+static double block_quantile(const pt__phase_ext *p, double q)
+{
+    uint64_t n = 0, at, seen = 0;
+    double lo, hi, v;
+
+    if (!p->hist)
+        return 0;
+    for (int k = 0; k < PT__HIST_BINS; k++)
+        n += p->hist[k];
+    if (n == 0)
+        return 0;
+    at = (uint64_t)ceil(q * (double)n);
+    if (at < 1)
+        at = 1;
+    for (int k = 0; k < PT__HIST_BINS; k++) {
+        seen += p->hist[k];
+        if (seen >= at) {
+            pt__hist_edges(k, &lo, &hi);
+            v = sqrt(lo * hi);
+            if (k == 0)
+                v = p->block_min_ns; /* below 1 ns */
+            if (v < p->block_min_ns)
+                v = p->block_min_ns;
+            if (v > p->block_max_ns)
+                v = p->block_max_ns;
+            return v;
+        }
+    }
+    return p->block_max_ns;
+}
+
 static void sm_figures(const pt__phase_ext *p, pt_section_stats *o)
 {
     double sum = 0;
@@ -255,6 +291,9 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
             o->block_min_ms = p->block_min_ns / 1e6;
             o->block_max_ms = p->block_max_ns / 1e6;
             o->imbalance = pt__ratio(o->block_max_ms, o->block_mean_ms);
+            o->block_p50_ms = block_quantile(p, 0.50) / 1e6;
+            o->block_p90_ms = block_quantile(p, 0.90) / 1e6;
+            o->block_p99_ms = block_quantile(p, 0.99) / 1e6;
         }
         sm_figures(p, o);
     }

@@ -232,11 +232,18 @@ const pt_section *pt__child_of(const pt_section *parent, const pt_section *like)
 
 /* ---- freeing ----------------------------------------------------- */
 
+void pt__phase_free(pt__phase_ext *p)
+{
+    if (p) {
+        free(p->sm_ns);
+        free(p->hist);
+        free(p);
+    }
+}
+
 static void free_node(pt_section *s)
 {
-    if (s->phase)
-        free(s->phase->sm_ns);
-    free(s->phase);
+    pt__phase_free(s->phase);
     free(s->heat);
     free(s->ranks);
     free(s->tab);

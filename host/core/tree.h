@@ -9,6 +9,8 @@
 
 /* parent's child of that title, created if missing, in the tree r records
  * into (its creation order and section count are r's); NULL without memory. */
+/* Frees a phase's figures (NULL is a no-op). */
+PT__HIDDEN void pt__phase_free(pt__phase_ext *p);
 PT__HIDDEN pt_section *pt__child_in(pt__thr *r, pt_section *parent, const char *title);
 /* The same in t->root's tree (the creating thread's). */
 PT__HIDDEN pt_section *pt__child(pt_timing *t, pt_section *parent, const char *title);

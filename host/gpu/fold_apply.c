@@ -244,6 +244,9 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                 x->block_max_ns = mx;
             x->blocks += (uint64_t)done;
             x->block_sum_ns += r[PT__R_SUM(p)].d;
+            if (x->hist || (x->hist = calloc(PT__HIST_BINS, sizeof *x->hist)) != NULL)
+                for (int k = 0; k < PT__HIST_BINS; k++)
+                    x->hist[k] += r[PT__R_HIST(np, nsm, p) + k].u;
         }
         if (sm_top && grow_sm(x, sm_top) == 0)
             for (int s = 0; s < sm_top; s++)

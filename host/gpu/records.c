@@ -111,23 +111,93 @@ static void detach(pt__gpu_dep *d, pt_timing *t)
         b->fold_t = NULL;
 }
 
+/* Allocates b's memory for nslots records of its shape, zeroed, with the
+ * buffer header written, and puts it in place of what b had (freed once
+ * the new memory is there: a failure leaves b as it was). Returns 0 or
+ * the error counted, described as `who`'s. */
+static int place(pt_timing *t, pt_dev_records *b, int nslots, const char *who)
+{
+    long long hdr[PT_DEV_HDR] = { 0 };
+    long long slot_words = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+    long long words;
+    size_t bytes;
+    void *p = NULL;
+
+    if (nslots > 0 && (slot_words > (LLONG_MAX / 8 - PT_DEV_HDR) / nslots ||
+                       (unsigned long long)PT_DEV_BUF_WORDS(nslots, b->nphases, b->trace_cap) >
+                           SIZE_MAX / 8))
+        return pt__fail(t, PT_ERANGE, "%s: %d slots of %lld words is too large", who, nslots,
+                        slot_words);
+    words = PT_DEV_BUF_WORDS(nslots, b->nphases, b->trace_cap);
+    bytes = (size_t)words * sizeof(long long);
+    hdr[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
+    hdr[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
+    hdr[PT_DEV_H_NSLOTS] = nslots;
+    hdr[PT_DEV_H_NPHASES] = b->nphases;
+    hdr[PT_DEV_H_TRACE_CAP] = b->trace_cap;
+    hdr[PT_DEV_H_MODE] = b->mode;
+
+    if (b->host) {
+        p = calloc((size_t)words, sizeof(long long));
+        if (!p)
+            return pt__fail(t, PT_ENOMEM, "%s: %zu bytes of host memory", who, bytes);
+        memcpy(p, hdr, sizeof hdr);
+        free(b->data);
+    } else {
+        const pt__cuda_api *cu = b->cu;
+        pt__cuerr e = cu->GetDevice(&b->device);
+        const char *what = "cudaGetDevice";
+        if (!e) {
+            what = "cudaMalloc";
+            e = cu->Malloc(&p, bytes);
+        }
+        if (!e) {
+            what = "cudaMemsetAsync";
+            e = cu->MemsetAsync(p, 0, bytes, NULL);
+        }
+        if (!e) {
+            /* From pageable memory: the call returns once hdr is staged. */
+            what = "cudaMemcpyAsync";
+            e = cu->MemcpyAsync(p, hdr, sizeof hdr, PT__CU_MEMCPY_H2D, NULL);
+        }
+        if (!e) {
+            /* The legacy default stream does not order work on the user's
+             * non-blocking streams: wait here (not a hot path) so a reset
+             * and launch right after can never be overtaken. */
+            what = "cudaStreamSynchronize";
+            e = cu->StreamSynchronize(NULL);
+        }
+        if (e) {
+            int rc = pt__fail(t, PT_ECUDA, "%s(%d slots, %zu bytes): %s: %s", who, nslots, bytes,
+                              what, pt__cuda_errstr(cu, e));
+            if (p)
+                cu->Free(p);
+            return rc;
+        }
+        if (b->data)
+            cu->Free(b->data);
+    }
+    b->data = p;
+    b->nslots = b->cap_slots = nslots;
+    b->words = words;
+    return 0;
+}
+
 pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
                                     const char *const *names, unsigned flags, int trace_cap)
 {
-    long long hdr[PT_DEV_HDR] = { 0 }, slot_words;
     pt_dev_records *b;
     pt__calib cal;
-    size_t bytes;
 
     if (!t)
         return NULL;
-    if (flags & ~(unsigned)(PT_DEV_TRACE | PT_DEV_HOST)) {
+    if (flags & ~(unsigned)(PT_DEV_TRACE | PT_DEV_HOST | PT_DEV_WARP_SLOTS)) {
         pt__fail(t, PT_EINVAL, "pt_dev_records_create: unknown flags %#x", flags);
         return NULL;
     }
-    if (nslots <= 0 || nphases <= 0) {
-        pt__fail(t, PT_EINVAL, "pt_dev_records_create: %d slots and %d phases; both must be > 0",
-                 nslots, nphases);
+    if (nslots < 0 || nphases <= 0) {
+        pt__fail(t, PT_EINVAL, "pt_dev_records_create: %d slots and %d phases; the slots must "
+                 "be >= 0 (0: sized by the first PT_LAUNCH) and the phases > 0", nslots, nphases);
         return NULL;
     }
     if (!(flags & PT_DEV_TRACE)) {
@@ -145,13 +215,6 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     }
     if (check_names(t, nphases, names))
         return NULL;
-    slot_words = PT_DEV_SLOT_WORDS(nphases, trace_cap);
-    if (slot_words > (LLONG_MAX / 8 - PT_DEV_HDR) / nslots ||
-        (unsigned long long)PT_DEV_BUF_WORDS(nslots, nphases, trace_cap) > SIZE_MAX / 8) {
-        pt__fail(t, PT_ERANGE, "pt_dev_records_create: %d slots of %lld words is too large",
-                 nslots, slot_words);
-        return NULL;
-    }
 
     b = calloc(1, sizeof *b);
     if (!b) {
@@ -168,21 +231,10 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     b->fold_gen = -1;
     /* Host-mode records need no CUDA runtime: none is loaded for them. */
     b->cu = (flags & PT_DEV_HOST) ? NULL : pt__gpu_api(t);
-    b->nslots = nslots;
     b->trace_cap = trace_cap;
     b->mode = (flags & PT_DEV_TRACE) ? PT_DEV_MODE_TRACE : PT_DEV_MODE_AGGREGATE;
     b->flags = flags;
-    b->words = PT_DEV_BUF_WORDS(nslots, nphases, trace_cap);
     b->device = -1;
-    bytes = (size_t)b->words * sizeof(long long);
-
-    hdr[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
-    hdr[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
-    hdr[PT_DEV_H_NSLOTS] = nslots;
-    hdr[PT_DEV_H_NPHASES] = nphases;
-    hdr[PT_DEV_H_TRACE_CAP] = trace_cap;
-    hdr[PT_DEV_H_MODE] = b->mode;
-
     b->host = (flags & PT_DEV_HOST) != 0;
     if (!b->host && !pt__gpu_device(t)) {
         /* No device: no kernel can run, so host memory harms nothing and
@@ -191,47 +243,9 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
         b->host = b->fallback = 1;
         b->flags |= PT_DEV_HOST;
     }
-
-    if (b->host) {
-        b->data = calloc((size_t)b->words, sizeof(long long));
-        if (!b->data) {
-            free_buffer(b);
-            pt__fail(t, PT_ENOMEM, "pt_dev_records_create: %zu bytes of host memory", bytes);
-            return NULL;
-        }
-        memcpy(b->data, hdr, sizeof hdr);
-    } else {
-        const pt__cuda_api *cu = b->cu;
-        void *p = NULL;
-        pt__cuerr e = cu->GetDevice(&b->device);
-        const char *what = "cudaGetDevice";
-        if (!e) {
-            what = "cudaMalloc";
-            e = cu->Malloc(&p, bytes);
-        }
-        if (!e) {
-            b->data = p;
-            what = "cudaMemsetAsync";
-            e = cu->MemsetAsync(p, 0, bytes, NULL);
-        }
-        if (!e) {
-            /* From pageable memory: the call returns once hdr is staged. */
-            what = "cudaMemcpyAsync";
-            e = cu->MemcpyAsync(p, hdr, sizeof hdr, PT__CU_MEMCPY_H2D, NULL);
-        }
-        if (!e) {
-            /* The legacy default stream does not order work on the user's
-             * non-blocking streams: wait here (creation is not a hot path)
-             * so a reset and launch right after can never be overtaken. */
-            what = "cudaStreamSynchronize";
-            e = cu->StreamSynchronize(NULL);
-        }
-        if (e) {
-            pt__fail(t, PT_ECUDA, "pt_dev_records_create(%d slots, %zu bytes): %s: %s", nslots,
-                     bytes, what, pt__cuda_errstr(cu, e));
-            free_buffer(b);
-            return NULL;
-        }
+    if (place(t, b, nslots, "pt_dev_records_create") != 0) {
+        free_buffer(b);
+        return NULL;
     }
     /* Calibrate now, once per device per process, rather than inside a
      * fold the user is timing. A device buffer that fell back to host
@@ -241,6 +255,16 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     if (pt__gpu_link(t, &b->dep) < 0)
         b->t = NULL; /* errors on it are then only returned */
     return b;
+}
+
+int pt__records_grow(pt_timing *t, pt_dev_records *b, int nslots)
+{
+    if (nslots <= b->cap_slots)
+        return 0;
+    /* A fold in flight reads the records at their present size. */
+    if (b->pending && b->fold_t)
+        pt__queue_resolve_until(b->fold_t, &b->pending, 0);
+    return place(t, b, nslots, "PT_LAUNCH: growing the records");
 }
 
 pt_dev_buf pt_dev_arg(const pt_dev_records *b)

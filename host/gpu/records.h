@@ -28,6 +28,7 @@ struct pt_dev_records {
     pt_timing *t;             /* the creating timing; NULL once it is destroyed */
     const pt__cuda_api *cu;   /* the runtime the memory came from */
     int nslots, nphases, trace_cap, mode; /* mode: PT_DEV_MODE_* */
+    int cap_slots;            /* slots the memory holds (PT_LAUNCH lowers nslots) */
     unsigned flags;           /* as created, with PT_DEV_HOST when it fell back */
     char **names;             /* nphases copies */
     long long words;          /* PT_DEV_BUF_WORDS */
@@ -49,5 +50,9 @@ struct pt_dev_records {
  * *out; resolves b's oldest fold when all are in use. Returns 0 or the
  * error counted. */
 PT__HIDDEN int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out);
+
+/* Grows b to nslots records (never shrinks it), zeroed, after resolving
+ * the folds that read the present ones. Returns 0 or the error counted. */
+PT__HIDDEN int pt__records_grow(pt_timing *t, pt_dev_records *b, int nslots);
 
 #endif

@@ -124,7 +124,7 @@ static void section(pt_timing *t, pt__json *w, const pt_section *s, long long id
     pt__json_k_num(w, "open", st.open);
     /* The page shows no word for an unknown bound. */
     pt__json_figures(w, &st, "");
-    pt__json_sm(w, s);
+    pt__json_phase(w, s);
     heat(w, s->heat);
     pt__json_close(w, '}');
 }

@@ -114,7 +114,7 @@ static void section(pt_timing *t, pt__json *w, const pt_section *s, uint64_t id,
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_bool(w, "open", st.open);
     pt__json_figures(w, &st, pt__bound_name(PT_BOUND_UNKNOWN));
-    pt__json_sm(w, s);
+    pt__json_phase(w, s);
     if (more && more->section)
         more->section(more->ctx, w, s);
     pt__json_close(w, '}');

@@ -6,6 +6,7 @@
 #include "core/roofline.h"
 #include "core/stats.h"
 #include "gpu/memory.h"
+#include "pt_fold_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -141,17 +142,37 @@ void pt__json_figures(pt__json *w, const pt_section_stats *st, const char *unkno
     }
 }
 
-void pt__json_sm(pt__json *w, const pt_section *s)
+void pt__json_phase(pt__json *w, const pt_section *s)
 {
     int n = pt__sm_count(s);
 
-    if (n == 0)
-        return;
-    pt__json_key(w, "sm_ms");
-    pt__json_open_inline(w, '[');
-    for (int i = 0; i < n; i++) {
-        pt__json_item(w);
-        pt__json_num(w, s->phase->sm_ns[i] > 0 ? s->phase->sm_ns[i] / 1e6 : 0);
+    if (n > 0) {
+        pt__json_key(w, "sm_ms");
+        pt__json_open_inline(w, '[');
+        for (int i = 0; i < n; i++) {
+            pt__json_item(w);
+            pt__json_num(w, s->phase->sm_ns[i] > 0 ? s->phase->sm_ns[i] / 1e6 : 0);
+        }
+        pt__json_close(w, ']');
     }
-    pt__json_close(w, ']');
+    /* The per-block time histogram, its bins that hold any block: a bin's
+     * lower edge (ns) and its count. */
+    if (s->phase && s->phase->hist) {
+        pt__json_key(w, "block_hist");
+        pt__json_open_inline(w, '[');
+        for (int k = 0; k < PT__HIST_BINS; k++) {
+            double lo, hi;
+            if (!s->phase->hist[k])
+                continue;
+            pt__hist_edges(k, &lo, &hi);
+            pt__json_item(w);
+            pt__json_open_inline(w, '[');
+            pt__json_item(w);
+            pt__json_num(w, lo);
+            pt__json_item(w);
+            pt__json_u64(w, s->phase->hist[k]);
+            pt__json_close(w, ']');
+        }
+        pt__json_close(w, ']');
+    }
 }

@@ -29,9 +29,11 @@ PT__HIDDEN void pt__json_errors(pt__json *w, const pt_timing *t);
  * bound by its name, or unknown_bound where none is known. */
 PT__HIDDEN void pt__json_figures(pt__json *w, const pt_section_stats *st,
                                  const char *unknown_bound);
-/* For a folded phase whose blocks carry their SM: "sm_ms", each SM's
- * block time in it by %smid (0 for an SM none of its blocks ran on), up
- * to the last SM with time; nothing for any other section. */
-PT__HIDDEN void pt__json_sm(pt__json *w, const pt_section *s);
+/* For a folded phase: "sm_ms", each SM's block time in it by %smid (0
+ * for an SM none of its blocks ran on), up to the last SM with time, where
+ * its blocks carry their SM; and "block_hist", [lower edge ns, count] for
+ * each bin of its per-block time histogram that holds a block. Nothing
+ * for any other section. */
+PT__HIDDEN void pt__json_phase(pt__json *w, const pt_section *s);
 
 #endif

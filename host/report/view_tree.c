@@ -132,13 +132,22 @@ static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats
         pt__line_emit(k);
     }
     if (st->phase && st->blocks > 0) {
+        char p50[PT__CELL], p90[PT__CELL], p99[PT__CELL];
         pt__fmt_ms(a, st->block_mean_ms);
         pt__fmt_ms(b, st->block_min_ms);
         pt__fmt_ms(c, st->block_max_ms);
+        pt__fmt_ms(p50, st->block_p50_ms);
+        pt__fmt_ms(p90, st->block_p90_ms);
+        pt__fmt_ms(p99, st->block_p99_ms);
         pt__line_spaces(k, indent + 4);
-        pt__line_printf(k, "per block: mean %s ms, min %s ms, max %s ms, imbalance %.2f (max/mean); "
-               "%" PRIu64 " block%s, %.17g hits",
-            a, b, c, st->imbalance, st->blocks, st->blocks == 1 ? "" : "s", st->hits);
+        pt__line_printf(k, "per block: mean %s ms; min %s, p50 %s, p90 %s, p99 %s, max %s ms; "
+               "imbalance %.2f (max/mean); %" PRIu64 " block%s, %.17g hits",
+            a, b, p50, p90, p99, c, st->imbalance, st->blocks, st->blocks == 1 ? "" : "s",
+            st->hits);
+        /* A CPU thread runs host mode's blocks: the OS's preemption and
+         * other processes are in their times, and in the spread. */
+        if (s->parent && s->parent->ran_here)
+            pt__line_str(k, " (host mode: the spread includes the OS preempting the thread)");
         pt__line_emit(k);
     }
     if (st->phase && st->sms > 0)

@@ -226,11 +226,14 @@ enum pt_dev_flags {
     PT_DEV_AGGREGATE = 0,       /**< per slot, per phase: cycles and hits (default) */
     PT_DEV_TRACE     = 1u << 0, /**< also a bounded list of (phase, clock64) events per slot,
                                      which kernels built with PT_DEV_TRACING store */
-    PT_DEV_HOST      = 1u << 1  /**< records in host memory: pt_dev.h's host mode, CPU loops */
+    PT_DEV_HOST      = 1u << 1, /**< records in host memory: pt_dev.h's host mode, CPU loops */
+    PT_DEV_WARP_SLOTS = 1u << 2 /**< one slot per warp (kernels built with PT_DEV_PER_WARP):
+                                     PT_LAUNCH sizes the records blocks x warps */
 };
 
 /** \brief Allocate a record buffer for a grid and zero it.
- *  \param nslots    blocks in the grid (blocks x warps with PT_DEV_PER_WARP)
+ *  \param nslots    blocks in the grid (blocks x warps with PT_DEV_PER_WARP);
+ *                   0 leaves it to the first PT_LAUNCH(), which grows it to its grid
  *  \param nphases   phases per record (the `_COUNT` of a ptgen header)
  *  \param names     nphases phase names, copied; NULL names them "phase N"
  *  \param flags     PT_DEV_AGGREGATE or PT_DEV_TRACE, plus PT_DEV_HOST
@@ -255,6 +258,58 @@ PT_EXTERN void pt_dev_records_free(pt_dev_records *b);
  *  stream of the launch's pt_stop_gpu() and resolves lazily.
  *  \return 0, PT_ENOTFOUND when no such section was stopped, PT_ECUDA, PT_EINVAL. */
 PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
+
+/** \def PT_LAUNCH(t, title, records, kernel, grid, block, smem, stream, ...)
+ *  \brief One launch, timed and folded: grows `records` to the grid when
+ *  it is larger than they are (one slot per block, or per warp with
+ *  PT_DEV_WARP_SLOTS), resets them on `stream`, opens the GPU section
+ *  `title` (CUDA events on `stream`), launches `kernel` with the
+ *  arguments after `stream` and the records' pt_dev_buf as its last
+ *  argument, closes the section and folds the records into it once the
+ *  launch's events resolve (pt_sync(), a report, or later folds). The
+ *  calls it makes stay available one by one.
+ *
+ *  In a .cu file (nvcc) the arguments are values, as `<<< >>>` takes
+ *  them, and grid and block are anything a dim3 is made from; in C (or
+ *  C++ not compiled by nvcc, with <cuda_runtime.h> included) they are
+ *  addresses and grid and block are dim3, as cudaLaunchKernel() takes
+ *  them. A launch error is the runtime's, read with cudaGetLastError() as
+ *  after `<<< >>>`. A NULL timing launches the kernel untimed; records
+ *  that cannot be grown (counted) give the kernel no slots, so it runs
+ *  unmeasured. A statement, not an expression; t, title, records and
+ *  stream are evaluated more than once. A template kernel whose
+ *  arguments hold a comma is named first (`auto k = kern<float, 4>;`).
+ *
+ *      PT_LAUNCH(t, "step", recs, step, blocks, 256, 0, stream, in, out, n);   // .cu
+ *      PT_LAUNCH(t, "step", recs, step, grid, block, 0, stream, &in, &out, &n); // C
+ */
+/** \def PT_HOST_LAUNCH(t, title, records, nblocks, fn, ...)
+ *  \brief The same on the CPU, for host mode: grows host-mode `records`
+ *  (PT_DEV_HOST) to `nblocks`, resets them, opens the CPU section `title`,
+ *  calls `fn(block, args..., buf)` for block = 0 .. nblocks-1, closes the
+ *  section and folds. `fn` is the kernel's body as a function of the
+ *  block index (`__host__ __device__` to share it with the kernel), which
+ *  opens the block's record with PT_DEV_BEGIN_AT(buf, block). */
+/** \def PT_LAUNCH_WITH(t, title, metrics, records, kernel, grid, block, smem, stream, ...)
+ *  \brief PT_LAUNCH() declaring the launch's bytes and FLOPs, as pt_start_gpu()
+ *  takes them: `(pt_metrics){ .read = r, .flops = f }` in C,
+ *  `pt::read(r).flops(f)` in C++. PT_HOST_LAUNCH_WITH() likewise. */
+
+/** Where PT_LAUNCH's parts run. */
+enum pt_launch_where {
+    PT_LAUNCH_GPU = 0,  /**< a kernel launch on a stream, timed by CUDA events */
+    PT_LAUNCH_HOST = 1  /**< host mode: a CPU loop over the blocks, timed by the CPU clock */
+};
+/** \brief PT_LAUNCH()'s first half: grows, resets, opens the section.
+ *  \param blocks  the blocks of the grid; \param threads  per block (PT_DEV_WARP_SLOTS)
+ *  \return the kernel's last argument (no slots when the records could not serve). */
+PT_EXTERN pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics *m,
+                                         pt_dev_records *b, long long blocks, long long threads,
+                                         pt_stream stream, int where);
+/** \brief PT_LAUNCH()'s second half: closes the section and folds.
+ *  \return 0, or the first error of the two (each is counted). */
+PT_EXTERN int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b,
+                                pt_stream stream, int where);
 
 /** How the device's cycles became time, as the report states it. */
 typedef struct pt_dev_clock {
@@ -305,6 +360,9 @@ typedef struct pt_section_stats {
     double hits;             /**< marks counted */
     double block_mean_ms, block_min_ms, block_max_ms;
     double imbalance;        /**< block_max / block_mean; 0 if no blocks */
+    double block_p50_ms, block_p90_ms, block_p99_ms; /**< percentiles of the per-block
+                                  times over all folds, from a histogram of 16 bins per
+                                  octave: within 3.2% (and within [min, max]); 0 if no blocks */
     /* Roofline (see pt_peaks_set()); 0 where bytes, FLOPS, time or peaks are missing. */
     double ai;               /**< arithmetic intensity: flops / (read + written bytes) */
     double pct_peak_bw;      /**< (read + written) bytes per second as % of the peak bandwidth */

@@ -109,8 +109,9 @@ static HD void spatial_streaming(struct lane l, int cell, const float *in, float
     }
 }
 
-/* One block of the step: the same code on the GPU and on the CPU. */
-static HD void step_block(struct lane l, int cell, const float *psi, float *next, float *dose,
+/* One block of the step: the same code on the GPU and on the CPU. The
+ * block index comes first, as PT_HOST_LAUNCH passes it. */
+static HD void step_block(int cell, struct lane l, const float *psi, float *next, float *dose,
                           float *s0, float *s1, pt_dev_buf buf)
 {
     PT_DEV_BEGIN_AT(buf, cell);
@@ -133,7 +134,7 @@ __global__ void transport_step(const float *psi, float *next, float *dose, pt_de
 {
     __shared__ float s0[SLAB], s1[SLAB];
     struct lane l = { (int)threadIdx.x, (int)blockDim.x };
-    step_block(l, (int)blockIdx.x, psi, next, dose, s0, s1, buf);
+    step_block((int)blockIdx.x, l, psi, next, dose, s0, s1, buf);
 }
 #endif
 
@@ -162,18 +163,17 @@ static double total_dose(const float *dose)
 
 static void run_cpu(pt_timing *t, int steps, float *psi, float *next, float *dose)
 {
-    pt_dev_records *buf = pt_dev_records_create(t, NCELL, PH_COUNT, phase_names, PT_DEV_HOST, 0);
+    /* Sized by the first launch. */
+    pt_dev_records *buf = pt_dev_records_create(t, 0, PH_COUNT, phase_names, PT_DEV_HOST, 0);
     static float s0[SLAB], s1[SLAB];
     struct lane l = { 0, 1 };
 
     for (int s = 0; s < steps; s++) {
-        pt_dev_reset(buf, 0);
         memset(next, 0, sizeof(float) * NCELL * SLAB);
-        pt_start(t, "transport_step", pt::read(step_read).written(step_written).flops(step_flops));
-        for (int cell = 0; cell < NCELL; cell++)
-            step_block(l, cell, psi, next, dose, s0, s1, pt_dev_arg(buf));
-        pt_stop(t, "transport_step");
-        pt_dev_fold(t, buf, "transport_step");
+        /* step_block(cell, l, psi, ..., buf) for every cell, timed and folded. */
+        PT_HOST_LAUNCH_WITH(t, "transport_step",
+                            pt::read(step_read).written(step_written).flops(step_flops), buf,
+                            NCELL, step_block, l, psi, next, dose, s0, s1);
         float *tmp = psi;
         psi = next;
         next = tmp;
@@ -192,7 +192,7 @@ static int run_gpu(pt_timing *t, int steps, float *psi_h, float *dose_h)
         cudaMalloc(&next, bytes) != cudaSuccess ||
         cudaMalloc(&dose, sizeof(float) * NCELL) != cudaSuccess)
         return -1;
-    pt_dev_records *buf = pt_dev_records_create(t, NCELL, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *buf = pt_dev_records_create(t, 0, PH_COUNT, phase_names, PT_DEV_AGGREGATE, 0);
 
     PT_SECTION(t, "upload") {
         pt_start_gpu(t, "copy", st);
@@ -202,12 +202,11 @@ static int run_gpu(pt_timing *t, int steps, float *psi_h, float *dose_h)
         pt_transfer(t, (double)bytes, PT_H2D);
     }
     for (int s = 0; s < steps; s++) {
-        pt_dev_reset(buf, st);
         cudaMemsetAsync(next, 0, bytes, st);
-        pt_start_gpu(t, "transport_step", st, pt::read(step_read).written(step_written).flops(step_flops));
-        transport_step<<<NCELL, THREADS, 0, st>>>(psi, next, dose, pt_dev_arg(buf));
-        pt_stop_gpu(t, "transport_step", st);
-        pt_dev_fold(t, buf, "transport_step");
+        /* Reset, event-timed, launched, folded when its events resolve. */
+        PT_LAUNCH_WITH(t, "transport_step",
+                       pt::read(step_read).written(step_written).flops(step_flops), buf,
+                       transport_step, NCELL, THREADS, 0, st, psi, next, dose);
         float *tmp = psi;
         psi = next;
         next = tmp;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hist.h"
 #include "core/tree.h"
 
 static int64_t now_ns;
@@ -126,6 +127,14 @@ static pt_timing *metrics(void)
     ph->phase->block_min_ns = 1e5;
     ph->phase->block_max_ns = 4e5;
     ph->phase->nsm = 4;
+    /* 128 block times in three bins of the histogram (core/hist.h). */
+    if (!(ph->phase->hist = calloc(PT__HIST_BINS, sizeof *ph->phase->hist))) {
+        fprintf(stderr, "pack_seeds: out of memory\n");
+        exit(1);
+    }
+    ph->phase->hist[pt__hist_bin(1e5)] = 8;
+    ph->phase->hist[pt__hist_bin(1.5e5)] = 100;
+    ph->phase->hist[pt__hist_bin(4e5)] = 20;
     ph->phase->sm_ns[0] = 1e6;
     ph->phase->sm_ns[3] = 3.5e6;
     un->kind = PT__K_UNATTR;

@@ -32,6 +32,8 @@ struct pr_sec {
     json_t *merged;           /* the section's "merged" object, if any (borrowed) */
     double *sm_ms;            /* a folded phase's "sm_ms", by %smid (NULL when absent) */
     int nsm;
+    double *hist;             /* its "block_hist": nhist (lower edge ns, count) pairs */
+    int nhist;
 };
 
 typedef struct pr_run {

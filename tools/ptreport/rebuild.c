@@ -51,7 +51,7 @@ static int restore_secs(pt_timing *t, const pr_run *run)
             .ovh_ns = f->overhead_ms * 1e6, .ranks = f->ranks,
             .rank_min_ns = f->rank_min_ms * 1e6, .rank_mean_ns = f->rank_mean_ms * 1e6,
             .rank_max_ns = f->rank_max_ms * 1e6, .rank_slowest = (long long)f->rank_slowest,
-            .sm_ms = x->sm_ms, .nsm = x->nsm,
+            .sm_ms = x->sm_ms, .nsm = x->nsm, .hist = x->hist, .nhist = x->nhist,
         };
         pt_section *s;
         if ((size_t)depth >= cap) {

@@ -6,6 +6,7 @@
 #include "members.h"
 
 #include "core/tree.h"
+#include "core/hist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ void pr_secs_free(pr_sec *v, size_t n)
         s = (pr_sec *)&l->v[l->i++];
         free(s->own_name);
         free(s->sm_ms);
+        free(s->hist);
         if (s->kids) {
             if (top == cap) {
                 struct pr_level *more = realloc(st, cap * 2 * sizeof *more);
@@ -181,6 +183,42 @@ static int load_name_bytes(pr_where *c, json_t *o, pr_sec *s)
     }
     s->own_name[n / 2] = '\0';
     s->name = s->own_name;
+    return 0;
+}
+
+/* A folded phase's per-block time histogram: [lower edge ns, count]
+ * pairs, edges rising, at most one per bin there is; absent elsewhere. */
+static int load_hist(pr_where *c, json_t *o, pr_sec *s)
+{
+    json_t *v = json_object_get(o, "block_hist"), *x;
+    size_t i, n;
+    double prev = -1;
+
+    if (!v)
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > PT__HIST_BINS)
+        return pr_wrong_type(c, "block_hist", "an array of at most 576 [edge, count] pairs");
+    n = json_array_size(v);
+    s->hist = calloc(n ? 2 * n : 1, sizeof *s->hist);
+    if (!s->hist)
+        return pr_fail_at(c, "out of memory");
+    json_array_foreach(v, i, x) {
+        json_t *e = json_array_get(x, 0), *k = json_array_get(x, 1);
+        if (!json_is_array(x) || json_array_size(x) != 2 || !json_is_number(e) ||
+            !json_is_integer(k) || !(json_number_value(e) > prev) ||
+            json_integer_value(k) <= 0) {
+            pr_enter_key(c, "block_hist");
+            pr_enter_index(c, i);
+            pr_fail_at(c, "a bin must be [its lower edge in ns, rising, and a count > 0]");
+            pr_leave(c);
+            pr_leave(c);
+            return -1;
+        }
+        prev = json_number_value(e);
+        s->hist[2 * i] = prev;
+        s->hist[2 * i + 1] = (double)json_integer_value(k);
+    }
+    s->nhist = (int)n;
     return 0;
 }
 
@@ -271,7 +309,7 @@ static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
         return -1;
     }
     s->merged = merged;
-    return load_sm(c, o, s);
+    return load_sm(c, o, s) < 0 ? -1 : load_hist(c, o, s);
 }
 
 /* Siblings by title, for finding one title twice. */
@@ -515,6 +553,7 @@ done:
         for (size_t i = 0; v && i < n; i++) {
             free(v[i].own_name);
             free(v[i].sm_ms);
+            free(v[i].hist);
         }
         for (size_t p = 0; kids && p <= n; p++)
             free(kids[p]);

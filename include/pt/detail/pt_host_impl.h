@@ -190,6 +190,62 @@ static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, p
 #define pt_start_gpu(...) PT__START_GPU(__VA_ARGS__, )
 #define pt_stop_gpu(...) PT__STOP_GPU(__VA_ARGS__, )
 
+/* ---- one launch in one call ----------------------------------------- */
+
+/* The macros' arguments end in an empty one (PT_LAUNCH(...) adds it), so
+ * `__VA_ARGS__ buf` is "a, b, buf" after arguments and "buf" after none,
+ * in C11 and every C++ alike. The launch itself is written here, in the
+ * program's translation unit: it goes through the CUDA runtime the
+ * program links, which registered the kernel. */
+#define PT__LAUNCHED(a, recs) ((a).nslots > 0 ? (recs) : (pt_dev_records *)0)
+#if defined(__CUDACC__)
+#  define PT__LAUNCH_M(t, title, m, recs, kernel, grid, block, smem, stream, ...)        \
+    do {                                                                                  \
+        const dim3 pt__g_(grid), pt__b_(block);                                           \
+        const pt_dev_buf pt__a_ = pt_dev_launch_begin(                                    \
+            (t), (title), (m), (recs), (long long)pt__g_.x * pt__g_.y * pt__g_.z,         \
+            (long long)pt__b_.x * pt__b_.y * pt__b_.z, (pt_stream)(stream), PT_LAUNCH_GPU); \
+        kernel<<<pt__g_, pt__b_, (smem), (stream)>>>(__VA_ARGS__ pt__a_);                 \
+        pt_dev_launch_end((t), (title), PT__LAUNCHED(pt__a_, recs), (pt_stream)(stream),  \
+                          PT_LAUNCH_GPU);                                                 \
+    } while (0)
+#else
+#  define PT__LAUNCH_M(t, title, m, recs, kernel, grid, block, smem, stream, ...)        \
+    do {                                                                                  \
+        pt_dev_buf pt__a_ = pt_dev_launch_begin(                                          \
+            (t), (title), (m), (recs), (long long)(grid).x * (grid).y * (grid).z,         \
+            (long long)(block).x * (block).y * (block).z, (pt_stream)(stream), PT_LAUNCH_GPU); \
+        void *pt__args_[] = { __VA_ARGS__ &pt__a_ };                                      \
+        (void)cudaLaunchKernel((const void *)(kernel), (grid), (block), pt__args_, (smem), \
+                               (stream));                                                 \
+        pt_dev_launch_end((t), (title), PT__LAUNCHED(pt__a_, recs), (pt_stream)(stream),  \
+                          PT_LAUNCH_GPU);                                                 \
+    } while (0)
+#endif
+#define PT__HOST_LAUNCH_M(t, title, m, recs, nblocks, fn, ...)                            \
+    do {                                                                                  \
+        const long long pt__n_ = (nblocks);                                               \
+        const pt_dev_buf pt__a_ = pt_dev_launch_begin((t), (title), (m), (recs), pt__n_, 1, \
+                                                      0, PT_LAUNCH_HOST);                 \
+        for (long long pt__i_ = 0; pt__i_ < pt__n_; pt__i_++)                             \
+            fn((int)pt__i_, __VA_ARGS__ pt__a_);                                          \
+        pt_dev_launch_end((t), (title), PT__LAUNCHED(pt__a_, recs), 0, PT_LAUNCH_HOST);   \
+    } while (0)
+/* The metrics travel as a local copy's address: C++ may not take a
+ * temporary's. */
+#define PT__WITH(macro, t, title, metrics, ...)                                           \
+    do {                                                                                  \
+        const pt_metrics pt__m_ = (metrics);                                              \
+        macro((t), (title), &pt__m_, __VA_ARGS__);                                        \
+    } while (0)
+#define PT__LAUNCH(t, title, ...) PT__LAUNCH_M(t, title, (const pt_metrics *)0, __VA_ARGS__)
+#define PT__HOST_LAUNCH(t, title, ...) \
+    PT__HOST_LAUNCH_M(t, title, (const pt_metrics *)0, __VA_ARGS__)
+#define PT_LAUNCH(...) PT__LAUNCH(__VA_ARGS__, )
+#define PT_HOST_LAUNCH(...) PT__HOST_LAUNCH(__VA_ARGS__, )
+#define PT_LAUNCH_WITH(...) PT__WITH(PT__LAUNCH_M, __VA_ARGS__, )
+#define PT_HOST_LAUNCH_WITH(...) PT__WITH(PT__HOST_LAUNCH_M, __VA_ARGS__, )
+
 /* ---- einsum FLOPs inline ------------------------------------------- */
 
 #ifndef __cplusplus

@@ -1,0 +1,108 @@
+/* One launch in one call (PT_LAUNCH, PT_HOST_LAUNCH in pt.h): the
+ * records follow the grid, are reset on the launch's stream, and the
+ * launch is a section whose fold waits for its events like any other.
+ * The kernel is launched by the macro, in the program's own translation
+ * unit, through the program's own CUDA runtime: the one that registered
+ * the kernel, whichever ptkit times with. */
+#include "gpu/records.h"
+
+#include "core/errors.h"
+#include "gpu/queue.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* The records hold `nslots` slots from now on: grown when they hold
+ * fewer, else their header says the smaller count, so the fold reads the
+ * launch's slots and no slot of an earlier, larger grid. */
+static int fit(pt_timing *t, pt_dev_records *b, int nslots)
+{
+    long long n = nslots;
+    pt__cuerr e;
+
+    if (nslots == b->nslots)
+        return 0;
+    if (nslots > b->cap_slots)
+        return pt__records_grow(t, b, nslots);
+    /* Folds in flight read the records at their present shape. */
+    if (b->pending && b->fold_t)
+        pt__queue_resolve_until(b->fold_t, &b->pending, 0);
+    b->nslots = nslots;
+    b->words = PT_DEV_BUF_WORDS(nslots, b->nphases, b->trace_cap);
+    if (b->host) {
+        b->data[PT_DEV_H_NSLOTS] = n;
+        return 0;
+    }
+    /* From pageable memory: returns once n is staged; the wait orders it
+     * before the reset on the user's stream. */
+    e = b->cu->MemcpyAsync(b->data + PT_DEV_H_NSLOTS, &n, sizeof n, PT__CU_MEMCPY_H2D, NULL);
+    if (!e)
+        e = b->cu->StreamSynchronize(NULL);
+    return e ? pt__fail(t, PT_ECUDA, "PT_LAUNCH: the records' slot count: %s",
+                        pt__cuda_errstr(b->cu, e))
+             : 0;
+}
+
+/* The records ready for this launch's slots, or why not (counted). */
+static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long blocks,
+                 long long threads, pt_stream stream, int where)
+{
+    const char *what = where == PT_LAUNCH_HOST ? "PT_HOST_LAUNCH" : "PT_LAUNCH";
+    long long n = blocks;
+
+    if (where == PT_LAUNCH_GPU && b->host && !b->fallback)
+        return pt__fail(t, PT_EINVAL, "%s(\"%s\"): the records are in host memory (PT_DEV_HOST), "
+                        "which a kernel does not write: run the body with PT_HOST_LAUNCH, or "
+                        "make the records without PT_DEV_HOST", what, title);
+    if (where == PT_LAUNCH_HOST && !b->host)
+        return pt__fail(t, PT_EINVAL, "%s(\"%s\"): the records are in device memory, which the "
+                        "CPU does not write: make them with PT_DEV_HOST", what, title);
+    if (b->flags & PT_DEV_WARP_SLOTS)
+        n = threads > 0 && blocks <= LLONG_MAX / ((threads + 31) / 32)
+            ? blocks * ((threads + 31) / 32) : -1;
+    if (blocks <= 0 || threads <= 0 || n <= 0 || n > INT_MAX)
+        return pt__fail(t, PT_ERANGE, "%s(\"%s\"): %lld blocks of %lld threads: no slot count "
+                        "from 1 to %d", what, title, blocks, threads, INT_MAX);
+    if (fit(t, b, (int)n) != 0)
+        return PT_ENOMEM; /* counted */
+    return pt_dev_reset(b, stream);
+}
+
+pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics *m,
+                               pt_dev_records *b, long long blocks, long long threads,
+                               pt_stream stream, int where)
+{
+    pt_metrics none;
+    pt_dev_buf arg = pt_dev_arg(NULL);
+
+    if (!t)
+        return arg;
+    if (!title)
+        title = "(null)";
+    if (b && ready(t, title, b, blocks, threads, stream, where) == 0)
+        arg = pt_dev_arg(b);
+    memset(&none, 0, sizeof none);
+    if (!m)
+        m = &none;
+    if (where == PT_LAUNCH_HOST)
+        pt__start(t, title, m);
+    else
+        pt__start_gpu(t, title, stream, m);
+    return arg;
+}
+
+int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_stream stream,
+                      int where)
+{
+    pt_metrics none;
+    int rc;
+
+    if (!t)
+        return 0;
+    memset(&none, 0, sizeof none);
+    rc = where == PT_LAUNCH_HOST ? pt__stop(t, title, &none)
+                                 : pt__stop_gpu(t, title, stream, &none);
+    if (b && rc == 0)
+        rc = pt_dev_fold(t, b, title);
+    return rc;
+}

@@ -1,0 +1,286 @@
+/* One launch in one call: PT_LAUNCH in its C spelling (cudaLaunchKernel
+ * with the arguments by address), against the fake runtime and a
+ * cudaLaunchKernel of this file's that runs a "kernel" writing each
+ * block's record; PT_HOST_LAUNCH on the CPU. The records follow the grid
+ * (grown, or told a smaller count), are reset before each launch, and
+ * each launch folds into its own section. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include <pt/pt_dev.h>
+
+#include "common.h"
+#include "cuda_fake.h"
+#include "records_fake.h"
+
+/* What <cuda_runtime.h> gives a C program, as far as PT_LAUNCH uses it. */
+typedef struct dim3 {
+    unsigned x, y, z;
+} dim3;
+typedef void *cudaStream_t;
+int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
+                     cudaStream_t stream);
+
+static test_clock clk;
+static pt_timing *t;
+
+/* What the last launch was given. */
+static struct {
+    int launches;
+    const void *func;
+    dim3 grid, block;
+    size_t smem;
+    cudaStream_t stream;
+    float *in;
+    int n;
+    pt_dev_buf buf;
+    int fail;                 /* answer this error, running nothing */
+} got;
+
+/* The "kernel": every block of the grid writes its record, with phase p
+ * taking (p + 1) * 100000 cycles of 400000, as END would leave it. */
+static void step(const float *in, int n, pt_dev_buf buf)
+{
+    (void)in;
+    (void)n;
+    (void)buf;
+}
+
+int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
+                     cudaStream_t stream)
+{
+    got.launches++;
+    got.func = func;
+    got.grid = grid;
+    got.block = block;
+    got.smem = smem;
+    got.stream = stream;
+    got.in = *(float **)args[0];
+    got.n = *(int *)args[1];
+    got.buf = *(pt_dev_buf *)args[2];
+    if (got.fail)
+        return got.fail;
+    for (int s = 0; s < got.buf.nslots; s++) {
+        long long *r = got.buf.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(got.buf.nphases, 0);
+        r[PT_DEV_S_DONE] = 1;
+        r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
+        r[PT_DEV_S_CLK0] = 1000;
+        r[PT_DEV_S_CLK1] = 1000 + 400000;
+        r[PT_DEV_S_GT0] = 5000000;
+        r[PT_DEV_S_GT1] = 5000000 + 200000;
+        for (int p = 0; p < got.buf.nphases; p++) {
+            r[PT_DEV_SLOT_HDR + 2 * p] = (p + 1) * 100000;
+            r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
+        }
+    }
+    fake.now_ms += 0.2;
+    return 0;
+}
+
+static void setup(void)
+{
+    fake_install();
+    pt__calib_set(-1, 2.0, 1000.0);
+    pt__calib_set(0, 2.0, 1000.0);
+    memset(&got, 0, sizeof got);
+    t = test_timing(&clk, "launch", PT_GPU_EVENTS);
+    cr_assert_not_null(t);
+}
+
+static void teardown(void)
+{
+    pt_destroy(t);
+    fake_uninstall();
+}
+
+TestSuite(launch, .init = setup, .fini = teardown);
+
+static const pt_section *find(const char *path)
+{
+    const pt_section *s = pt_find(t, path);
+    cr_assert_not_null(s, "no section %s", path);
+    return s;
+}
+
+static pt_section_stats stats(const char *path)
+{
+    pt_section_stats st;
+    cr_assert_eq(pt_section_get(t, find(path), &st), 0);
+    return st;
+}
+
+Test(launch, one_call_sizes_resets_times_launches_and_folds)
+{
+    static const char *const names[] = { "load", "math" };
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 2, names, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(recs, "records sized later: %s", pt_last_error(t));
+    float data[4] = { 0 };
+    float *in = data;
+    int n = 4;
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x42;
+    dim3 grid = { 4, 2, 1 }, block = { 128, 1, 1 };
+
+    PT_LAUNCH(t, "step", recs, step, grid, block, 1024, st, &in, &n);
+    cr_assert_eq(got.launches, 1);
+    cr_assert_eq(got.func, (const void *)step, "the kernel itself is launched");
+    cr_assert_eq(got.grid.x * got.grid.y, 8);
+    cr_assert_eq(got.block.x, 128);
+    cr_assert_eq(got.smem, 1024);
+    cr_assert_eq(got.stream, st);
+    cr_assert_eq(got.in, data, "the arguments by address, in order");
+    cr_assert_eq(got.n, 4);
+    cr_assert_eq(got.buf.nslots, 8, "grown to the grid's 8 blocks");
+    cr_assert_eq(got.buf.nphases, 2);
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step").count, 1);
+    cr_assert(stats("step").gpu, "timed by the stream's events");
+    pt_section_stats m = stats("step/math");
+    cr_assert_eq(m.blocks, 8);
+    cr_assert_float_eq(m.block_mean_ms, 0.1, 1e-9, "200000 cycles at 2 per ns: %g",
+                       m.block_mean_ms);
+
+    /* A smaller grid: the records hold its slots only, none skipped. */
+    grid.y = 1;
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(got.buf.nslots, 4);
+    /* A larger one: grown again. */
+    grid.x = 16;
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(got.buf.nslots, 16);
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step").count, 3);
+    cr_assert_eq(stats("step/load").blocks, 8 + 4 + 16, "every launch's blocks, once");
+    pt_dev_clock dc;
+    pt_dev_clock_get(t, &dc);
+    cr_assert_eq(dc.slots_skipped, 0, "no slot of an earlier, larger grid is read");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(recs);
+}
+
+Test(launch, slots_per_warp)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_WARP_SLOTS, 0);
+    float *in = NULL;
+    int n = 0;
+    dim3 grid = { 3, 1, 1 }, block = { 16, 5, 1 }; /* 80 threads: 3 warps */
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, NULL, &in, &n);
+    cr_assert_eq(got.buf.nslots, 9);
+    pt_dev_records_free(recs);
+}
+
+Test(launch, a_null_timing_still_launches_the_kernel)
+{
+    float *in = NULL;
+    int n = 7;
+    dim3 grid = { 2, 1, 1 }, block = { 32, 1, 1 };
+    PT_LAUNCH((pt_timing *)NULL, "step", (pt_dev_records *)NULL, step, grid, block, 0, NULL, &in,
+              &n);
+    cr_assert_eq(got.launches, 1);
+    cr_assert_eq(got.n, 7);
+    cr_assert_eq(got.buf.nslots, 0, "no slots: the marks skip");
+}
+
+Test(launch, host_records_are_refused_and_the_kernel_runs_unmeasured)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 4, 1, NULL, PT_DEV_HOST, 0);
+    float *in = NULL;
+    int n = 0;
+    dim3 grid = { 4, 1, 1 }, block = { 32, 1, 1 };
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, NULL, &in, &n);
+    cr_assert_eq(got.launches, 1, "launched all the same");
+    cr_assert_eq(got.buf.nslots, 0);
+    cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 1);
+    cr_assert(strstr(pt_last_error(t), "PT_HOST_LAUNCH"), "%s", pt_last_error(t));
+    cr_assert_eq(stats("step").count, 1, "the launch is timed");
+    pt_dev_records_free(recs);
+}
+
+Test(launch, a_failed_launch_folds_nothing_and_says_so)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, 0, 0);
+    float *in = NULL;
+    int n = 0;
+    dim3 grid = { 4, 1, 1 }, block = { 32, 1, 1 };
+    got.fail = 98; /* cudaErrorInvalidDeviceFunction */
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, NULL, &in, &n);
+    pt_sync(t);
+    cr_assert(strstr(pt_last_error(t), "none of the 4 slots finished"), "%s", pt_last_error(t));
+    pt_dev_records_free(recs);
+}
+
+Test(launch, without_a_device_the_reason_is_said_once)
+{
+    pt_destroy(t);
+    fake.device_count = 0;
+    t = test_timing(&clk, "launch", PT_GPU_EVENTS);
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, 0, 0);
+    cr_assert_not_null(recs, "%s", pt_last_error(t));
+    float *in = NULL;
+    int n = 0;
+    dim3 grid = { 4, 1, 1 }, block = { 32, 1, 1 };
+    got.fail = 100; /* cudaErrorNoDevice */
+    for (int i = 0; i < 3; i++)
+        PT_LAUNCH(t, "step", recs, step, grid, block, 0, NULL, &in, &n);
+    pt_sync(t);
+    cr_assert_eq(pt_error_count_of(t, PT_ENODEV), 1, "%s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "no kernel ran (no CUDA device)"), "%s", pt_last_error(t));
+    pt_dev_records_free(recs);
+}
+
+/* A kernel's body as host mode runs it: one call per block. */
+static void body(int block, const int *work, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN_AT(buf, block);
+    volatile long sink = 0;
+    for (long i = 0; i < work[block] * 1000L; i++)
+        sink += i;
+    PT_DEV_MARK(0);
+    PT_DEV_END(buf);
+}
+
+Test(launch, the_host_launch_runs_the_body_per_block)
+{
+    pt_destroy(t);
+    t = pt_create("host launch", PT_CPU);
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_HOST, 0);
+    int work[6] = { 1, 2, 3, 4, 5, 6 };
+    PT_HOST_LAUNCH(t, "cpu step", recs, 6, body, work);
+    PT_HOST_LAUNCH(t, "cpu step", recs, 3, body, work);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_section_stats st = stats("cpu step/phase 0");
+    cr_assert_eq(st.blocks, 6 + 3);
+    cr_assert_eq(stats("cpu step").count, 2);
+    cr_assert(!stats("cpu step").gpu, "timed by the CPU clock");
+    cr_assert_leq(st.total_ms, stats("cpu step").total_ms * 1.0001, "the phase is inside its launch");
+    /* Device records are refused: the CPU would write device memory. */
+    pt_dev_records *dev = pt_dev_records_create(t, 4, 1, NULL, 0, 0);
+    cr_assert_not_null(dev, "%s", pt_last_error(t));
+    PT_HOST_LAUNCH(t, "other", dev, 2, body, work);
+    cr_assert_eq(pt_error_count_of(t, PT_EINVAL), 1);
+    cr_assert(strstr(pt_last_error(t), "make them with PT_DEV_HOST"), "%s", pt_last_error(t));
+    cr_assert_eq(stats("other").count, 1, "the body ran, timed, unmeasured");
+    pt_dev_records_free(dev);
+    pt_dev_records_free(recs);
+}
+
+Test(launch, with_metrics_the_launch_has_its_rates)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, 0, 0);
+    float *in = NULL;
+    int n = 0;
+    dim3 grid = { 4, 1, 1 }, block = { 32, 1, 1 };
+    PT_LAUNCH_WITH(t, "step", ((pt_metrics){ .read = 4e6, .flops = 2e6 }), recs, step, grid,
+                   block, 0, NULL, &in, &n);
+    pt_sync(t);
+    pt_section_stats st = stats("step");
+    cr_assert_float_eq(st.read_bytes, 4e6, 1e-3);
+    cr_assert_float_eq(st.flops, 2e6, 1e-3);
+    cr_assert_float_eq(st.read_gbs, 4e6 / 0.2e-3 / 1e9, 1e-6, "over the event-timed 0.2 ms: %g",
+                       st.read_gbs);
+    int work[2] = { 1, 1 };
+    pt_dev_records *h = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_HOST, 0);
+    PT_HOST_LAUNCH_WITH(t, "cpu", ((pt_metrics){ .written = 8 }), h, 2, body, work);
+    cr_assert_float_eq(stats("cpu").written_bytes, 8, 1e-9);
+    pt_dev_records_free(h);
+    pt_dev_records_free(recs);
+}
