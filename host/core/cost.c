@@ -35,8 +35,13 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 /* By clock (TSC or not) and PT_TRACE. */
 static pt__cost measured[2][2];
 /* Set while measuring, so the measuring timing's own pt_create() does not
- * measure again. */
+ * measure again (nor read PT_OUTPUT). */
 static _Thread_local int measuring;
+
+int pt__cost_measuring(void)
+{
+    return measuring;
+}
 
 /* A fork's child has only the forking thread: another thread of the
  * parent may have held the lock, measuring, which the child then makes

@@ -296,6 +296,7 @@ struct pt_timing {
     int user_off;             /* pt_disable(); enabled = !user_off && the schedule's step records */
 
     pt__ext ext[PT__EXT_N];   /* what the layers above attached (timing.c) */
+    char *output;             /* PT_OUTPUT as read at pt_create() (output.c), or NULL */
 };
 
 enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1, PT__HOOK_EXT = 1u << 2 };

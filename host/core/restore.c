@@ -9,9 +9,10 @@
 #include "core/restore.h"
 
 #include "core/cost.h"
-#include "core/threads.h"
-#include "core/tree.h"
 #include "core/hist.h"
+#include "core/threads.h"
+#include "core/timing.h"
+#include "core/tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static void quiet(void *ctx, const char *line)
 
 pt_timing *pt__restore_create(const char *name)
 {
-    pt_timing *t = pt_create(name, PT_CPU);
+    pt_timing *t = pt__create_internal(name, PT_CPU);
 
     if (!t)
         return NULL;

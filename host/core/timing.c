@@ -10,6 +10,7 @@
 #include "core/fork.h"
 #include "core/gate.h"
 #include "core/nvtx.h"
+#include "core/output.h"
 #include "core/schedule.h"
 #include "core/threads.h"
 #include "core/trace.h"
@@ -37,11 +38,17 @@ static void root_init(pt_timing *t)
     t->root.key = t->name;
 }
 
-pt_timing *pt_create(const char *name, unsigned flags)
+/* A timing; ptkit's own (internal) read no PT_OUTPUT. */
+static pt_timing *create(const char *name, unsigned flags, int internal)
 {
     /* Aligned as its cache-line-aligned members ask. */
     size_t size = (sizeof(pt_timing) + 63) & ~(size_t)63;
-    pt_timing *t = aligned_alloc(64, size);
+    const char *output = NULL;
+    pt_timing *t;
+
+    if (!internal && !pt__cost_measuring())
+        flags |= pt__output_flags(&output);
+    t = aligned_alloc(64, size);
     if (!t)
         return NULL;
     memset(t, 0, size);
@@ -71,7 +78,18 @@ pt_timing *pt_create(const char *name, unsigned flags)
     for (int i = 0; i < PT__EXT_N; i++)
         if (create_hooks[i])
             create_hooks[i](t);
+    pt__output_init(t, output);
     return t;
+}
+
+pt_timing *pt_create(const char *name, unsigned flags)
+{
+    return create(name, flags, 0);
+}
+
+pt_timing *pt__create_internal(const char *name, unsigned flags)
+{
+    return create(name, flags, 1);
 }
 
 static void forget_default(pt_timing *t);
@@ -80,6 +98,8 @@ void pt_destroy(pt_timing *t)
 {
     if (!t || pt__refused_in_callback(t, PT__CB_ERROR | PT__CB_LINE, "pt_destroy"))
         return;
+    /* The outputs PT_OUTPUT asked for, from the whole run, first. */
+    pt__output_write(t);
     forget_default(t);
     pt__fork_untrack(t);
     for (int i = 0; i < PT__EXT_N; i++)
@@ -131,12 +151,18 @@ pt_timing *pt_default(void)
     }
     t = default_timing;
     pthread_mutex_unlock(&default_lock);
+    if (made) {
+        /* Never used: it writes none of PT_OUTPUT's files. */
+        free(made->output);
+        made->output = NULL;
+    }
     pt_destroy(made);
     return t;
 }
 
 /* pt_destroy(pt_default()) must not leave a dangling default, and the
- * default is freed when the program ends so leak checkers stay quiet. */
+ * default is freed when the program ends, which writes its PT_OUTPUT, and
+ * so leak checkers stay quiet. */
 static void forget_default(pt_timing *t)
 {
     pthread_mutex_lock(&default_lock);

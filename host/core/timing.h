@@ -26,4 +26,8 @@ PT__HIDDEN void pt__settle(pt_timing *t);
  * layers (the GPU side knows a device's). */
 PT__HIDDEN void pt__peaks_resolve(pt_timing *t);
 
+/* pt_create() for ptkit's own timings (its cost measurement, a saved
+ * run rebuilt): the same, reading no PT_OUTPUT. */
+PT__HIDDEN pt_timing *pt__create_internal(const char *name, unsigned flags);
+
 #endif

@@ -11,6 +11,9 @@
  *       none of them set the rank is 0, so a single process run by hand
  *       writes what rank 0 of a parallel run would.
  *   %p  the process id
+ *   %n  the timing's name as a file name: its first 64 bytes, each one
+ *       outside [A-Za-z0-9._-] made '_' ("ptkit" for an empty name), so
+ *       that PT_OUTPUT's one setting gives every timing its own files
  *   %%  a literal %
  *
  * Any other character after a %, or a % ending the path, is refused with
@@ -52,9 +55,24 @@ static int rank_text(pt_timing *t, const char *path, char *buf)
     return 0;
 }
 
+/* The timing's name as a file name, into buf (at least 65 bytes). */
+static void name_text(const pt_timing *t, char *buf)
+{
+    size_t i;
+    for (i = 0; i < 64 && t->name[i]; i++) {
+        char c = t->name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        buf[i] = ok ? c : '_';
+    }
+    buf[i] = '\0';
+    if (i == 0)
+        strcpy(buf, "ptkit");
+}
+
 int pt__path_expand(pt_timing *t, const char *path, char **out)
 {
-    char rank[12] = "", pid[24] = "";
+    char rank[12] = "", pid[24] = "", name[65] = "";
     size_t n = 0, i;
     char *o;
     int rc;
@@ -80,14 +98,20 @@ int pt__path_expand(pt_timing *t, const char *path, char **out)
                 snprintf(pid, sizeof pid, "%ld", (long)getpid());
             n += strlen(pid);
             break;
+        case 'n':
+            if (!*name)
+                name_text(t, name);
+            n += strlen(name);
+            break;
         case '\0':
             return pt__fail(t, PT_EINVAL,
                             "export path \"%s\" ends with a lone %%: write %%%% for a %% "
-                            "(%%r is the rank, %%p the process id)", path);
+                            "(%%r is the rank, %%p the process id, %%n the timing's name)", path);
         default:
             return pt__fail(t, PT_EINVAL,
                             "export path \"%s\": unknown conversion %%%c at offset %zu: write "
-                            "%%%% for a %% (%%r is the rank, %%p the process id)",
+                            "%%%% for a %% (%%r is the rank, %%p the process id, %%n the "
+                            "timing's name)",
                             path, path[i], i - 1);
         }
     }
@@ -102,7 +126,7 @@ int pt__path_expand(pt_timing *t, const char *path, char **out)
             continue;
         }
         i++;
-        s = path[i] == 'r' ? rank : path[i] == 'p' ? pid : "%";
+        s = path[i] == 'r' ? rank : path[i] == 'p' ? pid : path[i] == 'n' ? name : "%";
         memcpy(o, s, strlen(s));
         o += strlen(s);
     }

@@ -8,6 +8,7 @@
  * so both print exactly the same lines. Columns are sized to their widest
  * cell and separated by two spaces, so they stay aligned whatever the
  * numbers are. */
+#include "report/export_file.h"
 #include "report/views.h"
 
 #include "core/cost.h"
@@ -320,6 +321,17 @@ static void file_line(void *ctx, const char *line)
         return;
     if (fputs(line, fs->f) == EOF || putc('\n', fs->f) == EOF)
         fs->err = errno ? errno : EIO;
+}
+
+static int write_text(pt_timing *t, FILE *f, void *ctx)
+{
+    (void)ctx;
+    return pt__log(t, f, NULL);
+}
+
+int pt_export_text(pt_timing *t, const char *path)
+{
+    return t ? pt__export(t, path, "pt_export_text", 1, write_text, NULL) : 0;
 }
 
 int pt__log(pt_timing *t, FILE *f, const pt_log_opts *o)

@@ -138,6 +138,14 @@ typedef void (*pt_line_fn)(void *ctx, const char *line);
 /* ------------------------------------------------------------------ */
 
 /** \brief Create a timing.
+ *
+ *  The environment variable PT_OUTPUT, read here, names reports that
+ *  pt_destroy() writes without a line of code: a comma-separated list of
+ *  `log` (the text report on stderr), `json`, `csv`, `html`, `trace`,
+ *  each alone (to "%n.json" and so on: %n is the timing's name as a file
+ *  name) or as KIND=PATH, e.g. `PT_OUTPUT=log,html=run.html,trace=%n-%r.json`
+ *  (paths are export templates: %r the rank, %p the process id). `trace`
+ *  turns PT_TRACE on. What names no output is counted here (PT_EINVAL).
  *  \param name  the title of the whole run ("LED Optimization Module"); copied
  *  \param flags PT_CPU, or PT_GPU_EVENTS and others from enum pt_flags, or'ed
  *  \return the timing, or NULL when memory is short (and every call on NULL is a no-op). */
@@ -720,6 +728,8 @@ typedef struct pt_log_opts {
  *  malformed rank; PT_EIO when it cannot be written or the target is not a
  *  regular file (nothing left behind). */
 PT_EXTERN int pt_export_csv(pt_timing *t, const char *path);
+/** \brief The text report (pt_log()'s) into a file, as pt_export_csv() writes one. */
+PT_EXTERN int pt_export_text(pt_timing *t, const char *path);
 /** \brief The tree as JSON with a "schema" version. As pt_export_csv(). */
 PT_EXTERN int pt_export_json(pt_timing *t, const char *path);
 /** The JSON schema version pt_export_json() writes: 2, sections as one

@@ -64,12 +64,12 @@ bench-gpu: $(BENCH_GPU)
 
 # The shared libraries the suite needs beyond the C library, for a GPU
 # machine that has no Criterion installed, and the CUDA runtime libptkit
-# loads (libcudart.so.13), for one without this CUDA installed.
+# loads (this toolkit's libcudart.so.<major>), for one without this CUDA installed.
 gpu-test-libs: $(GPU_TEST_BIN) $(BENCH_GPU)
 	@mkdir -p $(BUILD)/gpu-libs
 	ldd $(GPU_TEST_BIN) | awk '$$3 ~ /^\// && $$1 !~ /^(libc|libm|libdl|libpthread|librt|ld-linux)[.-]/ { print $$3 }' | \
 	    xargs -r cp -L -t $(BUILD)/gpu-libs
-	cp -L $(CUDA_HOME)/lib64/libcudart.so.13 $(BUILD)/gpu-libs/
+	cp -L $(wildcard $(CUDA_HOME)/lib64/libcudart.so.$(CUDA_MAJOR)*) $(BUILD)/gpu-libs/
 	@ls $(BUILD)/gpu-libs
 else
 test-gpu bench-gpu gpu-test-libs:
