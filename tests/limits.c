@@ -13,6 +13,7 @@
  * occurrences (about 9 ns each: one dependent division per update).
  * Under AddressSanitizer both are 10 times fewer. */
 #include <criterion/criterion.h>
+#include <elf.h>
 #include <criterion/logging.h>
 #include <dirent.h>
 #include <errno.h>
@@ -917,4 +918,31 @@ Test(limits, many_real_pairs_are_counted_exactly)
     /* 1000, 3000, 1000, 3000, ...: the first 1000, then n/2 of 3000 and n/2 - 1 of 1000. */
     check_figures(s, n, 1000, n / 2 - 1, 1000, n / 2, 3000);
     check_count_written(n, (double)n * 2000 / 1e6);
+}
+
+/* A shared library's thread-locals that use the initial-exec model come
+ * out of the process's small static TLS reserve when the library is
+ * opened with dlopen (as Python opens libptkit): past it, dlopen fails
+ * ("cannot allocate memory in static TLS block"). libptkit keeps its
+ * thread-local block small; what is large is allocated per thread. */
+Test(limits, the_shared_librarys_thread_local_block_is_small)
+{
+    const char *b = getenv("PT_BUILD");
+    char path[512];
+    snprintf(path, sizeof path, "%s/lib/libptkit.so", b && *b ? b : "build");
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    Elf64_Ehdr eh;
+    cr_assert_eq(fread(&eh, sizeof eh, 1, f), 1);
+    cr_assert(memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64);
+    Elf64_Xword tls = 0;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        cr_assert_eq(fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize), SEEK_SET), 0);
+        cr_assert_eq(fread(&ph, sizeof ph, 1, f), 1);
+        if (ph.p_type == PT_TLS)
+            tls = ph.p_memsz;
+    }
+    fclose(f);
+    cr_assert_leq(tls, 512, "%s: %lu bytes of thread-locals", path, (unsigned long)tls);
 }

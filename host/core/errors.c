@@ -3,9 +3,11 @@
  * from them. */
 #include "core/errors.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *pt_strerror(int code)
@@ -61,13 +63,36 @@ static _Thread_local struct {
 static _Thread_local int ncb;
 
 /* Errors whose callbacks wait for the end of a deferring region. Past
- * PEND_MAX, the later ones are counted and said in one more call. */
+ * PEND_MAX, the later ones are counted and said in one more call. The
+ * queue is allocated on a thread's first such error and freed with the
+ * thread: a shared library's static thread-local block is small (a
+ * Python process that loads libptkit with dlopen has little of it left). */
 #define PEND_MAX 8
-static _Thread_local struct {
+typedef struct pend_entry {
     pt_timing *t;
     char line[sizeof ((pt_timing *)0)->last_error];
-} pend[PEND_MAX];
+} pend_entry;
+static _Thread_local pend_entry *pend;
 static _Thread_local int npend, defer_depth;
+static pthread_key_t pend_key;
+static pthread_once_t pend_once = PTHREAD_ONCE_INIT;
+
+static void pend_key_make(void)
+{
+    pthread_key_create(&pend_key, free);
+}
+
+/* This thread's queue, or NULL when memory is short. */
+static pend_entry *pend_queue(void)
+{
+    if (!pend) {
+        pthread_once(&pend_once, pend_key_make);
+        pend = calloc(PEND_MAX, sizeof *pend);
+        if (pend)
+            pthread_setspecific(pend_key, pend);
+    }
+    return pend;
+}
 static _Thread_local pt_timing *more_t;
 static _Thread_local uint64_t more;
 
@@ -170,7 +195,7 @@ int pt__fail(pt_timing *t, int code, const char *fmt, ...)
     if (!t->error_fn || in_callback(t, PT__CB_ERROR))
         return code;
     if (defer_depth > 0) {
-        if (npend < PEND_MAX) {
+        if (npend < PEND_MAX && pend_queue()) {
             pend[npend].t = t;
             memcpy(pend[npend].line, line, sizeof line);
             npend++;

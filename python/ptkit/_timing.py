@@ -4,6 +4,7 @@ import ctypes
 import functools
 import os
 import threading
+import warnings
 
 from . import _capi
 from ._capi import lib
@@ -213,11 +214,11 @@ class Timing(_Closing):
         lib.pt_reset(self._t)
         self._msgs.clear()
 
-    def set_clock(self, fn):
+    def clock_set(self, fn):
         """Time by fn() (integer nanoseconds, never decreasing) instead of the
         built-in clock; None restores it. For tests and simulations."""
         cb = None if fn is None else _capi.ClockFn(lambda ctx: int(fn()))
-        self._check(lib.pt_clock_set(self._t, cb if cb else _capi.ClockFn(), None), "set_clock")
+        self._check(lib.pt_clock_set(self._t, cb if cb else _capi.ClockFn(), None), "clock_set")
         self._clock = cb
 
     # ---- sections ---------------------------------------------------
@@ -286,10 +287,10 @@ class Timing(_Closing):
         """Fold the buffer's records under the launch section ``title``."""
         self._check(lib.pt_dev_fold(self._t, phases._b, self._title(title)), "fold")
 
-    def dev_clock(self):
+    def dev_clock_get(self):
         """How the device's cycles became time (pt_dev_clock) as a dict."""
         dc = _capi.DevClock()
-        self._check(lib.pt_dev_clock_get(self._t, ctypes.byref(dc)), "dev_clock")
+        self._check(lib.pt_dev_clock_get(self._t, ctypes.byref(dc)), "dev_clock_get")
         return _struct_dict(dc)
 
     # ---- figures ----------------------------------------------------
@@ -334,15 +335,15 @@ class Timing(_Closing):
         k = lib.pt_bottlenecks(self._t, n, arr)
         return [self._stats(arr[i]) for i in range(k)]
 
-    def stats(self):
+    def run_get(self):
         """The run's summary (pt_run_stats) as a dict."""
         rs = _capi.RunStats()
-        self._check(lib.pt_run_get(self._t, ctypes.byref(rs)), "stats")
+        self._check(lib.pt_run_get(self._t, ctypes.byref(rs)), "run_get")
         return _struct_dict(rs)
 
     def data(self):
         """The run as plain data: its name, summary and every section."""
-        return {"name": self.name, "stats": self.stats(),
+        return {"name": self.name, "stats": self.run_get(),
                 "sections": [s.as_dict() for s in self.sections()]}
 
     def threads(self):
@@ -375,12 +376,12 @@ class Timing(_Closing):
 
     # ---- roofline, memory, schedule ---------------------------------
 
-    def set_peaks(self, bytes_per_s, flops_per_s):
-        self._check(lib.pt_peaks_set(self._t, float(bytes_per_s), float(flops_per_s)), "set_peaks")
+    def peaks_set(self, bytes_per_s, flops_per_s):
+        self._check(lib.pt_peaks_set(self._t, float(bytes_per_s), float(flops_per_s)), "peaks_set")
 
-    def peaks(self):
+    def peaks_get(self):
         p = _capi.Peaks()
-        self._check(lib.pt_peaks_get(self._t, ctypes.byref(p)), "peaks")
+        self._check(lib.pt_peaks_get(self._t, ctypes.byref(p)), "peaks_get")
         return _struct_dict(p)
 
     def track(self, name, obj=None, *, nbytes=None, shape=None, dtype=None):
@@ -411,28 +412,51 @@ class Timing(_Closing):
     def untrack(self, name):
         self._check(lib.pt_untrack(self._t, _encode(name, "name")), "untrack")
 
-    def memory_sampling(self, on=True):
-        self._check(lib.pt_memory_sampling_set(self._t, int(bool(on))), "memory_sampling")
+    def memory_sampling_set(self, on=True):
+        self._check(lib.pt_memory_sampling_set(self._t, int(bool(on))), "memory_sampling_set")
 
-    def memory(self):
+    def memory_get(self):
         m = _capi.MemoryStats()
-        self._check(lib.pt_memory_get(self._t, ctypes.byref(m)), "memory")
+        self._check(lib.pt_memory_get(self._t, ctypes.byref(m)), "memory_get")
         return _struct_dict(m)
 
-    def schedule(self, wait, warmup, active, repeat=1):
+    def schedule_set(self, wait, warmup, active, repeat=1):
         """Record only some steps, as torch.profiler.schedule; call step() at each step's end."""
-        self._check(lib.pt_schedule_set(self._t, wait, warmup, active, repeat), "schedule")
+        self._check(lib.pt_schedule_set(self._t, wait, warmup, active, repeat), "schedule_set")
 
     def step(self):
         self._check(lib.pt_step(self._t), "step")
 
-    def schedule_info(self):
+    def schedule_get(self):
         si = _capi.ScheduleInfo()
-        self._check(lib.pt_schedule_get(self._t, ctypes.byref(si)), "schedule_info")
+        self._check(lib.pt_schedule_get(self._t, ctypes.byref(si)), "schedule_get")
         return _struct_dict(si)
 
-    def set_trace_capacity(self, n):
-        self._check(lib.pt_trace_capacity_set(self._t, int(n)), "set_trace_capacity")
+    def trace_capacity_set(self, n):
+        self._check(lib.pt_trace_capacity_set(self._t, int(n)), "trace_capacity_set")
+
+    # ---- the names before C's pt_<noun>_<verb> renames, kept one release
+
+    def _renamed(old, new):
+        def f(self, *args, **kwargs):
+            warnings.warn("Timing.%s is Timing.%s now (as C's pt_%s)" % (old, new, new),
+                          DeprecationWarning, stacklevel=2)
+            return getattr(self, new)(*args, **kwargs)
+        f.__name__ = old
+        f.__doc__ = "Deprecated: use %s." % new
+        return f
+
+    set_clock = _renamed("set_clock", "clock_set")
+    dev_clock = _renamed("dev_clock", "dev_clock_get")
+    stats = _renamed("stats", "run_get")
+    set_peaks = _renamed("set_peaks", "peaks_set")
+    peaks = _renamed("peaks", "peaks_get")
+    memory_sampling = _renamed("memory_sampling", "memory_sampling_set")
+    memory = _renamed("memory", "memory_get")
+    schedule = _renamed("schedule", "schedule_set")
+    schedule_info = _renamed("schedule_info", "schedule_get")
+    set_trace_capacity = _renamed("set_trace_capacity", "trace_capacity_set")
+    del _renamed
 
     # ---- reports and exports ----------------------------------------
 

@@ -31,7 +31,7 @@ def clock():
 def timing(clock):
     """A timing on the manual clock."""
     t = ptkit.Timing("test")
-    t.set_clock(clock)
+    t.clock_set(clock)
     yield t
     t.close()
 

@@ -55,7 +55,7 @@ def test_a_section_ends_when_its_body_raises(timing, clock):
             clock.now += 1000
             raise KeyError("from the body")
     assert timing.find("work").count == 1
-    assert timing.stats()["open_count"] == 0
+    assert timing.run_get()["open_count"] == 0
 
 
 def test_a_failed_stop_after_a_raising_body_keeps_the_bodys_exception(timing):
@@ -155,7 +155,7 @@ def test_gpu_sections_without_a_device_fall_back_to_the_cpu_clock_said_once():
         t.stop_gpu("step", 0, flops=1e6)
     s = t.find("step")
     assert s.gpu == 1 and s.count == 2 and s.flops == 2e6
-    st = t.stats()
+    st = t.run_get()
     assert st["gpu_fallback"] == 1 and st["error_count"] == 0, "a fact of the machine, not an error"
     assert st["note_count"] == 1 and "GPU sections are timed by the CPU clock" in t.last_note
     assert st["gpu_fallback_why"], "the reason is given"
@@ -271,33 +271,33 @@ def test_a_deep_tree_walks_without_recursion(timing, clock):
 
 
 def test_schedule_records_the_active_steps(timing, clock):
-    timing.schedule(2, 1, 2, 1)
+    timing.schedule_set(2, 1, 2, 1)
     for _ in range(8):
         span(timing, clock, "step", 1000)
         timing.step()
-    info = timing.schedule_info()
+    info = timing.schedule_get()
     assert (info["steps"], info["recorded"]) == (8, 2)
     assert timing.find("step").count == 2
 
 
 def test_peaks_roofline_and_memory(timing, clock):
     import numpy
-    timing.set_peaks(1e12, 1e13)
-    assert timing.peaks()["source"] == "user"
+    timing.peaks_set(1e12, 1e13)
+    assert timing.peaks_get()["source"] == "user"
     a = numpy.zeros((100, 50), dtype=numpy.float32)
     with timing.section("k", read=1e9, flops=1e9):
         timing.track("psi", a)
         clock.now += 1_000_000
     s = timing.find("k")
     assert s.ai == pytest.approx(1.0) and s.bound == 1, "memory-bound below the ridge of 10"
-    m = timing.memory()
+    m = timing.memory_get()
     assert (m["tensors"], m["total"], m["peak"]) == (1, 20000, 20000)
     assert s.mem_high_water == 20000
     timing.untrack("psi")
     with pytest.raises(ptkit.Error, match="PT_ENOTFOUND"):
         timing.untrack("psi")
     with pytest.raises(ptkit.Error, match="PT_ERANGE"):
-        timing.set_peaks(-1, 1)
+        timing.peaks_set(-1, 1)
 
 
 def test_flops_helpers():
@@ -329,3 +329,12 @@ def test_log_to_a_logger_and_a_file(timing, clock, tmp_path, caplog):
     with open(path, "w") as f:
         timing.log(f, percentages=True)
     assert path.read_text() == timing.report(percentages=True)
+
+
+def test_old_names_warn_and_do_the_same(timing):
+    """The names before the pt_<noun>_<verb> renames still work, and warn."""
+    with pytest.warns(DeprecationWarning, match="peaks_set"):
+        timing.set_peaks(1e12, 1e13)
+    assert timing.peaks_get()["source"] == "user"
+    with pytest.warns(DeprecationWarning, match="run_get"):
+        assert timing.stats() == timing.run_get()
