@@ -151,8 +151,10 @@ static int trace_check(json_t *doc, char *why, size_t n)
         }
         x[nx].pid = json_integer_value(pid);
         x[nx].tid = json_integer_value(tid);
-        x[nx].t0 = llround(json_number_value(ts) * 1e3);
-        x[nx].t1 = x[nx].t0 + llround(json_number_value(dur) * 1e3);
+        /* In picoseconds, the end from the sum a viewer makes: ptkit's
+         * times lie on a grid of 1024ths of a microsecond, where it is exact. */
+        x[nx].t0 = llround(json_number_value(ts) * 1e6);
+        x[nx].t1 = llround((json_number_value(ts) + json_number_value(dur)) * 1e6);
         x[nx++].name = name;
     }
     if (!rc) {
@@ -173,8 +175,8 @@ static int trace_check(json_t *doc, char *why, size_t n)
                 depth--;
             if (!rc && depth && x[i].t1 > stack[depth - 1]->t1)
                 rc = tc_fault(why, n,
-                              "on track pid %lld tid %lld, \"%s\" [%lld, %lld] ns crosses \"%s\" "
-                              "[%lld, %lld] ns",
+                              "on track pid %lld tid %lld, \"%s\" [%lld, %lld] ps crosses \"%s\" "
+                              "[%lld, %lld] ps",
                               x[i].pid, x[i].tid, x[i].name, x[i].t0, x[i].t1,
                               stack[depth - 1]->name, stack[depth - 1]->t0, stack[depth - 1]->t1);
             stack[depth++] = &x[i];

@@ -214,3 +214,26 @@ Test(trace_view, crossing_events_are_seen)
     free(dom);
     free(log);
 }
+
+/* The samples' own traces (what `make demo` and `make samples` leave in
+ * $(BUILD)/samples/out), each imported whole: no track refused. */
+Test(trace_view, the_samples_traces_open_in_speedscope)
+{
+    static const char *const samples[] = { "transport_step", "solver_phases", "gpu_ops" };
+    const char *b = getenv("PT_BUILD");
+    int seen = 0;
+    speedscope();
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/samples/out/%s.trace.json", b && *b ? b : "build", samples[i]);
+        if (access(p, R_OK) != 0)
+            continue;
+        char *dom, *log = view(p, &dom);
+        assert_imported(log);
+        free(log);
+        free(dom);
+        seen++;
+    }
+    if (!seen)
+        cr_skip_test("no sample has written its trace yet: run `make demo` (or the samples) first");
+}

@@ -1,6 +1,15 @@
 /* The Chrome Trace Event container: events one a line, through the JSON
- * writer (json.c). Times are whole nanoseconds printed as microseconds
- * with three decimals, from integers, so nothing is lost to rounding. */
+ * writer (json.c).
+ *
+ * Times are microseconds on a binary grid: whole nanoseconds are rounded
+ * to multiples of 1/1024 us (0.977 ns), printed exactly (at most 10
+ * decimals). A viewer adds and subtracts the doubles it reads (speedscope
+ * ends an event at ts + dur after taking each track's first start from
+ * every ts); with three decimals of microseconds those sums round, and an
+ * event could end a fraction of a nanosecond after the next one starts or
+ * after its parent, which speedscope refuses. On the grid every such sum
+ * and difference is exact below 2^43 us (100 days), so what nests in
+ * nanoseconds nests in every viewer, ends meeting starts exactly. */
 #include "report/chrome_trace.h"
 
 #include <unistd.h>
@@ -32,12 +41,36 @@ static void event(pt__ctrace *w, const char *ph, int k)
     w->events++;
 }
 
-/* ns as microseconds with three decimals, exactly. */
+/* ns on the grid: 1024ths of a microsecond, to the nearest. */
+static long long grid(long long ns)
+{
+    return ns >= 0 ? (ns * 128 + 62) / 125 : -((-ns * 128 + 62) / 125);
+}
+
+/* k 1024ths of a microsecond, exactly: whole microseconds, then the
+ * fraction's decimals (k mod 1024 times 10^10 / 1024) without trailing
+ * zeros. */
+static void micros_grid(pt__json *j, const char *key, long long k)
+{
+    unsigned long long a = k < 0 ? 0ULL - (unsigned long long)k : (unsigned long long)k;
+    unsigned long long frac = (a % 1024) * 9765625ULL;
+    int digits = 10;
+
+    pt__json_key(j, key);
+    if (!frac) {
+        pt__json_printf(j, "%s%llu", k < 0 ? "-" : "", a / 1024);
+        return;
+    }
+    while (frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    pt__json_printf(j, "%s%llu.%0*llu", k < 0 ? "-" : "", a / 1024, digits, frac);
+}
+
 static void micros(pt__json *j, const char *key, long long ns)
 {
-    unsigned long long a = ns < 0 ? 0ULL - (unsigned long long)ns : (unsigned long long)ns;
-    pt__json_key(j, key);
-    pt__json_printf(j, "%s%llu.%03llu", ns < 0 ? "-" : "", a / 1000, a % 1000);
+    micros_grid(j, key, grid(ns));
 }
 
 /* One metadata event: what ("process_name", "thread_sort_index", ...) of
@@ -81,7 +114,8 @@ void pt__ctrace_complete(pt__ctrace *w, int k, long long tid, const char *name, 
     pt__json_k_str(&w->j, "name", name);
     pt__json_k_str(&w->j, "cat", cat);
     micros(&w->j, "ts", t0);
-    micros(&w->j, "dur", t1 > t0 ? t1 - t0 : 0);
+    /* The difference of the two ends on the grid: ts + dur is the end. */
+    micros_grid(&w->j, "dur", t1 > t0 ? grid(t1) - grid(t0) : 0);
 }
 
 void pt__ctrace_counter(pt__ctrace *w, int k, long long tid, const char *name, long long ts,

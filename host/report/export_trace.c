@@ -67,7 +67,8 @@ static void host_events(pt_timing *t, pt__ctrace *w)
     for (size_t i = 0; i < tr->nhost; i++) {
         const pt__thost *e = &tr->host[i];
         if (e->tid != last) {
-            snprintf(name, sizeof name, "thread %d (tid %d)", e->tid, e->os_tid);
+            /* The viewers show the OS tid beside the name themselves. */
+            snprintf(name, sizeof name, "thread %d", e->tid);
             pt__ctrace_thread(w, PT__CTRACE_HOST, e->os_tid, name, e->tid);
             last = e->tid;
         }

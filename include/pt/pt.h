@@ -778,8 +778,9 @@ PT_EXTERN int pt_export_html(pt_timing *t, const char *path);
  *  Time base: "baseTimeNanoseconds" is the wall clock (CLOCK_REALTIME,
  *  nanoseconds since the epoch) read beside the run's origin, at
  *  pt_create() or the latest pt_clock_set(); every "ts" is microseconds
- *  after it (whole nanoseconds: three decimals), as torch.profiler writes
- *  its traces, so tools that merge traces by this key put the two on one
+ *  after it, as torch.profiler writes its traces (on a grid of 1024ths of a
+ *  microsecond, 0.977 ns, printed exactly: a viewer's sums of these are
+ *  exact, so events that nest in nanoseconds nest in the viewer), so tools that merge traces by this key put the two on one
  *  timeline. After the origin, times run on ptkit's clock (the TSC,
  *  calibrated against CLOCK_MONOTONIC to about 3e-5), not the wall clock.
  *  "metadata" holds the pids, the process id, the schedule and the
