@@ -727,3 +727,37 @@ Test(html, hostile_titles_stay_text_in_chromium, .timeout = 120)
     cr_assert_eq(count_of(h, "class=\"pt-row\""), 2);
     free(h);
 }
+
+/* Every chart's labels inside its chart and every table without a scroll
+ * bar, in a window 900 and 1400 px wide: the page's own check (#pt-check)
+ * of a run that stretches each label (a straggler 2000 times the mean
+ * block, a roofline point at 1000 FLOP/byte with a long name, tracked
+ * host arrays, long section names and large figures). */
+Test(html, every_label_fits_at_900_and_1400_px, .timeout = 180)
+{
+    pt_peaks_set(t, 2e12, 6e13);
+    pt_track(t, "host_psi_array_for_the_whole_run", NULL, 3.2e9, (long long[]){ 4096, 4096, 48 },
+             3, "float32");
+    small_run();
+    TEST_SPAN(t, &clk, "a_rather_long_section_name_for_the_roofline_point", 3000000,
+              .read = 1e6, .flops = 1e9);
+    for (int k = 0; k < 3; k++)
+        TEST_SPAN(t, &clk, "sweep_over_every_energy_group_and_angle_of_the_mesh", 123456789,
+                  .read = 9.87e11, .written = 1.23e11, .flops = 4.56e13);
+    pt_dev_records *b = heavy_launch(4096, 5, 4000000, -1); /* max/mean about 4000 */
+    const char *page = in_dir("labels.html");
+    cr_assert_eq(pt_export_html(t, page), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(b);
+    static const int widths[] = { 900, 1400 };
+    for (int i = 0; i < 2; i++) {
+        char url[400], args[160], *h, *c;
+        snprintf(url, sizeof url, "file://%s#pt-check", page);
+        snprintf(args, sizeof args, "--dump-dom --window-size=%d,2400", widths[i]);
+        test_browse(dir, url, args, in_dir("labels.dom"));
+        h = slurp(in_dir("labels.dom"), NULL);
+        c = strstr(h, "id=\"pt-check\"");
+        cr_assert_not_null(c, "the page ran its check at %d px", widths[i]);
+        cr_assert(strstr(c, "no label cut, no table scrolls"), "at %d px: %.2000s", widths[i], c);
+        free(h);
+    }
+}

@@ -131,10 +131,10 @@ Test(scope, null_timing_runs_the_block_once)
  * default's lock; it must not be held then (it was: a hang). */
 Test(scope, the_default_as_the_first_timing_returns, .timeout = 30)
 {
-    pt_timing *t = pt_default();
-    cr_assert_not_null(t);
+    pt_timing *d = pt_default();
+    cr_assert_not_null(d);
     pt_run_stats r;
-    cr_assert_eq(pt_run_get(t, &r), 0);
+    cr_assert_eq(pt_run_get(d, &r), 0);
     cr_assert_gt(r.pair_ns, 0, "its cost measured, as any first timing's");
 }
 

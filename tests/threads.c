@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -357,7 +358,7 @@ Test(threads, a_child_forked_while_threads_time_times_and_reports, .timeout = 60
     atomic_init(&f.stop, 0);
     for (int i = 0; i < 4; i++)
         cr_assert_eq(pthread_create(&th[i], NULL, time_until_stopped, &f), 0);
-    usleep(10000);
+    nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
     int ok = 0;
     for (int k = 0; k < 20; k++) {
         pid_t pid = fork();
