@@ -34,7 +34,7 @@ $(FAKE_CUDART): tests/runtime/fake_cudart.c
 	@mkdir -p $(@D)
 	$(CC) -shared -fPIC -O1 $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) \
 	    -Wl,-soname,libcudart.so.11.0 -o $@ $<
-TEST_PREREQS += $(FAKE_CUDART)
+TEST_PREREQS += $(FAKE_CUDART) $(LIB_SO)
 
 test: test-deps $(TEST_BIN) $(TEST_PREREQS)
 	cd $(CURDIR) && PT_BUILD=$(BUILD) $(TEST_BIN) $(TEST_ARGS)
