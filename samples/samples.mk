@@ -3,8 +3,9 @@
 # machine has one, else on the CPU path; with CUDA=0 the C++ compiler builds
 # the CPU path alone.
 SAMPLE_NAMES := transport_step led_optimizer solver_phases gpu_ops
+# quickstart is README.md's example: a .cu file as written, so nvcc alone builds it.
 ifeq ($(CUDA),1)
-SAMPLE_NAMES += nvrtc_phases
+SAMPLE_NAMES += nvrtc_phases quickstart
 endif
 SAMPLE_BINS  := $(SAMPLE_NAMES:%=$(BUILD)/samples/%)
 SAMPLE_OUT   := $(BUILD)/samples/out
@@ -42,6 +43,9 @@ $$(BUILD)/samples/$(1): samples/$(1)/$(1).cu $$(LIB_A) $$(wildcard include/pt/*.
 endef
 endif
 $(foreach s,$(CUDA_SAMPLES),$(eval $(call cuda_sample,$(s))))
+ifeq ($(CUDA),1)
+$(eval $(call cuda_sample,quickstart))
+endif
 
 # nvrtc_phases compiles its kernel at run time, so it needs NVRTC (and the
 # driver API, opened at run time, to load the PTX): built only with CUDA.
@@ -57,9 +61,16 @@ samples: $(SAMPLE_BINS)
 list-samples: $(SAMPLE_BINS)
 	@for b in $(SAMPLE_BINS); do echo $$b; done
 
-demo: $(BUILD)/samples/transport_step
+# The report is the first screen: the build goes to a log, one line says
+# so (and the log's end is shown when the build fails).
+DEMO_LOG := $(BUILD)/demo-build.log
+demo:
 	@mkdir -p $(SAMPLE_OUT)
-	$(BUILD)/samples/transport_step - $(SAMPLE_OUT)
+	@echo "building libptkit and samples/transport_step (log: $(DEMO_LOG))"
+	@$(MAKE) --no-print-directory $(BUILD)/samples/transport_step > $(DEMO_LOG) 2>&1 || \
+	    { tail -n 40 $(DEMO_LOG); echo "make demo: the build failed; the whole log is $(DEMO_LOG)"; exit 1; }
+	@echo "running $(BUILD)/samples/transport_step"
+	@$(BUILD)/samples/transport_step - $(SAMPLE_OUT)
 
 # The picture of the demo's HTML report that README.md shows, taken by
 # headless Chromium (installed here as root, as `make test BROWSER=1` does).

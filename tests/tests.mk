@@ -144,3 +144,13 @@ else
 bench-static:
 	@echo "bench-static: built with CUDA=0, so there is no nvcc to compile the kernels with"
 endif
+
+# Every C, C++ and CUDA block of README.md and docs/*.md compiles, each as
+# its <!-- check: ... --> line says (tests/docs/check.py).
+.PHONY: test-docs
+test-docs:
+ifeq ($(CUDA),1)
+	CUDA_HOME=$(CUDA_HOME) NVCC="$(NVCC_CMD)" python3 tests/docs/check.py $(BUILD)/docs README.md docs/*.md
+else
+	@echo "test-docs: skipped: the examples are CUDA programs, and CUDA=0 (no nvcc at $(NVCC))"
+endif
