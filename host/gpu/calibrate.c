@@ -54,6 +54,15 @@ typedef struct calib_entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static calib_entry host_entry;
 static calib_entry dev_entry[PT__CALIB_MAXDEV];
+/* nvcc's wrapper of a fatbin, as __cudaRegisterFatBinary takes it. */
+typedef struct fatbin_wrapper {
+    int magic;
+    int version;
+    const void *data;
+    void *unused;
+} fatbin_wrapper;
+#define PT__FATBIN_MAGIC 0x466243b1
+
 /* ptkit's kernels: each registered once per runtime, under the address of
  * its `host` byte (what cudaLaunchKernel is given). */
 typedef struct pt_kernel {
@@ -64,11 +73,13 @@ typedef struct pt_kernel {
     int tried;                /* registered, or found impossible */
     pt__cukernel k;           /* &host once registered */
     char why[192];
+    fatbin_wrapper wrap;      /* the runtime keeps its address: static, as nvcc's */
 } pt_kernel;
-static pt_kernel kernel_calibrate = { pt__fatbin_calibrate, &pt__fatbin_calibrate_size,
-                                      "pt_calibrate", 0, 0, NULL, "" };
-static pt_kernel kernel_reduce = { pt__fatbin_reduce, &pt__fatbin_reduce_size, "pt_reduce", 0, 0,
-                                   NULL, "" };
+static pt_kernel kernel_calibrate = { .fatbin = pt__fatbin_calibrate,
+                                      .size = &pt__fatbin_calibrate_size,
+                                      .name = "pt_calibrate" };
+static pt_kernel kernel_reduce = { .fatbin = pt__fatbin_reduce, .size = &pt__fatbin_reduce_size,
+                                   .name = "pt_reduce" };
 static unsigned made_in;      /* pt__cuda_generation() of what is above */
 
 /* ---- host mode --------------------------------------------------- */
@@ -154,15 +165,6 @@ static void host_calibrate(pt__calib *c)
 
 /* ---- on a device ------------------------------------------------- */
 
-/* nvcc's wrapper of a fatbin, as __cudaRegisterFatBinary takes it. */
-typedef struct fatbin_wrapper {
-    int magic;
-    int version;
-    const void *data;
-    void *unused;
-} fatbin_wrapper;
-#define PT__FATBIN_MAGIC 0x466243b1
-
 /* The kernel, registered with the runtime on first use; NULL with why. A
  * registration that the runtime refuses shows at the first launch, which
  * says so. Under lock. */
@@ -177,16 +179,12 @@ static pt__cukernel kernel_get(const pt__cuda_api *cu, pt_kernel *kn, char *why,
             snprintf(kn->why, sizeof kn->why, "the CUDA runtime lacks %s",
                      !cu->LaunchKernel ? "cudaLaunchKernel" : "__cudaRegisterFatBinary");
         } else {
-            /* The runtime keeps the wrapper's address: one per kernel, for
-             * the life of the process. */
-            fatbin_wrapper *w = malloc(sizeof *w);
-            void **h = NULL;
-            if (w) {
-                *w = (fatbin_wrapper){ PT__FATBIN_MAGIC, 1, kn->fatbin, NULL };
-                h = cu->RegisterFatBinary(w);
-            }
+            /* The runtime keeps the wrapper's address: one per kernel, in
+             * static storage, for the life of the process. */
+            void **h;
+            kn->wrap = (fatbin_wrapper){ PT__FATBIN_MAGIC, 1, kn->fatbin, NULL };
+            h = cu->RegisterFatBinary(&kn->wrap);
             if (!h) {
-                free(w);
                 snprintf(kn->why, sizeof kn->why, "__cudaRegisterFatBinary(%s) failed", kn->name);
             } else {
                 cu->RegisterFunction(h, &kn->host, (char *)kn->name, kn->name, -1, NULL, NULL,
