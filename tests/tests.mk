@@ -36,6 +36,14 @@ $(FAKE_CUDART): tests/runtime/fake_cudart.c
 	    -Wl,-soname,libcudart.so.11.0 -o $@ $<
 TEST_PREREQS += $(FAKE_CUDART) $(LIB_SO)
 
+# Two plugins whose one literal title is "alpha" and "omega", loaded one
+# after the other by tests/tree.c.
+TITLE_PLUGINS := $(BUILD)/tests/plugins/title_alpha.so $(BUILD)/tests/plugins/title_omega.so
+$(BUILD)/tests/plugins/title_%.so: tests/plugins/title_plugin.c
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O1 $(WARN) $(CFLAGS) $(LDFLAGS) -DTITLE='"$*"' -o $@ $<
+TEST_PREREQS += $(TITLE_PLUGINS)
+
 test: test-deps $(TEST_BIN) $(TEST_PREREQS)
 	cd $(CURDIR) && PT_BUILD=$(BUILD) $(TEST_BIN) $(TEST_ARGS)
 

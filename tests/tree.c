@@ -1,6 +1,7 @@
 /* The section tree: identity of sections, nesting, statistics, misuse. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,6 +100,26 @@ Test(tree, a_stop_through_a_reused_buffer_holding_another_title_is_a_mismatch)
     snprintf(buf, sizeof buf, "load");
     cr_assert_eq(pt_stop(t, buf), 0);
     cr_assert_eq(get("load").count, 1);
+}
+
+/* A title built each call (snprintf, std::string, Python) is found by its
+ * text on the fast path: the same section, the stops matched. */
+Test(tree, a_title_in_a_new_buffer_each_call_is_the_same_section)
+{
+    char *bufs[4];
+    for (int i = 0; i < 4; i++) {
+        bufs[i] = malloc(16);
+        snprintf(bufs[i], 16, "built");
+    }
+    for (int i = 0; i < 40; i++) {
+        pt_start(t, bufs[i % 4]);
+        cr_assert_eq(pt_stop(t, bufs[(i + 1) % 4]), 0);
+    }
+    cr_assert_eq(run_stats(t).section_count, 1);
+    cr_assert_eq(get("built").count, 40);
+    cr_assert_eq(run_stats(t).error_count, 0);
+    for (int i = 0; i < 4; i++)
+        free(bufs[i]);
 }
 
 Test(tree, nesting_to_any_depth)
@@ -509,4 +530,45 @@ Test(tree, welford_stays_exact_over_a_million_occurrences)
     cr_assert_float_eq(s.stddev_ms * 1e6, 1.0, 1e-5, "sd %.9f ns", s.stddev_ms * 1e6);
     cr_assert_float_eq(s.min_ms, 1e-3, 1e-15);
     cr_assert_float_eq(s.max_ms, 1.002e-3, 1e-15);
+}
+
+/* A title from a shared object is matched by its text: once the object
+ * is unloaded, another may be mapped at its address and hold another
+ * title at the same pointer ("omega" was counted under "alpha"). The
+ * first plugin is loaded before the process's first timing, so that
+ * ptkit first sees the process with it mapped. */
+Test(plugins, a_title_at_an_unloaded_plugins_address_is_read_anew)
+{
+    const char *b = getenv("PT_BUILD");
+    const void *where[2] = { NULL, NULL };
+    static const char *const names[2] = { "alpha", "omega" };
+    test_clock pclk;
+    pt_timing *pt = NULL;
+    for (int i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/plugins/title_%s.so", b && *b ? b : "build",
+                 names[i]);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        cr_assert_not_null(h, "%s", dlerror());
+        const char *(*title)(void) = (const char *(*)(void))dlsym(h, "plugin_title");
+        cr_assert_not_null(title);
+        if (!pt)
+            cr_assert_not_null(pt = test_timing(&pclk, "plugins", PT_CPU));
+        where[i] = title();
+        for (int k = 0; k < 2 + i; k++)
+            TEST_SPAN(pt, &pclk, title(), 10);
+        cr_assert_eq(dlclose(h), 0);
+    }
+    cr_log_info("the titles lay at %p and %p%s", where[0], where[1],
+                where[0] == where[1] ? ": the same address" : "");
+    pt_run_stats st;
+    pt_run_get(pt, &st);
+    cr_assert_eq(st.section_count, 2, "two titles, two sections");
+    cr_assert_not_null(pt_find(pt, "omega"), "omega's calls were counted under alpha");
+    pt_section_stats s;
+    cr_assert_eq(pt_section_get(pt, pt_find(pt, "alpha"), &s), 0);
+    cr_assert_eq(s.count, 2);
+    cr_assert_eq(pt_section_get(pt, pt_find(pt, "omega"), &s), 0);
+    cr_assert_eq(s.count, 3);
+    pt_destroy(pt);
 }

@@ -36,10 +36,11 @@ static uint64_t hash_title(const char *s, size_t *len)
 /* ---- titles in read-only memory ---------------------------------- */
 
 /* The read-only segments (PT_LOAD without PF_W: code and .rodata, where
- * string literals live) of the objects loaded when a title is first
- * keyed, sorted. Objects loaded later are not in it: their titles are
- * compared by text, which is only slower. */
-#define RO_MAX 1024
+ * string literals live) of the main program, sorted. A shared object's
+ * are left out: a library can be unloaded (dlclose) and another mapped at
+ * the same address, whose literal there says something else, so its
+ * titles are compared by text, which costs a few compares. */
+#define RO_MAX 64
 typedef struct ro_range {
     uintptr_t lo, hi;
 } ro_range;
@@ -47,6 +48,7 @@ static ro_range ro[RO_MAX];
 static int nro;
 static pthread_once_t ro_once = PTHREAD_ONCE_INIT;
 
+/* The main program is the first object dl_iterate_phdr reports. */
 static int ro_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
@@ -58,7 +60,7 @@ static int ro_object(struct dl_phdr_info *info, size_t size, void *ctx)
             ro[nro++] = (ro_range){ lo, lo + (uintptr_t)ph->p_memsz };
         }
     }
-    return 0;
+    return 1;
 }
 
 static int by_lo(const void *a, const void *b)

@@ -56,17 +56,20 @@ static inline double pt__root_total(const pt_section *root)
 /* Frees s's subtree (not s), leaving s without children. */
 PT__HIDDEN void pt__section_free_children(pt_section *s);
 
-/* The caller's pointer matches and so does the text. The text is
- * compared, inline, unless the pointer lies in read-only memory (a string
- * literal), because a reused buffer may hold a new title. Every start and
- * stop of a title seen before comes here first. */
+/* c's title is title's text. A pointer keyed in the main program's
+ * read-only memory (a string literal there, which no dlclose can unmap
+ * and no write can change) is trusted without reading it; any other
+ * pointer, a buffer reused or built each call (snprintf, std::string,
+ * Python) included, is compared by text, inline: a title of known text
+ * takes the fast path whatever its address. Every start and stop of a
+ * title seen before comes here first. */
 static inline int pt__same_title(const pt_section *c, const char *title)
 {
     const char *a = c->name, *b = title;
-    if (c->key != title)
-        return 0;
-    if (c->key_fixed)
+    if (c->key == title && c->key_fixed)
         return 1;
+    if (!b)
+        return 0;
     while (*a && *a == *b) {
         a++;
         b++;
