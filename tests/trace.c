@@ -17,6 +17,7 @@
 #include "common.h"
 #include "cuda_fake.h"
 #include "records_fake.h"
+#include "core/tlog.h"
 #include "core/trace.h"
 #include "trace_check.h"
 
@@ -260,6 +261,44 @@ Test(trace, drops_past_the_capacity_are_counted)
     pt_log_fn(t, note_line, &noted);
     cr_assert(noted, "the report says how many events the trace left out");
     json_decref(j);
+}
+
+/* The log grows by chunks (1024 events, then twice the last, up to 2 MiB
+ * each): every event is kept in order across them, up to the capacity
+ * exactly, with nothing copied; after a gather the chunks serve again. */
+Test(trace, the_log_keeps_every_event_in_order_across_its_chunks)
+{
+    enum { CAP = 300001, N = 300100 };
+    t = test_timing(&clk, "run", PT_TRACE);
+    cr_assert_eq(pt_trace_capacity_set(t, CAP), 0);
+    pt_start(t, "outer");
+    int64_t first = clk.now;
+    for (int k = 0; k < N; k++)
+        span("s", 1, 2);
+    pt_stop(t, "outer");
+    pt__tlog *l = &t->main.tlog;
+    size_t chunks = 0;
+    for (const pt__tchunk *c = l->first; c; c = c->next)
+        chunks++;
+    cr_assert_geq(chunks, 6, "%zu chunks for %d events", chunks, CAP);
+    cr_assert_leq(pt__tlog_bytes(CAP), (size_t)CAP * sizeof(pt__tevent) * 11 / 10 + (4u << 20),
+                  "the chunks hold %zu bytes for %d events", pt__tlog_bytes(CAP), CAP);
+    const pt__tchunk *head = l->first;
+    pt__trace_gather(t);
+    pt__trace *tr = t->trace;
+    cr_assert_eq(tr->nhost, CAP, "%zu kept", tr->nhost);
+    cr_assert_eq(tr->dropped_host, N + 1 - CAP, "outer and the rest dropped");
+    for (size_t i = 0; i < tr->nhost; i++) {
+        cr_assert_eq(tr->host[i].t0, first + 1 + 3 * (int64_t)i, "event %zu out of place", i);
+        cr_assert_eq(tr->host[i].t1 - tr->host[i].t0, 2);
+    }
+    cr_assert_eq(l->n, 0, "gathered");
+    /* The next events go to the same chunks. */
+    span("s", 1, 2);
+    cr_assert_eq(l->first, head, "the first chunk is reused");
+    cr_assert_eq(l->ev, head->ev, "the next event at its start");
+    pt__trace_gather(t);
+    cr_assert_eq(tr->nhost, CAP, "the gathered list is bounded by the capacity too");
 }
 
 static void *five_spans(void *arg)

@@ -148,9 +148,19 @@ typedef struct pt__tevent {
     const struct pt_section *node;
     int64_t t0, t1;
 } pt__tevent;
+/* The log grows by chunks, never copied: each twice the last, up to
+ * 2 MiB (huge pages where the kernel gives them), kept for reuse after
+ * the reports gather them. */
+typedef struct pt__tchunk {
+    struct pt__tchunk *next;
+    size_t n, cap;            /* events written (once full or left), room */
+    pt__tevent ev[];
+} pt__tchunk;
 typedef struct pt__tlog {
-    pt__tevent *ev;
-    size_t n, alloc;          /* alloc grows up to the trace's capacity */
+    pt__tevent *ev;           /* the current chunk's events: the hot path's */
+    size_t n, alloc;          /* written there, and room there (within the capacity) */
+    pt__tchunk *first, *cur;  /* every chunk in order; cur holds ev (NULL: none yet) */
+    size_t kept;              /* events in the chunks before cur */
     uint64_t dropped;         /* past the capacity: counted, not kept */
 } pt__tlog;
 

@@ -20,6 +20,7 @@
 #include "core/errors.h"
 #include "core/gate.h"
 #include "core/merge.h"
+#include "core/tlog.h"
 #include "core/tree.h"
 
 #include <stdlib.h>
@@ -117,7 +118,7 @@ static void thr_free(pt__thr *r)
     pt__id_release(r->self);
     pt__section_free_children(&r->own_root);
     pt__section_free_children(&r->part_root);
-    free(r->tlog.ev);
+    pt__tlog_free(&r->tlog);
     free(r->stack);
     free(r);
 }
@@ -134,7 +135,7 @@ void pt__threads_free(pt_timing *t)
     free(t->marked);
     t->marked = NULL;
     pt__section_free_children(&t->merged_root);
-    free(t->main.tlog.ev);
+    pt__tlog_free(&t->main.tlog);
     free(t->main.stack);
     pt__id_release(t->main.self);
     pt__id_release(t->owner);

@@ -1,9 +1,10 @@
 /* PT_TRACE's log: what the Chrome trace (report/export_trace.c) draws.
  *
  * A section aggregates its occurrences; a timeline needs each of them.
- * With PT_TRACE a stop appends (node, t0, t1) to its thread's log, a
- * growing array of its own (pt__tlog_add, inline: no lock, no shared
- * line), bounded by the trace capacity: past it, occurrences are counted
+ * With PT_TRACE a stop appends (node, t0, t1), 24 bytes, to its thread's
+ * log (pt__tlog_add, inline: a store, no lock, no shared line), which
+ * grows by chunks that are never copied or moved, bounded by the trace
+ * capacity: past it, occurrences are counted
  * as dropped, never stored, so memory stays bounded however long the run.
  * The reports gather the threads' logs into one list (pt__trace_gather),
  * which the capacity bounds too. Without the flag nothing here runs: the
@@ -18,6 +19,7 @@
 
 #include "core/errors.h"
 #include "core/threads.h"
+#include "core/tlog.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -58,10 +60,8 @@ void pt__trace_clear(pt_timing *t)
     if (!tr)
         return;
     pthread_mutex_lock(&t->lock);
-    EACH_THREAD(t, r) {
-        r->tlog.n = 0;
-        r->tlog.dropped = 0;
-    }
+    EACH_THREAD(t, r)
+        pt__tlog_rewind(&r->tlog);
     pthread_mutex_unlock(&t->lock);
     folds_free(tr);
     tr->nhost = tr->ngpu = tr->ncounter = 0;
@@ -142,25 +142,14 @@ double pt__trace_us(const pt_timing *t, int64_t tick)
 int pt__tlog_grow(pt_timing *t, pt__thr *r)
 {
     pt__tlog *l = &r->tlog;
-    size_t cap = t->trace ? t->trace->cap : 0, a;
-    pt__tevent *ev;
+    size_t cap = t->trace ? t->trace->cap : 0;
+    int rc = pt__tlog_next(l, cap);
 
-    if (l->alloc >= cap) {
-        if (!l->dropped++ && cap)
-            full(t, "host");
-        return 0;
-    }
-    a = l->alloc ? l->alloc * 2 : 1024;
-    if (a > cap)
-        a = cap;
-    ev = realloc(l->ev, a * sizeof *ev);
-    if (!ev) {
+    if (rc == 0 && !l->dropped++ && cap)
+        full(t, "host");
+    else if (rc < 0)
         l->dropped++;
-        return 0;
-    }
-    l->ev = ev;
-    l->alloc = a;
-    return 1;
+    return rc > 0;
 }
 
 void pt__trace_gather(pt_timing *t)
@@ -172,16 +161,19 @@ void pt__trace_gather(pt_timing *t)
         return;
     pthread_mutex_lock(&t->lock);
     EACH_THREAD(t, r) {
-        for (size_t i = 0; i < r->tlog.n; i++) {
-            const pt__tevent *s = &r->tlog.ev[i];
-            pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e,
-                                tr->cap, &tr->dropped_host);
-            if (e)
-                *e = (pt__thost){ s->node, s->t0, s->t1, r->index + 1, (int)r->tid };
-        }
-        tr->dropped_host += r->tlog.dropped;
-        r->tlog.n = 0;
-        r->tlog.dropped = 0;
+        pt__tlog *l = &r->tlog;
+        if (l->cur)
+            l->cur->n = l->n;
+        for (pt__tchunk *c = l->cur ? l->first : NULL; c; c = c == l->cur ? NULL : c->next)
+            for (size_t i = 0; i < c->n; i++) {
+                const pt__tevent *s = &c->ev[i];
+                pt__thost *e = room((void **)&tr->host, &tr->nhost, &tr->host_alloc, sizeof *e,
+                                    tr->cap, &tr->dropped_host);
+                if (e)
+                    *e = (pt__thost){ s->node, s->t0, s->t1, r->index + 1, (int)r->tid };
+            }
+        tr->dropped_host += l->dropped;
+        pt__tlog_rewind(l);
     }
     filled = tr->nhost >= tr->cap && tr->dropped_host > 0;
     pthread_mutex_unlock(&t->lock);

@@ -80,9 +80,11 @@ PT__HIDDEN double pt__trace_us(const pt_timing *t, int64_t tick);
  * by the creating thread: it starts there until its events place it. */
 PT__HIDDEN void pt__trace_host(pt_timing *t, const pt_section *node, int64_t t0, int64_t t1,
                                int gpu);
-/* Room for one more event in r's log, grown up to the capacity; 0 when
- * full or out of memory (the event is then counted as dropped). */
+/* Room for one more event in r's log: its next chunk, reused or made, up
+ * to the capacity; 0 when full or out of memory (the event is then
+ * counted as dropped). */
 PT__HIDDEN int pt__tlog_grow(pt_timing *t, pt__thr *r);
+
 /* One occurrence of node from t0 to t1 in r's log: a store, without a
  * lock or a call while the log has room (every stop of a PT_TRACE timing). */
 static inline void pt__tlog_add(pt_timing *t, pt__thr *r, const pt_section *node, int64_t t0,

@@ -9,11 +9,16 @@
  *   - a pt_start+pt_stop pair with a known title (a string literal);
  *   - the same with .read and .flops on the stop;
  *   - a new title pointer each call (same text, another buffer);
- *   - a timing created with PT_TRACE (also as a ratio to the plain pair);
+ *   - a timing created with PT_TRACE (also as a ratio to the plain pair):
+ *     reset every round (its log's memory kept), and as a run uses it,
+ *     never reset, its log growing, at the default capacity (1M events,
+ *     then counted as dropped) and at a capacity that keeps every event,
+ *     with the memory each kept event takes (the resident set's growth);
  *   - two threads at once into one timing, against one thread alone;
  *   - a call on a NULL timing.
- * Goals: plain pair <= 1.5x two reads, with metrics <= 1.75x, PT_TRACE <=
- * 1.25x the plain pair, two threads <= 1.1x one thread, NULL <= 1 ns.
+ * Goals: plain pair <= 1.25x two reads, with metrics <= 1.75x, a new title
+ * pointer <= 1.25x a literal, PT_TRACE <= 1.25x the plain pair in every
+ * case, two threads <= 1.1x one thread, NULL <= 1 ns.
  * 10M pairs per row by default; BENCH_PAIRS sets another count, and CI
  * (CI=true) runs 2M. */
 #include <pt/pt.h>
@@ -128,6 +133,26 @@ static double trace_round(pt_timing *t)
     return ns;
 }
 
+/* Pairs on a traced timing that is never reset: its log grows as a
+ * long run's does. */
+static double trace_grow_round(pt_timing *t)
+{
+    return pair_round(t);
+}
+
+/* The resident set, in bytes (Linux; 0 elsewhere). */
+static double rss_bytes(void)
+{
+    long pages = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    return (double)rss * 4096.0;
+}
+
 /* Threads timing into one timing: each measures its own loop inside its
  * own open parent, started together at a barrier. */
 typedef struct worker {
@@ -169,7 +194,7 @@ static double threads_round(pt_timing *t, int n)
     return worst;
 }
 
-enum { R_BARE, R_PAIR, R_METRICS, R_TITLE, R_TRACE, R_NULL, NROW };
+enum { R_BARE, R_PAIR, R_METRICS, R_TITLE, R_TRACE, R_GROW_DEF, R_GROW_ALL, R_NULL, NROW };
 
 /* The median, and the least round, which no neighbour slowed. */
 static void row(const char *what, double *ns, double *ratio, int rounds, const char *goal)
@@ -185,11 +210,15 @@ int main(void)
     long long pairs = env && *env ? atoll(env) : ci && strcmp(ci, "true") == 0 ? 2000000 : 10000000;
     int rounds = (int)(pairs / N) | 1, trounds = rounds / 5 | 1;
     pt_timing *t = pt_create("bench", PT_CPU), *tr = pt_create("bench traced", PT_TRACE);
+    pt_timing *grow_def = pt_create("bench traced, default capacity", PT_TRACE);
+    pt_timing *grow_all = pt_create("bench traced, every event kept", PT_TRACE);
     pt_timing *volatile none = NULL;
-    double *ns[NROW], *ratio[NROW], *vs_pair, *one, *two, *scale, *one_r;
+    double *ns[NROW], *ratio[NROW], *vs_pair, *one, *two, *scale, *one_r, *title_vs;
+    double *def_vs, *all_vs, rss0, rss1 = 0;
     pt_run_stats st;
 
-    if (!t || !tr) {
+    if (!t || !tr || !grow_def || !grow_all ||
+        pt_trace_capacity_set(grow_all, (size_t)rounds * N + 16) != 0) {
         fprintf(stderr, "bench_host: pt_create failed\n");
         return 1;
     }
@@ -198,6 +227,9 @@ int main(void)
         ratio[i] = calloc((size_t)rounds, sizeof *ratio[i]);
     }
     vs_pair = calloc((size_t)rounds, sizeof *vs_pair);
+    title_vs = calloc((size_t)rounds, sizeof *title_vs);
+    def_vs = calloc((size_t)rounds, sizeof *def_vs);
+    all_vs = calloc((size_t)rounds, sizeof *all_vs);
     one = calloc((size_t)trounds, sizeof *one);
     two = calloc((size_t)trounds, sizeof *two);
     scale = calloc((size_t)trounds, sizeof *scale);
@@ -213,6 +245,8 @@ int main(void)
     for (double t0 = now_ns(); now_ns() - t0 < 1e9;)
         sink++;
     pt_start(t, "outer"); /* the pairs nest under an open parent, as in real use */
+    pt_start(grow_def, "outer");
+    pt_start(grow_all, "outer");
     pair_round(t);        /* warm: the sections exist, the caches are hot */
     metrics_round(t);
     new_title_round(t);
@@ -222,12 +256,21 @@ int main(void)
         ns[R_METRICS][r] = metrics_round(t);
         ns[R_TITLE][r] = new_title_round(t);
         ns[R_TRACE][r] = trace_round(tr);
+        ns[R_GROW_DEF][r] = trace_grow_round(grow_def);
+        rss0 = rss_bytes();
+        ns[R_GROW_ALL][r] = trace_grow_round(grow_all);
+        rss1 += rss_bytes() - rss0;
         ns[R_NULL][r] = null_round(none);
         for (int i = 0; i < NROW; i++)
             ratio[i][r] = ns[i][r] / ns[R_BARE][r];
         vs_pair[r] = ns[R_TRACE][r] / ns[R_PAIR][r];
+        title_vs[r] = ns[R_TITLE][r] / ns[R_PAIR][r];
+        def_vs[r] = ns[R_GROW_DEF][r] / ns[R_PAIR][r];
+        all_vs[r] = ns[R_GROW_ALL][r] / ns[R_PAIR][r];
     }
     pt_stop(t, "outer");
+    pt_stop(grow_def, "outer");
+    pt_stop(grow_all, "outer");
     for (int r = 0; r < trounds; r++) {
         double bare = bare_round();
         one[r] = threads_round(t, 1);
@@ -247,9 +290,19 @@ int main(void)
     row("pt_start+pt_stop pair, known title", ns[R_PAIR], ratio[R_PAIR], rounds, "(goal <= 1.5)");
     row("pair with .read/.flops", ns[R_METRICS], ratio[R_METRICS], rounds, "(goal <= 1.75)");
     row("pair, a new title pointer each call", ns[R_TITLE], ratio[R_TITLE], rounds, "");
-    row("pair on a PT_TRACE timing", ns[R_TRACE], ratio[R_TRACE], rounds, "");
+    printf("%-44s %8.3fx the plain pair (goal <= 1.25)\n", "  new title pointer / literal",
+           median(title_vs, rounds));
+    row("pair on a PT_TRACE timing, reset a round", ns[R_TRACE], ratio[R_TRACE], rounds, "");
     printf("%-44s %8.3fx the plain pair (goal <= 1.25)\n", "  PT_TRACE / plain pair",
            median(vs_pair, rounds));
+    row("PT_TRACE, growing, default capacity", ns[R_GROW_DEF], ratio[R_GROW_DEF], rounds, "");
+    printf("%-44s %8.3fx the plain pair (goal <= 1.25)\n", "  growing (1M kept, then dropped) / plain",
+           median(def_vs, rounds));
+    row("PT_TRACE, growing, every event kept", ns[R_GROW_ALL], ratio[R_GROW_ALL], rounds, "");
+    printf("%-44s %8.3fx the plain pair (goal <= 1.25)\n", "  growing (all kept) / plain",
+           median(all_vs, rounds));
+    printf("%-44s %8.1f bytes (resident set's growth over %lld kept events)\n",
+           "  memory per kept event", rss1 / ((double)rounds * N), (long long)rounds * N);
     printf("%-44s %8.2f ns  %6.3fx two reads\n", "pair on another thread, alone",
            median(one, trounds), median(one_r, trounds));
     printf("%-44s %8.2f ns  %6.3fx one thread (goal <= 1.1)\n", "2 threads at once into one timing",
@@ -260,6 +313,11 @@ int main(void)
            st.section_count);
     pt_destroy(t);
     pt_destroy(tr);
+    pt_destroy(grow_def);
+    pt_destroy(grow_all);
+    free(title_vs);
+    free(def_vs);
+    free(all_vs);
     for (int i = 0; i < NROW; i++) {
         free(ns[i]);
         free(ratio[i]);
