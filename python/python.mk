@@ -7,7 +7,7 @@
 
 PYTHON3     ?= /usr/bin/python3
 PY_DEPS     := python3-numpy python3-pytest python3-venv python3-pip python3-setuptools \
-               python3-wheel
+               python3-wheel python3-dev
 PY_VENV     := $(BUILD)/python/venv
 PYTEST_ARGS ?=
 

@@ -4,6 +4,9 @@ package with the public headers.
 
     pip install --no-build-isolation ./python
 
+It also builds ptkit._fast, Timing.start/stop called without ctypes,
+where Python's headers are installed (python3-dev), else leaves it out.
+
 Environment: PTKIT_CUDA=0|1 builds without or with CUDA's device kernels
 (default: with them when nvcc is found, as `make` decides); CC, CFLAGS and
 LDFLAGS reach make as usual; PTKIT_BUILD_JOBS sets make's -j;
@@ -14,7 +17,7 @@ import re
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
@@ -67,17 +70,14 @@ class PlatformDist(Distribution):
         return True
 
 
+# The wheel is for this platform and this Python (the extension module);
+# its tag says so by default.
 cmdclass = {"build_py": BuildLib}
-try:
-    from wheel.bdist_wheel import bdist_wheel
 
-    class BdistWheel(bdist_wheel):
-        # Any Python 3 on this platform: the library is C, the package ctypes.
-        def get_tag(self):
-            return ("py3", "none", super().get_tag()[2])
+# Timing.start/stop without ctypes (ptkit/_fast.c), which needs Python's
+# headers (Debian: python3-dev); optional: where it cannot be built the
+# package times through ctypes alone, and says nothing.
+fast = Extension("ptkit._fast", ["ptkit/_fast.c"], optional=True,
+                 extra_compile_args=["-O2", "-Wall", "-Wextra"])
 
-    cmdclass["bdist_wheel"] = BdistWheel
-except ImportError:
-    pass
-
-setup(version=version(), cmdclass=cmdclass, distclass=PlatformDist)
+setup(version=version(), cmdclass=cmdclass, distclass=PlatformDist, ext_modules=[fast])

@@ -199,6 +199,7 @@ PT_CPU, PT_GPU_EVENTS, PT_SYNC, PT_NVTX, PT_VERBOSE, PT_NO_TSC, PT_TRACE = 0, 1,
 PT_DEV_TRACE, PT_DEV_HOST = 1, 2
 PT_H2D, PT_D2H, PT_D2D = 1, 2, 4
 PT_EOPEN = -5
+PT_EINVAL = -1
 PT_ERRORS = range(-1, -15, -1)
 
 
@@ -243,7 +244,43 @@ def _load(path):
         except AttributeError:
             raise AbiError(f"ptkit: {path} lacks {name}(); {same}") from None
         fn.restype, fn.argtypes = restype, argtypes
+        checked = _range_checked(name, fn, argtypes)
+        if checked is not fn:
+            setattr(lib, name, checked)
     return lib
+
+
+# ctypes converts an integer to a C one by cutting its bits: -1 becomes
+# 4294967295 for an unsigned int. Every call with an integer parameter is
+# checked first, so a value the C type cannot hold raises ValueError.
+def _bits_range(t):
+    bits = 8 * ctypes.sizeof(t)
+    signed = t(-1).value < 0
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+_INTS = (ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong, ctypes.c_longlong,
+         ctypes.c_ulonglong, ctypes.c_size_t, ctypes.c_ssize_t, ctypes.c_int64, ctypes.c_uint64,
+         ctypes.c_int32, ctypes.c_uint32)
+
+
+def _range_checked(name, fn, argtypes):
+    ranges = [(i, _bits_range(t)) for i, t in enumerate(argtypes) if t in _INTS]
+    if not ranges:
+        return fn
+
+    def call(*args):
+        for i, (lo, hi) in ranges:
+            if i < len(args):
+                v = args[i]
+                if isinstance(v, int) and not lo <= v <= hi:
+                    raise ValueError(f"{name}: argument {i + 1} is {v}, which its C type "
+                                     f"holds only in [{lo}, {hi}]")
+        return fn(*args)
+
+    call.__name__ = name
+    call.raw = fn
+    return call
 
 
 path = library_path()

@@ -37,11 +37,17 @@ def _warn(msg):
 
 
 def _encode(s, what):
+    """s as the C string libptkit takes; a NUL inside would end it early
+    ("a\\0b" and "a\\0c" would be one title "a"), so it is refused."""
     if isinstance(s, bytes):
-        return s
-    if isinstance(s, str):
-        return s.encode("utf-8", "surrogateescape")
-    raise TypeError(f"{what} must be str or bytes, not {type(s).__name__}")
+        b = s
+    elif isinstance(s, str):
+        b = s.encode("utf-8", "surrogateescape")
+    else:
+        raise TypeError(f"{what} must be str or bytes, not {type(s).__name__}")
+    if b"\0" in b:
+        raise ValueError(f"{what} holds a NUL character, which would end it in C: {s!r}")
+    return b
 
 
 def stream_handle(stream):

@@ -2,6 +2,7 @@
 
 import ctypes
 import functools
+import inspect
 import os
 import threading
 import warnings
@@ -10,6 +11,11 @@ from . import _capi
 from ._capi import lib
 from ._common import Error, _Closing, _encode, _warn, stream_handle
 from ._phases import Phases
+
+try:  # Timing.start/stop without ctypes, built by pip install where it can be
+    from . import _fast
+except ImportError:
+    _fast = None
 
 _SORTS = {"order": 0, "time": 1, "flops": 2, "name": 3}
 _VIEWS = {"tree": 0, "table": 1, "bottlenecks": 2, "memory": 3, "kernels": 4}
@@ -80,7 +86,10 @@ class Section:
         if self.title is None:
             raise TypeError("a section without a title is a decorator: @timing.section()")
         if self._stream is None:
-            self._timing.start(self.title, **self._metrics)
+            if self._metrics:
+                self._timing.start(self.title, **self._metrics)
+            else:
+                self._timing.start(self.title)
         else:
             self._timing.start_gpu(self.title, self._stream, **self._metrics)
         return self
@@ -105,6 +114,37 @@ class Section:
     def __call__(self, fn):
         title = self.title if self.title is not None else getattr(fn, "__qualname__", fn.__name__)
         sec = Section(self._timing, title, self._stream, self._metrics)
+
+        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            # Its body runs between awaits, among other tasks of the thread,
+            # whose sections would open and close inside it: no stack of
+            # sections can hold that. Calling it only makes a coroutine.
+            raise TypeError(f"@section() on the coroutine function {title!r}: a section "
+                            "spans no await; time the synchronous parts inside it "
+                            "with `with timing.section(...)`")
+        if inspect.isgeneratorfunction(fn):
+            # Calling it makes the generator: what runs is each resumption,
+            # timed one by one (the section's count is the resumptions).
+            @functools.wraps(fn)
+            def timed_gen(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                value, exc = None, None
+                while True:
+                    with sec:
+                        try:
+                            out = gen.throw(exc) if exc is not None else gen.send(value)
+                        except StopIteration as stop:
+                            return stop.value
+                    value, exc = None, None
+                    try:
+                        value = yield out
+                    except GeneratorExit:
+                        gen.close()
+                        raise
+                    except BaseException as e:  # thrown in: into the generator
+                        exc = e
+
+            return timed_gen
 
         @functools.wraps(fn)
         def timed(*args, **kwargs):
@@ -141,6 +181,14 @@ class Timing(_Closing):
         self._clock = None
         self._on_error = _capi.LineFn(self._collect)
         lib.pt_error_fn_set(self._t, self._on_error, None)
+        self._fast = None
+        if _fast is not None and type(self).start is Timing.start and type(self).stop is Timing.stop:
+            addr = lambda fn: ctypes.cast(getattr(fn, "raw", fn), ctypes.c_void_p).value
+            self._fast = _fast.Pair(ctypes.cast(self._t, ctypes.c_void_p).value,
+                                    addr(lib.pt_start_with), addr(lib.pt_stop_with), self._msgs,
+                                    self._check, functools.partial(Timing.start, self),
+                                    functools.partial(Timing.stop, self))
+            self.start, self.stop = self._fast.start, self._fast.stop
 
     # ---- errors -----------------------------------------------------
 
@@ -161,6 +209,14 @@ class Timing(_Closing):
             me = threading.get_ident()
             mine = [m for tid, m in self._msgs if tid == me]
             self._msgs[:] = [(tid, m) for tid, m in self._msgs if tid != me]
+        raised = [m for m in mine if isinstance(m, BaseException)]
+        if raised:
+            for m in mine:
+                if not isinstance(m, BaseException):
+                    _warn(m)
+            e = raised[0]
+            raise Error(_capi.PT_EINVAL, f"PT_EINVAL: {what}: the clock function raised "
+                                         f"{type(e).__name__}: {e}") from e
         if rc < 0 and not (warn_open and rc == _capi.PT_EOPEN):
             name = _capi.text(lib.pt_err_name(rc))
             said = [m for m in mine if m.startswith(name + ":")]
@@ -177,6 +233,7 @@ class Timing(_Closing):
         """Raise for a call that returned NULL, with the error it described."""
         me = threading.get_ident()
         mine = [m for tid, m in self._msgs if tid == me]
+        mine = [m for m in mine if isinstance(m, str)]
         name = mine[-1].split(":", 1)[0] if mine else ""
         code = next((c for c in _capi.PT_ERRORS if _capi.text(lib.pt_err_name(c)) == name), -2)
         self._check(code, what)
@@ -193,6 +250,9 @@ class Timing(_Closing):
 
     def close(self):
         """Free the timing; later calls do nothing, as on a NULL pt_timing."""
+        fast = getattr(self, "_fast", None)
+        if fast is not None:
+            fast.close()
         if getattr(self, "_t", None) and self._owned:
             lib.pt_destroy(self._t)
         self._t = None
@@ -217,7 +277,22 @@ class Timing(_Closing):
     def clock_set(self, fn):
         """Time by fn() (integer nanoseconds, never decreasing) instead of the
         built-in clock; None restores it. For tests and simulations."""
-        cb = None if fn is None else _capi.ClockFn(lambda ctx: int(fn()))
+        last = [0]
+
+        def read(ctx):
+            # An exception cannot cross libptkit: it is said at the call
+            # that read the clock (ptkit.Error), and the last good reading
+            # stands in, so no section gets a time from nowhere.
+            try:
+                v = int(fn())
+                if v < 0 or v >= 1 << 63:
+                    raise ValueError(f"the clock function returned {v}, outside [0, 2**63)")
+                last[0] = v
+            except Exception as e:  # noqa: BLE001 - raised at the call, not swallowed
+                self._msgs.append((threading.get_ident(), e))
+            return last[0]
+
+        cb = None if fn is None else _capi.ClockFn(read)
         self._check(lib.pt_clock_set(self._t, cb if cb else _capi.ClockFn(), None), "clock_set")
         self._clock = cb
 

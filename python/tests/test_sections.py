@@ -338,3 +338,112 @@ def test_old_names_warn_and_do_the_same(timing):
     assert timing.peaks_get()["source"] == "user"
     with pytest.warns(DeprecationWarning, match="run_get"):
         assert timing.stats() == timing.run_get()
+
+
+class np_float(float):
+    """A float of another type, as numpy's float64 is."""
+
+
+def test_start_and_stop_skip_ctypes_where_the_extension_is_built(timing, clock):
+    """pip install builds ptkit._fast where Python's headers are (make
+    test-python installs them): then start/stop are its methods, and they
+    behave as the Python ones in every case, fast or handed over."""
+    from ptkit import _timing
+    if _timing._fast is None:
+        pytest.skip("ptkit._fast was not built (no Python headers): start/stop go through ctypes")
+    assert type(timing.start).__name__ == "builtin_function_or_method"
+    span(timing, clock, "plain", 1000)
+    timing.start(f"built {1}")             # a new str each call
+    clock.now += 10
+    timing.stop("built " + str(1))
+    timing.start(b"bytes")                  # bytes: the Python method
+    timing.stop("bytes", read=8, flops=2.5)  # metrics: the fast one
+    timing.start("np", read=np_float(3))     # a float subclass: the Python method
+    timing.stop("np")
+    assert timing.find("built 1").count == 1
+    assert (timing.find("bytes").read_bytes, timing.find("bytes").flops) == (8, 2.5)
+    assert timing.find("np").read_bytes == 3
+    with pytest.raises(ptkit.Error, match="PT_ERANGE"):
+        timing.start("neg", read=-1)         # refused metrics; the section is open all the same
+    timing.stop("neg")
+    with pytest.raises(ptkit.Error, match="PT_ENOSTART"):
+        timing.stop("never started")
+    with pytest.raises(ValueError, match="NUL"):
+        timing.start("a\0b")
+    with pytest.raises(TypeError):
+        timing.start(42)
+    with pytest.raises(TypeError, match="unknown metric"):
+        timing.start("x", bytes=3)
+    timing.close()
+    timing.start("after close")              # a no-op, as on a NULL timing
+    timing.stop("after close")
+
+
+def test_titles_and_paths_with_a_nul_are_refused(timing, tmp_path):
+    for call in (lambda: timing.start("a\0b"), lambda: timing.find("a\0b"),
+                 lambda: timing.export_json(str(tmp_path / "a\0b.json")),
+                 lambda: ptkit.Timing("x\0y")):
+        with pytest.raises(ValueError, match="NUL"):
+            call()
+    timing.start("a")
+    timing.stop("a")
+    assert [s.name for s in timing.sections()] == ["a"]
+
+
+def test_a_generator_is_timed_at_each_resumption(timing, clock):
+    @timing.section()
+    def numbers(n):
+        for i in range(n):
+            clock.now += 1_000_000          # 1 ms of work per item, inside the section
+            got = yield i
+            if got is not None:
+                clock.now += int(got)
+        return "done"
+
+    gen = numbers(3)
+    assert next(gen) == 0
+    clock.now += 50_000_000                  # the consumer's time is not the generator's
+    assert gen.send(2_000_000) == 1
+    assert list(gen) == [2]
+    s = timing.find(numbers.__qualname__)
+    assert s.count == 4, "three items and the end"
+    assert s.total_ms == pytest.approx(5.0)
+
+
+def test_a_coroutine_function_is_refused_with_the_reason(timing):
+    with pytest.raises(TypeError, match="spans no await"):
+        @timing.section()
+        async def fetch():
+            return 1
+
+
+def test_integers_out_of_a_c_types_range_raise(timing):
+    with pytest.raises(ValueError, match=r"pt_schedule_set: argument 2 is -1"):
+        timing.schedule_set(-1, 0, 1)
+    with pytest.raises(ValueError):
+        timing.trace_capacity_set(1 << 64)
+
+
+def test_a_clock_function_that_raises_is_said_at_the_call():
+    """The exception cannot cross libptkit: the call that read the clock
+    raises ptkit.Error from it, and the last good reading stands in, so
+    no section gets a time from nowhere."""
+    t = ptkit.Timing("clock")
+    now = [1_000_000]
+
+    def clock():
+        if now[0] < 0:
+            raise RuntimeError("sensor gone")
+        return now[0]
+
+    t.clock_set(clock)
+    t.start("a")
+    now[0] += 5_000_000
+    t.stop("a")
+    t.start("b")
+    now[0] = -1
+    with pytest.raises(ptkit.Error, match="the clock function raised RuntimeError: sensor gone"):
+        t.stop("b")
+    assert t.find("a").total_ms == pytest.approx(5.0)
+    assert t.find("b").count == 1 and t.find("b").total_ms == 0.0, "the last good reading"
+    t.close()

@@ -1,0 +1,219 @@
+/* ptkit._fast: Timing.start and Timing.stop without ctypes.
+ *
+ * A ctypes call converts its arguments through Python objects, releases
+ * and retakes the GIL and builds its result: several times the cost of
+ * the C pair it calls. A Pair is bound to one timing and calls libptkit's
+ * pt_start_with and pt_stop_with through the addresses the package's
+ * ctypes handle found (so the one library ctypes loaded serves both, and
+ * nothing here links it), for the common case: one str title and
+ * metrics given as int or float. Anything else (bytes, a title ptkit
+ * must refuse, an unknown keyword, a metric of another type) goes
+ * to the Python method, which says what is wrong; so does any call that
+ * failed or left a message, so errors read the same either way. The GIL
+ * stays held: a pair takes tens of nanoseconds. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+
+typedef int (*pair_fn)(void *t, const char *title, const void *metrics);
+
+typedef struct {
+    PyObject_HEAD
+    void *t;            /* the pt_timing; NULL once the timing is closed */
+    pair_fn start, stop;
+    PyObject *msgs;     /* the timing's list of messages from libptkit */
+    PyObject *check;    /* Timing._check(rc, what) */
+    PyObject *slow_start, *slow_stop; /* the Python methods */
+} Pair;
+
+static int pair_traverse(Pair *p, visitproc visit, void *arg)
+{
+    Py_VISIT(p->msgs);
+    Py_VISIT(p->check);
+    Py_VISIT(p->slow_start);
+    Py_VISIT(p->slow_stop);
+    return 0;
+}
+
+static int pair_clear(Pair *p)
+{
+    p->t = NULL;
+    Py_CLEAR(p->msgs);
+    Py_CLEAR(p->check);
+    Py_CLEAR(p->slow_start);
+    Py_CLEAR(p->slow_stop);
+    return 0;
+}
+
+static void pair_dealloc(Pair *p)
+{
+    PyObject_GC_UnTrack(p);
+    pair_clear(p);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static int pair_init(Pair *p, PyObject *args, PyObject *kw)
+{
+    unsigned long long t, start, stop;
+    PyObject *msgs, *check, *slow_start, *slow_stop;
+    static char *names[] = { "timing", "start", "stop", "msgs", "check", "slow_start",
+                             "slow_stop", NULL };
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "KKKO!OOO", names, &t, &start, &stop,
+                                     &PyList_Type, &msgs, &check, &slow_start, &slow_stop))
+        return -1;
+    if (!t || !start || !stop) {
+        PyErr_SetString(PyExc_ValueError, "ptkit._fast.Pair: a NULL timing or function");
+        return -1;
+    }
+    pair_clear(p);
+    p->t = (void *)(uintptr_t)t;
+    p->start = (pair_fn)(uintptr_t)start;
+    p->stop = (pair_fn)(uintptr_t)stop;
+    Py_INCREF(msgs);
+    p->msgs = msgs;
+    Py_INCREF(check);
+    p->check = check;
+    Py_INCREF(slow_start);
+    p->slow_start = slow_start;
+    Py_INCREF(slow_stop);
+    p->slow_stop = slow_stop;
+    return 0;
+}
+
+/* pt_metrics, as pt.h lays it out. */
+typedef struct {
+    int tag;
+    double read, written, flops;
+} metrics;
+
+/* The keyword arguments as metrics: 1 when each is read, written or
+ * flops with an int or float value; 0 for anything else, which the
+ * Python method then explains. */
+static int plain_metrics(PyObject *const *values, PyObject *kwnames, metrics *m)
+{
+    Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = values[i];
+        double d, *to;
+        if (PyUnicode_CompareWithASCIIString(k, "read") == 0)
+            to = &m->read;
+        else if (PyUnicode_CompareWithASCIIString(k, "written") == 0)
+            to = &m->written;
+        else if (PyUnicode_CompareWithASCIIString(k, "flops") == 0)
+            to = &m->flops;
+        else
+            return 0;
+        if (PyFloat_CheckExact(v)) {
+            d = PyFloat_AS_DOUBLE(v);
+        } else if (PyLong_CheckExact(v)) {
+            d = PyLong_AsDouble(v);
+            if (d == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+        } else {
+            return 0;
+        }
+        *to = d;
+    }
+    return 1;
+}
+
+/* The title's UTF-8 when the call is the common case, else NULL. */
+static const char *plain_title(PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t n;
+    const char *s;
+
+    if (nargs != 1 || !PyUnicode_CheckExact(args[0]))
+        return NULL;
+    s = PyUnicode_AsUTF8AndSize(args[0], &n); /* cached in the str after the first call */
+    if (!s) {
+        PyErr_Clear(); /* a lone surrogate: the Python method encodes it */
+        return NULL;
+    }
+    return strlen(s) == (size_t)n ? s : NULL; /* a NUL inside: the Python method refuses it */
+}
+
+static PyObject *call(Pair *p, pair_fn fn, PyObject *slow, const char *what,
+                      PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    metrics m = { 0, 0, 0, 0 };
+    const char *title;
+    int rc;
+
+    if (!p->t || !(title = plain_title(args, nargs)) || !plain_metrics(args + nargs, kwnames, &m))
+        return PyObject_Vectorcall(slow, args, nargsf, kwnames);
+    rc = fn(p->t, title, kwnames && PyTuple_GET_SIZE(kwnames) ? &m : NULL);
+    if (rc != 0 || PyList_GET_SIZE(p->msgs) > 0)
+        return PyObject_CallFunction(p->check, "is", rc, what);
+    Py_RETURN_NONE;
+}
+
+static PyObject *pair_start(Pair *p, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    return call(p, p->start, p->slow_start, "start", args, nargsf, kwnames);
+}
+
+static PyObject *pair_stop(Pair *p, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    return call(p, p->stop, p->slow_stop, "stop", args, nargsf, kwnames);
+}
+
+/* The timing is closed: later calls go to the Python methods (no-ops). */
+static PyObject *pair_close(Pair *p, PyObject *unused)
+{
+    (void)unused;
+    p->t = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef pair_methods[] = {
+    { "start", (PyCFunction)(void (*)(void))pair_start, METH_FASTCALL | METH_KEYWORDS,
+      "start(title, **metrics): Timing.start" },
+    { "stop", (PyCFunction)(void (*)(void))pair_stop, METH_FASTCALL | METH_KEYWORDS,
+      "stop(title, **metrics): Timing.stop" },
+    { "close", (PyCFunction)pair_close, METH_NOARGS, "the timing is gone" },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyTypeObject PairType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptkit._fast.Pair",
+    .tp_basicsize = sizeof(Pair),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Timing.start and Timing.stop of one timing, called without ctypes",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)pair_init,
+    .tp_dealloc = (destructor)pair_dealloc,
+    .tp_traverse = (traverseproc)pair_traverse,
+    .tp_clear = (inquiry)pair_clear,
+    .tp_methods = pair_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "ptkit._fast", "Timing.start/stop without ctypes", -1, NULL,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fast(void)
+{
+    PyObject *m;
+
+    if (PyType_Ready(&PairType) < 0)
+        return NULL;
+    m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&PairType);
+    if (PyModule_AddObject(m, "Pair", (PyObject *)&PairType) < 0) {
+        Py_DECREF(&PairType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
