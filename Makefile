@@ -38,6 +38,10 @@ NVCC_CCBIN  ?= $(if $(filter 11,$(CUDA_MAJOR)),$(shell command -v g++-11 2>/dev/
 # libptkit then uses too (static is nvcc's default; docs/gpu.md says what
 # that means).
 CUDART      ?= shared
+# Source lines in the GPU suite's and benchmark's SASS, for a profiler.
+# GPGPU-Sim's PTX parser reads no `.loc ... inlined_at`: a simulated run
+# sets LINEINFO= (docs/gpu.md).
+LINEINFO    ?= -lineinfo
 # nvcc as every rule runs it.
 NVCC_CMD     = $(NVCC)$(if $(NVCC_CCBIN), -ccbin $(NVCC_CCBIN))
 # Architectures the device code is built for; sm_80 (A100) and sm_90 (H100/H200).

@@ -21,12 +21,17 @@ $(BUILD)/gen/pt_%.fatbin: device/%.cu $(DEVICE_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(PT_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -fatbin -o $@ $<
 
-# -t longlong aligns the array as the loader needs a fatbin aligned.
+# -t longlong aligns the array as the loader needs a fatbin aligned. It
+# lies in the .nv_fatbin section, as nvcc puts a program's fatbins, so
+# tools that read a binary's device code there (cuobjdump, and the
+# simulator, which takes its kernels from cuobjdump) find ptkit's too.
 $(BUILD)/gen/pt_fatbin_%.c: $(BUILD)/gen/pt_%.fatbin
 	@mkdir -p $(@D)
 	{ echo '#include <stddef.h>'; \
-	  $(BIN2C) -c -t longlong -n pt__fatbin_$* $<; \
+	  $(BIN2C) -c -t longlong -n pt__fatbin_$* $< | \
+	    sed 's/^const unsigned long long pt__fatbin_$*\[\]/__attribute__((section(".nv_fatbin"), aligned(8))) &/'; \
 	  echo 'const size_t pt__fatbin_$*_size = sizeof pt__fatbin_$*;'; } > $@.tmp
+	grep -q 'section(".nv_fatbin")' $@.tmp
 	mv $@.tmp $@
 else
 DEVICE_GEN := $(DEVICE_KERNELS:%=$(BUILD)/gen/pt_nofatbin_%.c)

@@ -240,6 +240,24 @@ Test(gpu, one_block_phases_nearly_fill_the_launch)
     pt_dev_records_free(b);
 }
 
+/* ---- one call per launch ----------------------------------------- */
+
+Test(gpu, one_call_per_launch_grows_resets_times_and_folds)
+{
+    /* Records made with no slots: the first PT_LAUNCH grows them to the
+     * grid; each launch resets them, is event-timed and folds lazily. */
+    const int blocks = SIZE(500, 6), runs = 3;
+    const long long ns = SIZE(100000, 10000);
+    pt_dev_records *b = pt_dev_records_create(t, 0, 4, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    int e = gpu_launch_spin4_shared(t, b, blocks, 64, ns, runs, s);
+    cr_assert_eq(e, 0, "PT_LAUNCH: %s", gpu_error(e));
+    cr_assert_eq(b->nslots, blocks, "grown to the grid: %d slots", b->nslots);
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    check_spin("PT_LAUNCH", 4, blocks, ns, runs);
+    pt_dev_records_free(b);
+}
+
 /* ---- traces ------------------------------------------------------- */
 
 Test(gpu, a_trace_buffer_keeps_its_events_and_counts_the_rest_dropped)

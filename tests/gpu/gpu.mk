@@ -13,7 +13,8 @@ GPU_PROBE      := $(BUILD)/tests/ptkit_gpu_probe
 GPU_TEST_C     := $(filter-out tests/gpu/probe.c,$(wildcard tests/gpu/*.c))
 GPU_TEST_CU    := $(wildcard tests/gpu/*.cu)
 GPU_TEST_OBJS  := $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o) $(GPU_TEST_CU:%.cu=$(BUILD)/obj/%.cu.o)
-GPU_NVCCFLAGS  ?= -O2 -std=c++17 -lineinfo
+GPU_NVCCFLAGS  ?= -O2 -std=c++17 $(LINEINFO)
+BENCH_GPU_NVCCFLAGS ?= -O3 -std=c++17 $(LINEINFO)
 # Verbose, so each skip says why and each test logs its figures.
 GPU_TEST_ARGS  ?= --verbose
 # The suite's size: hw (spins of 10 us to 10 ms on up to 10,000 blocks) or
@@ -51,11 +52,11 @@ $(BUILD)/obj/tests/bench/bench_loops.shared.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=
 $(BUILD)/obj/tests/bench/bench_loops.reg.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=reg -DPT_DEV_SHARED=0
 $(BENCH_LOOP_OBJS): tests/bench/bench_loops.cu $(GPU_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC_CMD) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) $(BENCH_LOOP_FLAGS) -Iinclude -c -o $@ $<
+	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) $(BENCH_LOOP_FLAGS) -Iinclude -c -o $@ $<
 
 $(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS) $(BENCH_LOOP_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC_CMD) -O3 -std=c++17 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) --cudart $(CUDART) -Iinclude -o $@ $< \
+	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) --cudart $(CUDART) -Iinclude -o $@ $< \
 	    $(BENCH_GPU_KOBJS) $(BENCH_LOOP_OBJS) $(LIB_A) \
 	    -lm -lpthread -ldl
 

@@ -46,6 +46,11 @@ int gpu_spin_phases_runtime(gpu_mode m, pt_dev_buf buf, int nphases, int blocks,
  * Shared-memory mode. */
 int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns, long long bad_slot,
                  int bad_phase, pt_stream s);
+/* `runs` launches of 4 phases of `ns` in `blocks` blocks, each by one
+ * PT_LAUNCH (the .cu form) into the GPU section "spin" of t, with records
+ * b grown to the grid by the first. Shared-memory mode. */
+int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads, long long ns,
+                            int runs, pt_stream s);
 /* One block spinning `ns` on %globaltimer, no marks. */
 int gpu_spin_plain(long long ns, pt_stream s);
 /* The span the last plain spin saw on %globaltimer (waits for it). */

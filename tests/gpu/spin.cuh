@@ -94,7 +94,34 @@ __global__ void spin_bad(pt_dev_buf buf, long long ns, int np, long long bad_slo
     PT_DEV_END(buf);
 }
 
+/* spin_phases<4> with the records last, as PT_LAUNCH passes them. */
+__global__ void spin4_records_last(long long ns, int rounds, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN(buf);
+    for (int r = 0; r < rounds; r++) {
+#pragma unroll
+        for (int p = 0; p < 4; p++) {
+            spin_ns(ns);
+            PT_DEV_MARK(p);
+        }
+    }
+    PT_DEV_END(buf);
+}
+
 } // namespace
+
+extern "C" int GPU_FN(gpu_launch_spin4)(pt_timing *t, pt_dev_records *b, int blocks, int threads,
+                                       long long ns, int runs, pt_stream s)
+{
+    cudaStream_t st = (cudaStream_t)s;
+    for (int i = 0; i < runs; i++) {
+        PT_LAUNCH(t, "spin", b, spin4_records_last, blocks, threads, 0, st, ns, 1);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    return 0;
+}
 
 extern "C" int GPU_FN(gpu_spin_phases)(pt_dev_buf buf, int nphases, int blocks, int threads,
                                       long long ns, int rounds, pt_stream s)

@@ -148,7 +148,7 @@ BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(
 define bk_obj_rule
 $(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)
 	@mkdir -p $$(@D)
-	$(K_NVCC) -O3 -lineinfo $(NVCCFLAGS) $(PT_GENCODE) $(BK_FLAGS_$(2)) -D$(1)=$(1)_$(2) -c -o $$@ $$<
+	$(K_NVCC) -O3 $(LINEINFO) $(NVCCFLAGS) $(PT_GENCODE) $(BK_FLAGS_$(2)) -D$(1)=$(1)_$(2) -c -o $$@ $$<
 endef
 $(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(eval $(call bk_obj_rule,$(k),$(f)))))
 $(BENCH_GPU): $(BENCH_GPU_KOBJS)
