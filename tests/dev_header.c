@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include <pt/pt_dev.h>
@@ -144,7 +145,13 @@ Test(DEV_SUITE, out_of_range_slot_counted_in_the_buffer_header)
         PT_DEV_MARK(0);
         PT_DEV_END(b);
     }
-    cr_assert_eq(b.data[PT_DEV_H_BAD_SLOT], 3, "BAD_SLOT %lld, expected 3",
+    {
+        /* LLONG_MIN is no slot either, not the automatic one (slot 0 here). */
+        PT_DEV_BEGIN_AT(b, LLONG_MIN);
+        PT_DEV_MARK(0);
+        PT_DEV_END(b);
+    }
+    cr_assert_eq(b.data[PT_DEV_H_BAD_SLOT], 4, "BAD_SLOT %lld, expected 4",
                  b.data[PT_DEV_H_BAD_SLOT]);
     for (long long i = 0; i < words; i++)
         if (i != PT_DEV_H_BAD_SLOT)

@@ -33,8 +33,8 @@
  *    the block, or lane 0 of each warp with PT_DEV_PER_WARP. Where the
  *    figures are kept is the mode (PT_DEV_SHARED below): by default under
  *    nvcc and NVRTC, in a __shared__ array PT_DEV_BEGIN declares (16 bytes
- *    per phase + 32; the recording thread adds to it, one 128-bit load
- *    and store, as the hand-written `if (tid == 0) times[i] += ...` does in
+ *    per phase + 48; the recording thread alone reads the clock and adds
+ *    to it, as the hand-written `if (tid == 0) times[i] += ...` does in
  *    global memory); otherwise in registers on every thread (no branch,
  *    no memory, but registers per phase).
  *  - PT_DEV_STATE is a `pt_dev_state *` to this function's state, for a
@@ -281,12 +281,15 @@ typedef struct pt_dev_state pt_dev_state;
  *  pt_dev_buf passed to the kernel by value. Declares the state, so it
  *  comes once per function, before its marks, at block scope. On the CPU
  *  it uses slot 0. */
-#  define PT_DEV_BEGIN(buf) PT_DEV_BEGIN_AT(buf, PT__DEV_AUTO)
-/** \brief As PT_DEV_BEGIN, into record `slot` (an integer) of `buf`. */
-#  define PT_DEV_BEGIN_AT(buf, slot) \
+#  define PT_DEV_BEGIN(buf) PT__DEV_BEGIN_SLOT(buf, PT__DEV_AUTO)
+/** \brief As PT_DEV_BEGIN, into record `slot` (an integer) of `buf`; a
+ *  slot the buffer does not have (negative, or past its slots; LLONG_MIN
+ *  too) is counted as a bad slot and nothing is written. */
+#  define PT_DEV_BEGIN_AT(buf, slot) PT__DEV_BEGIN_SLOT(buf, pt__dev_user_slot((long long)(slot)))
+#  define PT__DEV_BEGIN_SLOT(buf, slot) \
     PT__DEV_ACC_DECL \
     pt_dev_state pt__dev_st; \
-    const long long pt__dev_slot = (long long)(slot); \
+    const long long pt__dev_slot = (slot); \
     pt__dev_begin(&pt__dev_st, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot)
 /** \brief Charge the cycles since the previous mark (or BEGIN) to `phase`
  *  (an integer, ideally a constant) and count one hit. */

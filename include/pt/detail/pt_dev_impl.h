@@ -104,6 +104,13 @@ PT_DEV_FN unsigned pt__dev_opaque_zero(void)
 #endif
 }
 
+/* A slot BEGIN_AT was given: never the automatic slot's sentinel, which
+ * the user's LLONG_MIN would be (it is then -1, a bad slot like it). */
+PT_DEV_FN long long pt__dev_user_slot(long long slot)
+{
+    return slot == PT__DEV_AUTO ? -1 : slot;
+}
+
 /* The slot given to BEGIN_AT, or with PT__DEV_AUTO the slot of this block
  * (linear block index), or of this warp (linear block index * warps per
  * block + warp index); slot 0 on the CPU. 1 when it is a slot of the
