@@ -29,9 +29,10 @@ FUZZ_LIB     := $(FUZZ_DIR)/lib/lib/libptkit.a
 .PHONY: fuzz fuzz-build fuzz-lib fuzz-lib-always fuzz-pack-seeds
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
-$(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h
+# ptgen includes the list of ptkit's own PT_ names, generated in $(BUILD)/gen.
+$(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h $(BUILD)/gen/pt_reserved.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(BUILD)/gen -o $@ $<
 
 # ptreport's reader is built on the library (its figure list, its UTF-8
 # helper, its writers), so the target links the sanitized library too.
