@@ -112,7 +112,7 @@ test-valgrind: test-deps $(VALGRIND_BIN) $(TEST_PREREQS)
 	@command -v valgrind >/dev/null || { echo "test-valgrind needs valgrind:" \
 	    "sudo apt-get install -y valgrind" >&2; exit 1; }
 	@rm -rf $(VALGRIND_LOGS) && mkdir -p $(VALGRIND_LOGS)
-	cd $(CURDIR) && PT_BUILD=$(BUILD) valgrind $(VALGRIND_FLAGS) \
+	cd $(CURDIR) && PT_BUILD=$(BUILD) PT_UNDER_VALGRIND=1 valgrind $(VALGRIND_FLAGS) \
 	    --log-file=$(VALGRIND_LOGS)/%p.log $(VALGRIND_BIN) --jobs $(VALGRIND_JOBS) $(TEST_ARGS)
 	@bad=$$(find $(VALGRIND_LOGS) -name '*.log' -size +0c); \
 	if [ -n "$$bad" ]; then cat $$bad; \
