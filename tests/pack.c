@@ -5,12 +5,14 @@
  * byte flipped) are refused with PT_EPARSE and leave the tree alone. */
 #include <criterion/criterion.h>
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "core/hist.h"
 #include "core/tree.h"
 
 #define MS 1000000 /* ns */
@@ -420,6 +422,57 @@ Test(pack, each_field_checked)
     pt_destroy(b);
 }
 
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void putd(unsigned char *p, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    put64(p, v);
+}
+
+/* Figures no run records, each finite and >= 0 on its own: refused. */
+Test(pack, figures_that_disagree_are_refused)
+{
+    static const struct {
+        size_t at;      /* a u64 at 28 and 148, else a double */
+        double v;
+        const char *says;
+    } cases[] = {
+        { 28, 9223372036854775808.0, "2^63-1" },       /* the count */
+        { 28, 0, "longer than the total" },            /* no occurrence, a total */
+        { 148, 3, "more CPU-clocked" },                /* cpu_timed of 2 occurrences */
+        { 44, 10 * MS, "longer than the total" },      /* first */
+        { 52, 10 * MS, "longer than the total" },      /* last */
+        { 60, 2 * MS, "out of order" },                /* mean above max */
+        { 76, 2 * MS, "out of order" },                /* min above max and mean */
+        { 84, 0.5 * MS, "out of order" },              /* max below min and mean */
+    };
+    pt_timing *b = holder();
+    unsigned char bad[1024];
+
+    make_one();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(bad, one, one_len);
+        if (cases[i].at == 28 || cases[i].at == 148)
+            put64(bad + cases[i].at, (uint64_t)cases[i].v);
+        else
+            putd(bad + cases[i].at, cases[i].v);
+        refused(b, bad, one_len, cases[i].says);
+        cr_assert(strstr(pt_last_error(b), cases[i].says), "byte %zu = %g: %s", cases[i].at,
+                  cases[i].v, pt_last_error(b));
+    }
+    /* The last bits of rounding are not a disagreement. */
+    memcpy(bad, one, one_len);
+    putd(bad + 60, MS * (1 + 1e-12));
+    cr_assert_eq(pt_unpack_merge(b, bad, one_len), 0, "%s", pt_last_error(b));
+    pt_destroy(b);
+}
+
 Test(pack, per_sm_count_beyond_the_bytes)
 {
     pt_timing *a = test_timing(&clk, "a", PT_CPU), *b = holder();
@@ -562,22 +615,28 @@ static pt_timing *huge(const char *name, double sign)
 
     TEST_SPAN(t, &clk, "big", MS);
     s = (pt_section *)pt_find(t, "big");
-    s->count = UINT64_MAX - 1;
+    s->count = INT64_MAX - 1;
     s->total_ns = s->read = s->written = s->flops = 1.5e308;
     s->xfer[0] = s->xfer[1] = s->xfer[2] = 1.5e308;
-    s->first_ns = s->min_ns = 1.7e308;
-    s->mean_ns = sign > 0 ? 1.7e308 : 1e-300;
+    s->first_ns = 1.5e308;
+    s->mean_ns = s->min_ns = sign > 0 ? 1.7e308 : 1e-300;
     s->max_ns = 1.7e308;
     s->m2_ns = 1.7e308;
     s->kind = PT__K_PHASE;
     s->phase = calloc(1, sizeof *s->phase);
     cr_assert_not_null(s->phase);
-    s->phase->blocks = UINT64_MAX - 1;
+    s->phase->blocks = INT64_MAX - 1;
     s->phase->hits = s->phase->block_sum_ns = 1.5e308;
     s->phase->sm_ns = malloc(sizeof(double));
     cr_assert_not_null(s->phase->sm_ns);
     s->phase->nsm = 1;
     s->phase->sm_ns[0] = 1.5e308;
+    /* Two bins, one beyond the saturated count: merged, they hold more
+     * than the saturated blocks unless cut back. */
+    s->phase->hist = calloc(PT__HIST_BINS, sizeof *s->phase->hist);
+    cr_assert_not_null(s->phase->hist);
+    s->phase->hist[3] = INT64_MAX - 2;
+    s->phase->hist[7] = 1;
     return t;
 }
 
@@ -596,6 +655,9 @@ Test(pack, merged_figures_that_overflow_saturate)
     cr_assert_eq(s->count, (uint64_t)INT64_MAX,
                  "the count saturates where every JSON reader still reads it, not wraps");
     cr_assert_eq(s->phase->blocks, (uint64_t)INT64_MAX, "the blocks saturate, not wrap");
+    cr_assert(s->phase->hist[3] + s->phase->hist[7] <= s->phase->blocks,
+              "the histogram holds no more than the blocks: %" PRIu64 " + %" PRIu64,
+              s->phase->hist[3], s->phase->hist[7]);
 #define FINITE(f) cr_assert(isfinite(s->f), #f " is %g", s->f)
     FINITE(total_ns); FINITE(first_ns); FINITE(last_ns); FINITE(mean_ns); FINITE(m2_ns);
     FINITE(min_ns); FINITE(max_ns); FINITE(read); FINITE(written); FINITE(flops);

@@ -126,15 +126,46 @@ static int merge_phase(pt_section *dst, const pt__phase_ext *src)
             p->block_max_ns = src->block_max_ns;
     }
     p->blocks = count_sum(p->blocks, src->blocks);
+    /* Each bin saturates on its own, so where the blocks did too the bins
+     * can hold more than the blocks: the slowest are cut back until they
+     * add up to no more, as a packed tree must (pack.c refuses more). */
+    if (p->hist && p->blocks == COUNT_MAX) {
+        uint64_t left = p->blocks;
+        for (int k = 0; k < PT__HIST_BINS; k++) {
+            p->hist[k] = p->hist[k] < left ? p->hist[k] : left;
+            left -= p->hist[k];
+        }
+    }
     p->hits = sum(p->hits, src->hits);
     p->block_sum_ns = sum(p->block_sum_ns, src->block_sum_ns);
     return 0;
 }
 
+/* Occurrences of s the CPU clock timed: all of a CPU section's, those of
+ * a GPU section that fell back to it. */
+static uint64_t cpu_clocked(const pt_section *s)
+{
+    return s->kind == PT__K_CPU ? s->count : s->kind == PT__K_GPU ? s->cpu_timed : 0;
+}
+
 static int merge_node(pt_section *dst, const pt_section *src)
 {
-    if (dst->count == 0 && !dst->child)
-        dst->kind = src->kind;
+    /* A GPU section and a CPU one at the same path (one run timed it with
+     * events, the other on the CPU): a GPU section, whose occurrences of
+     * the CPU one count as timed by the CPU clock, so the reports still
+     * mark it [cpu clock] and leave its rates out. */
+    int mixed = dst->count > 0 && src->count > 0 &&
+                ((dst->kind == PT__K_CPU && src->kind == PT__K_GPU) ||
+                 (dst->kind == PT__K_GPU && src->kind == PT__K_CPU));
+
+    if (mixed) {
+        dst->cpu_timed = count_sum(cpu_clocked(dst), cpu_clocked(src));
+        dst->kind = PT__K_GPU;
+    } else {
+        if (dst->count == 0 && !dst->child)
+            dst->kind = src->kind;
+        dst->cpu_timed = count_sum(dst->cpu_timed, src->cpu_timed);
+    }
     merge_occurrences(dst, src);
     dst->read = sum(dst->read, src->read);
     dst->written = sum(dst->written, src->written);
@@ -143,7 +174,6 @@ static int merge_node(pt_section *dst, const pt_section *src)
         dst->xfer[i] = sum(dst->xfer[i], src->xfer[i]);
     if (src->mem_hwm > dst->mem_hwm)
         dst->mem_hwm = src->mem_hwm;
-    dst->cpu_timed = count_sum(dst->cpu_timed, src->cpu_timed);
     dst->ran_here |= src->ran_here;
     dst->ovh_ns = sum(dst->ovh_ns, src->ovh_ns);
     return src->phase ? merge_phase(dst, src->phase) : 0;

@@ -32,8 +32,11 @@
  * rank and merged on another adds up exactly as if it had been recorded
  * there. The reader checks every length against the bytes left, every
  * depth, kind and flag, that every double is finite and >= 0 (times,
- * spreads, bytes and FLOPS are never negative) and that the buffer ends
- * with the last section, before it touches the timing. Neither side
+ * spreads, bytes and FLOPS are never negative), that a section's figures
+ * agree with each other (consistent()) and that the buffer ends with the
+ * last section, before it touches the timing. There is no checksum: the
+ * bytes travel in memory and through MPI, which deliver them whole, and
+ * the checks above refuse what no run could have recorded. Neither side
  * recurses, so a tree packs and merges however deep it is. */
 #include "core/errors.h"
 #include "core/gate.h"
@@ -231,6 +234,32 @@ static int get_f(rbuf *r, double *d, const char *what)
     return 0;
 }
 
+/* a <= b, but for the last bits of rounding: sums and Welford's mean are
+ * rounded once per occurrence merged or recorded. */
+static int at_most(double a, double b)
+{
+    return a <= b + fabs(b) * 1e-9;
+}
+
+/* Figures that a run can record: counts every JSON reader takes as
+ * integers (merge.c saturates there), the first and last occurrence
+ * within the total, the rest's mean within their least and largest, no
+ * more CPU-clocked occurrences than occurrences. Bytes that break any of
+ * these were not written by pt_pack(). */
+static int consistent(rbuf *r, const pt_section *s)
+{
+    if (s->count > (uint64_t)INT64_MAX || s->cpu_timed > s->count)
+        return fault(r, "a count above 2^63-1, or more CPU-clocked occurrences than "
+                        "occurrences");
+    if (s->count == 0 ? s->total_ns != 0
+                      : !at_most(s->first_ns, s->total_ns) || !at_most(s->last_ns, s->total_ns))
+        return fault(r, "a first or last occurrence longer than the total");
+    if (s->count >= 2 && (!at_most(s->min_ns, s->max_ns) || !at_most(s->min_ns, s->mean_ns) ||
+                          !at_most(s->mean_ns, s->max_ns)))
+        return fault(r, "a mean, least or largest occurrence out of order");
+    return 0;
+}
+
 static int get_phase(rbuf *r, pt_section *s)
 {
     pt__phase_ext *p = calloc(1, sizeof *p);
@@ -245,6 +274,9 @@ static int get_phase(rbuf *r, pt_section *s)
         get_f(r, &p->block_max_ns, "phase figures") < 0 ||
         get_u(r, &nsm, 4, "phase figures") < 0)
         return PT_EPARSE;
+    if (p->blocks > (uint64_t)INT64_MAX ||
+        (p->blocks && !at_most(p->block_min_ns, p->block_max_ns)))
+        return fault(r, "a block count above 2^63-1, or a block's least time above its largest");
     if (nsm > (r->n - r->at) / 8 || nsm > INT32_MAX)
         return fault(r, "more per-SM figures than bytes left");
     if (nsm) {
@@ -363,6 +395,8 @@ static int get_section(rbuf *r, path *pa, uint32_t *top)
     if (r->version >= 2 && (get_u(r, &s->cpu_timed, 8, "a section's figures") < 0 ||
                             get_f(r, &s->ovh_ns, "a section's figures") < 0))
         return PT_EPARSE;
+    if (consistent(r, s) < 0)
+        return PT_EPARSE;
     if (flags & 1) {
         rc = get_phase(r, s);
         if (rc < 0)
@@ -429,6 +463,8 @@ static int unpack(pt_timing *t, const void *buf, size_t len, int rank, const cha
     else if (rank >= 0 && (rc = pt__ranks_add(t, &root, rank)) < 0)
         pt__fail(t, rc, "%s: out of memory keeping rank %d's totals; its spread is missing "
                  "some", fn, rank);
+    else if (rank >= 0 && (rc = pt__ranks_note(t, rank)) < 0)
+        pt__fail(t, rc, "%s: out of memory keeping the ranks merged; rank %d merged", fn, rank);
     pt__section_free_children(&root);
     pt__read_end(t);
     return rc;
@@ -454,6 +490,12 @@ int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank)
     if (rank < 0 || (!buf && len))
         return pt__fail(t, PT_EINVAL, "pt_unpack_merge_rank: %s",
                         rank < 0 ? "negative rank" : "NULL buf with a length");
+    if (rank == 0)
+        return pt__fail(t, PT_EINVAL, "pt_unpack_merge_rank: rank 0 is t's own sections "
+                        "(the ranks merged into it are 1 and up); nothing merged");
+    if (pt__ranks_seen(t, rank))
+        return pt__fail(t, PT_EINVAL, "pt_unpack_merge_rank: rank %d was merged into this "
+                        "timing already; nothing merged", rank);
     if (!buf) {
         /* A rank that took part with nothing to send. */
         pt__read_begin(t);
@@ -463,8 +505,10 @@ int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank)
         }
         t->ranks++;
         t->ranks_empty++;
+        rc = pt__ranks_note(t, rank);
         pt__read_end(t);
-        return 0;
+        return rc < 0 ? pt__fail(t, rc, "pt_unpack_merge_rank: out of memory keeping the "
+                                 "ranks merged; rank %d counted", rank) : 0;
     }
     return unpack(t, buf, len, rank, "pt_unpack_merge_rank");
 }

@@ -9,7 +9,10 @@
  *     bytes it packed to before;
  *   - merged bytes leave a tree that packs, whose header counts every
  *     section, and whose packed bytes merged into an empty timing pack to
- *     the same bytes again (pack and merge are each other's inverse).
+ *     the same bytes again (pack and merge are each other's inverse). The
+ *     reader refuses figures that disagree (pack.c's consistent()), so this
+ *     also holds every merge to figures that agree: saturated counts,
+ *     histograms within their blocks, means within their extremes.
  * A broken invariant aborts, which libFuzzer reports as a crash.
  *
  * The seeds in tests/fuzz/corpus/pack/ are trees pt_pack() wrote, made by
