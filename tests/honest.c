@@ -259,6 +259,48 @@ Test(honest, no_rates_from_a_launch_the_cpu_clock_timed)
     free(s);
 }
 
+/* A GPU section the CPU clock timed, merged with a CPU section at the
+ * same path either way round, keeps its [cpu clock] mark: every
+ * occurrence the CPU clock timed is counted, and no rate is made. */
+Test(honest, a_cpu_clocked_gpu_section_merged_with_a_cpu_one_keeps_its_mark)
+{
+    test_clock c2;
+    void *gpu, *cpu;
+    size_t ngpu, ncpu;
+    pt_timing *host = test_timing(&c2, "host", PT_CPU), *other;
+
+    fake.count_err = 35; /* cudaErrorInsufficientDriver */
+    t = test_timing(&clk, "nodrv", PT_GPU_EVENTS);
+    pt_start_gpu(t, "k", 0);
+    clk.now += 1000;
+    pt_stop_gpu(t, "k", 0, .flops = 7.6e9);
+    TEST_SPAN(host, &c2, "k", 2000);
+    TEST_SPAN(host, &c2, "k", 2000);
+    cr_assert_eq(pt_pack(t, &gpu, &ngpu), 0);
+    cr_assert_eq(pt_pack(host, &cpu, &ncpu), 0);
+    cr_assert_eq(pt_unpack_merge(host, gpu, ngpu), 0, "%s", pt_last_error(host));
+    pt_section_stats k = get(host, "k");
+    cr_assert_eq(k.count, 3);
+    cr_assert_eq(k.cpu_clock, 3, "the CPU section's 2 and the GPU one's 1");
+    cr_assert_eq(k.gflops, 0.0, "no rate");
+    other = pt_create("other", PT_CPU);
+    cr_assert_eq(pt_unpack_merge(other, cpu, ncpu), 0);
+    cr_assert_eq(pt_unpack_merge(other, gpu, ngpu), 0);
+    cr_assert_eq(get(other, "k").cpu_clock, 3, "a GPU section into a CPU one");
+    pt_destroy(other);
+    other = pt_create("other", PT_CPU);
+    cr_assert_eq(pt_unpack_merge(other, gpu, ngpu), 0);
+    cr_assert_eq(pt_unpack_merge(other, cpu, ncpu), 0);
+    cr_assert_eq(get(other, "k").cpu_clock, 3, "a CPU section into a GPU one");
+    char *s = report(other, PT_VIEW_TREE);
+    cr_assert_not_null(strstr(line_with(s, "k [gpu]"), "[cpu clock]"), "%s", s);
+    free(s);
+    free(gpu);
+    free(cpu);
+    pt_destroy(other);
+    pt_destroy(host);
+}
+
 Test(honest, events_that_worked_keep_their_rates)
 {
     t = test_timing(&clk, "events", PT_GPU_EVENTS);
@@ -409,4 +451,38 @@ Test(honest, ranks_merged_give_each_sections_spread)
     cr_assert_eq(pt_unpack_merge_rank(t, "x", 1, -1), PT_EINVAL);
     pt_destroy(r1);
     pt_destroy(r2);
+}
+
+/* A rank merged twice would count its sections twice and itself as two
+ * ranks; rank 0 is the receiving timing's own. Both are refused with
+ * nothing merged, whether the rank sent a tree or nothing. */
+Test(honest, the_same_rank_merged_twice_is_refused)
+{
+    test_clock c1;
+    void *buf;
+    size_t len;
+    pt_timing *r1 = test_timing(&c1, "rank1", PT_CPU);
+    t = test_timing(&clk, "rank0", PT_CPU);
+    TEST_SPAN(t, &clk, "solve", 10000000);
+    TEST_SPAN(r1, &c1, "solve", 30000000);
+    cr_assert_eq(pt_pack(r1, &buf, &len), 0);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 1), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 1), PT_EINVAL, "rank 1 again");
+    cr_assert(strstr(pt_last_error(t), "rank 1 was merged into this timing already"), "%s",
+              pt_last_error(t));
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 0), PT_EINVAL, "rank 0 is t's own");
+    cr_assert(strstr(pt_last_error(t), "rank 0 is t's own"), "%s", pt_last_error(t));
+    cr_assert_eq(pt_unpack_merge_rank(t, NULL, 0, 2), 0, "rank 2 sent nothing");
+    cr_assert_eq(pt_unpack_merge_rank(t, NULL, 0, 2), PT_EINVAL, "and cannot again");
+    /* Ranks out of order are still each merged once. */
+    for (int r = 9; r >= 3; r -= 2)
+        cr_assert_eq(pt_unpack_merge_rank(t, buf, len, r), 0, "rank %d", r);
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 5), PT_EINVAL, "rank 5 again");
+    cr_assert_eq(pt_unpack_merge_rank(t, buf, len, 4), 0, "rank 4 between them");
+    free(buf);
+    pt_section_stats s = get(t, "solve");
+    cr_assert_eq(s.count, 7, "rank 0, 1, 3, 4, 5, 7 and 9: once each");
+    cr_assert_eq(s.ranks, 7);
+    cr_assert_eq(run_stats(t).ranks, 8, "rank 2 too");
+    pt_destroy(r1);
 }

@@ -289,6 +289,8 @@ struct pt_timing {
     unsigned gpu_fallback;    /* PT__FB_*: why GPU sections were timed by the CPU clock */
     char fallback_why[192];   /* PT__FB_DEVICE: what the runtime said */
     int ranks, ranks_empty;   /* runs merged by rank, this one included; ranks that sent nothing */
+    int *rank_ids;            /* the ranks merged so far, ascending (ranks.c) */
+    size_t nrank_ids, rank_ids_cap;
     uint64_t dropped;         /* device trace events dropped */
     pt_dev_clock dev_clock;   /* how folds turned cycles into time */
 

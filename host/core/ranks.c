@@ -13,6 +13,7 @@
 #include "core/tree.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int add(pt_section *s, double ns, long long rank)
 {
@@ -80,4 +81,54 @@ int pt__ranks_add(pt_timing *t, const pt_section *root, int rank)
     if (!root->child)
         t->ranks_empty++;
     return rc;
+}
+
+/* The first index of t->rank_ids not below rank (binary search). */
+static size_t rank_at(const pt_timing *t, int rank)
+{
+    size_t lo = 0, hi = t->nrank_ids;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->rank_ids[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int pt__ranks_seen(const pt_timing *t, int rank)
+{
+    size_t i = rank_at(t, rank);
+    return i < t->nrank_ids && t->rank_ids[i] == rank;
+}
+
+/* pt_mpi_gather() merges in rank order, so the insertion is an append:
+ * linear in the ranks overall. */
+int pt__ranks_note(pt_timing *t, int rank)
+{
+    size_t i = rank_at(t, rank);
+
+    if (i < t->nrank_ids && t->rank_ids[i] == rank)
+        return 0;
+    if (t->nrank_ids == t->rank_ids_cap) {
+        size_t cap = t->rank_ids_cap ? 2 * t->rank_ids_cap : 16;
+        int *v = realloc(t->rank_ids, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        t->rank_ids = v;
+        t->rank_ids_cap = cap;
+    }
+    memmove(t->rank_ids + i + 1, t->rank_ids + i, (t->nrank_ids - i) * sizeof *t->rank_ids);
+    t->rank_ids[i] = rank;
+    t->nrank_ids++;
+    return 0;
+}
+
+void pt__ranks_free(pt_timing *t)
+{
+    free(t->rank_ids);
+    t->rank_ids = NULL;
+    t->nrank_ids = t->rank_ids_cap = 0;
 }

@@ -11,6 +11,7 @@
 #include "core/gate.h"
 #include "core/nvtx.h"
 #include "core/output.h"
+#include "core/ranks.h"
 #include "core/schedule.h"
 #include "core/threads.h"
 #include "core/trace.h"
@@ -108,6 +109,7 @@ void pt_destroy(pt_timing *t)
     pt__trace_free(t);
     pt__nvtx_free(t);
     pt__sched_free(t);
+    pt__ranks_free(t);
     pt__section_free_children(&t->root);
     pt__threads_free(t);
     free(t->name);

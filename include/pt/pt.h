@@ -870,8 +870,9 @@ PT_EXTERN int pt_unpack_merge(pt_timing *t, const void *buf, size_t len);
  *  0's, as pt_mpi_gather() merges into rank 0. A NULL buf with len 0 is a
  *  rank that took part with nothing to send (counted, nothing merged); a
  *  packed tree without sections (a rank's NULL timing) counts the same.
- *  \return as pt_unpack_merge(); PT_EINVAL for a negative rank or a NULL buf
- *  with a length. */
+ *  \return as pt_unpack_merge(); PT_EINVAL, with nothing merged, for a
+ *  negative rank, rank 0 (t's own), a rank merged into t already, or a NULL
+ *  buf with a length. */
 PT_EXTERN int pt_unpack_merge_rank(pt_timing *t, const void *buf, size_t len, int rank);
 
 /* ------------------------------------------------------------------ */
