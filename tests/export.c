@@ -17,6 +17,7 @@
 
 #include "common.h"
 #include "core/model.h"
+#include "report/atomic_file.h"
 #include "report/format.h"
 
 #include <math.h>
@@ -769,6 +770,34 @@ Test(export, a_failed_write_removes_the_temporary_file)
     cr_assert_not_null(strstr(pt_last_error(t), strerror(EFBIG)), "%s", pt_last_error(t));
     rc = pt_export_csv(t, in_dir("big.csv"));
     cr_assert_eq(rc, PT_EIO, "a write that fails: %s", pt_strerror(rc));
+    cr_assert_eq(entries(dir, ""), 0, "no partial file and no temporary left");
+}
+
+/* A stream whose every write fails as stdio's does when its buffer
+ * cannot be allocated. */
+static ssize_t write_enomem(void *c, const char *buf, size_t n)
+{
+    (void)c;
+    (void)buf;
+    (void)n;
+    errno = ENOMEM;
+    return -1;
+}
+
+Test(export, a_write_out_of_memory_is_said_as_such)
+{
+    pt__afile a;
+    char why[320];
+    cookie_io_functions_t io = { .write = write_enomem };
+
+    cr_assert_eq(pt__afile_open(&a, in_dir("oom.csv"), why, sizeof why), 0, "%s", why);
+    fclose(a.f);
+    a.f = fopencookie(NULL, "w", io);
+    cr_assert_not_null(a.f);
+    setvbuf(a.f, NULL, _IONBF, 0);
+    fputs("path,name\n", a.f);
+    cr_assert_eq(pt__afile_commit(&a, why, sizeof why), PT_ENOMEM, "%s", why);
+    cr_assert(strstr(why, strerror(ENOMEM)), "%s", why);
     cr_assert_eq(entries(dir, ""), 0, "no partial file and no temporary left");
 }
 

@@ -547,6 +547,11 @@ Test(ptreport, convert_unknown_formats_and_usage_exit_2)
     cr_assert_eq(run("convert %s --to trace -o ''", in_dir("run.json")), 2, "an empty -o");
     cr_assert_eq(run("convert --to html -o %s", in_dir("t.html")), 2, "no run");
     cr_assert_eq(entries_with(dir, "t."), 0, "nothing written");
+    cr_assert_eq(run("--help"), 0);
+    char want[64], *out = out_text();
+    snprintf(want, sizeof want, "schemas 1 to %d)", PT_JSON_SCHEMA);
+    cr_assert(strstr(out, want), "the usage names the schemas this build reads:\n%s", out);
+    free(out);
 }
 
 /* ---- convert --to trace: the aggregate flame chart ------------------------ */

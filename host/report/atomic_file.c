@@ -209,10 +209,13 @@ int pt__afile_commit(pt__afile *a, char *why, size_t n)
         step = "renaming";
     }
     if (err) {
+        /* Memory that ran out under a write (stdio's buffer) is said as
+         * such, not as a failing disk. */
+        int code = err == ENOMEM ? PT_ENOMEM : PT_EIO;
         unlink(a->tmp);
-        say(why, n, PT_EIO, "%s %s failed: %s", step, a->tmp, strerror(err));
+        say(why, n, code, "%s %s failed: %s", step, a->tmp, strerror(err));
         afile_clear(a);
-        return PT_EIO;
+        return code;
     }
     sync_dir_of(a->path);
     afile_clear(a);

@@ -21,7 +21,8 @@ typedef struct pt__afile {
 PT__HIDDEN int pt__afile_open(pt__afile *a, const char *path, char *why, size_t n);
 /* Closes the file and renames it over the target: 0, or PT_EIO with the
  * reason in why (a write that failed on the way, or a failing flush,
- * sync, close or rename), the temporary file removed. */
+ * sync, close or rename; PT_ENOMEM where that failure was ENOMEM), the
+ * temporary file removed. */
 PT__HIDDEN int pt__afile_commit(pt__afile *a, char *why, size_t n);
 /* Closes and removes the temporary file. */
 PT__HIDDEN void pt__afile_abort(pt__afile *a);

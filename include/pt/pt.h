@@ -850,7 +850,8 @@ PT_EXTERN int pt_schedule_get(const pt_timing *t, pt_schedule_info *out);
  *  \param len receives their length
  *  \return 0; PT_EOPEN when sections are open (packed whole without their
  *  running occurrences, *buf set); PT_EINVAL for a NULL buf or len;
- *  PT_ERANGE for sections nested deeper than 4096; PT_ENOMEM. */
+ *  PT_ERANGE for a title longer than 4 GiB or sections nested deeper
+ *  than 2^32 - 1 (no recursion: any depth short of that packs); PT_ENOMEM. */
 PT_EXTERN int pt_pack(pt_timing *t, void **buf, size_t *len);
 /** \brief Merge a tree packed by pt_pack() into t by path, as if its
  *  occurrences had been recorded here: counts, totals, bytes, FLOPS,

@@ -1,4 +1,4 @@
-/* ptreport: reads runs saved by pt_export_json() (schema 1).
+/* ptreport: reads runs saved by pt_export_json() (schemas 1 and 2).
  *
  *   ptreport show RUN.json [--sort time|flops|name|order] [--depth N] [--percentages]
  *   ptreport diff BASE.json NEW.json [--threshold 5%]
@@ -11,14 +11,19 @@
 
 #include <string.h>
 
+/* The newest schema this build reads, as text. */
+#define SCHEMA_STR(n) #n
+#define SCHEMA_OF(n) SCHEMA_STR(n)
+#define SCHEMA SCHEMA_OF(PT_JSON_SCHEMA)
+
 static const char usage[] =
     "usage: ptreport show RUN.json [--sort time|flops|name|order] [--depth N] [--percentages]\n"
     "       ptreport diff BASE.json NEW.json [--threshold 5%]\n"
     "       ptreport merge A.json B.json ... -o ALL.json\n"
     "       ptreport convert RUN.json --to csv|html|trace -o OUT\n"
     "\n"
-    "Reads runs saved by pt_export_json() (schema 1). Exit status: 0; 1 when diff\n"
-    "finds a regression; 2 for a usage error or an unreadable input.\n";
+    "Reads runs saved by pt_export_json() (schemas 1 to " SCHEMA "). Exit status: 0;\n"
+    "1 when diff finds a regression; 2 for a usage error or an unreadable input.\n";
 
 int main(int argc, char **argv)
 {
