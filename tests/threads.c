@@ -219,6 +219,36 @@ Test(threads, stop_on_another_thread_is_counted_and_described)
     pt_destroy(t);
 }
 
+/* A reset from another thread drops a thread's open section; that
+ * thread's stop of it is a stop without a start that says so, even when
+ * another thread has opened a section of the same title since (it was
+ * PT_ETHREAD, blaming the other thread). */
+Test(threads, a_stop_after_a_reset_dropped_its_section_says_so)
+{
+    pt_timing *t = pt_create("reset", PT_CPU);
+    handoff h1 = { .t = t }, h2 = { .t = t };
+    pthread_t t1, t2;
+
+    cr_assert_eq(pthread_create(&t1, NULL, start_and_hold, &h1), 0);
+    wait_for(&h1.stage, 1);
+    pt_reset(t);
+    cr_assert_eq(pthread_create(&t2, NULL, start_and_hold, &h2), 0);
+    wait_for(&h2.stage, 1);
+    atomic_store(&h1.stage, 2);
+    cr_assert_eq(pthread_join(t1, NULL), 0);
+    cr_assert_eq(h1.rc, PT_ENOSTART, "%s: %s", pt_strerror(h1.rc), pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "pt_reset dropped this thread's open sections"), "%s",
+              pt_last_error(t));
+    cr_assert_eq(pt_error_count_of(t, PT_ETHREAD), 0);
+    atomic_store(&h2.stage, 2);
+    cr_assert_eq(pthread_join(t2, NULL), 0);
+    cr_assert_eq(h2.rc, 0, "%s", pt_strerror(h2.rc));
+    pt_section_stats st;
+    get(t, "handoff", &st);
+    cr_assert_eq(st.count, 1, "the second thread's");
+    pt_destroy(t);
+}
+
 static void *gpu_and_memory(void *arg)
 {
     handoff *h = arg;

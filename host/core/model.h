@@ -196,6 +196,7 @@ typedef struct pt__thr {
     int index;                /* 0 for the creating thread, then 1, 2, ... */
     long tid;                 /* the OS thread id */
     uint64_t stops;           /* occurrences recorded by this thread */
+    size_t reset_dropped;     /* its open sections a pt_reset dropped, not yet stopped */
     uint64_t changes;         /* starts, stops and metrics added to its tree */
     uint64_t pooled;          /* changes when it was last pooled into t->root */
     double busy_ns;           /* time in its outermost sections */
@@ -204,7 +205,9 @@ typedef struct pt__thr {
     _Atomic int busy;
     struct pt__id *self;      /* the thread's identity (threads.c); a reference */
     pt__tlog tlog;            /* PT_TRACE: its occurrences not yet gathered */
-    struct pt__thr *next;
+    /* Appended under t->lock, read without it by the walks of a report or
+     * reset: published whole, by an atomic store (threads.c). */
+    _Atomic(struct pt__thr *) next;
     pt_section own_root;
     /* Every occurrence of own_root's pooled into t->root so far: this
      * thread's part of the report (pt_thread_part_get). Off the hot path:
@@ -258,8 +261,8 @@ struct pt_timing {
     pthread_mutex_t gate_lock; /* held by the report reading (gate.c); recursive */
     int gate_depth;           /* its nesting, under gate_lock */
     const struct pt__id *gate_owner; /* the reporting thread, under gate_lock */
-    pt__thr *threads;
-    int nthreads;             /* in the list */
+    _Atomic(pt__thr *) threads; /* as next above */
+    _Atomic int nthreads;     /* in the list; raised after the link */
     pt_section **marked;      /* t->root's sections marked open_else, to clear */
     size_t nmarked, marked_cap;
     /* What pt_unpack_merge pooled into t->root from other runs, so that

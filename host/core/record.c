@@ -126,6 +126,13 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     if (r->depth == 0) {
         if (!t->enabled)
             return 1;
+        /* Its own section, dropped by a reset from another thread: not
+         * one open elsewhere under the same title. */
+        if (r->reset_dropped > 0) {
+            r->reset_dropped--;
+            return pt__fail(t, PT_ENOSTART, "%s(\"%s\") with no section open: pt_reset "
+                            "dropped this thread's open sections", fn, title ? title : "(null)");
+        }
         if (title && (rc = other_thread(t, r, title, fn)) < 0)
             return rc;
         return pt__fail(t, PT_ENOSTART, "%s(\"%s\") with no section open", fn,
@@ -140,7 +147,9 @@ int pt__stop_check(pt_timing *t, pt__thr *r, const char *title, const char *fn, 
     if (!title)
         return pt__fail(t, PT_EINVAL, "%s: NULL title", fn);
     if (strcmp(f->node->name, title) != 0) {
-        if ((rc = other_thread(t, r, title, fn)) < 0)
+        if (r->reset_dropped > 0)
+            r->reset_dropped--;
+        else if ((rc = other_thread(t, r, title, fn)) < 0)
             return rc;
         pt__stack_str(r, stack, sizeof stack);
         return pt__fail(t, PT_EMISMATCH, "%s(\"%s\") but the open section is \"%s\" (open: %s)",

@@ -146,9 +146,13 @@ void pt__threads_free(pt_timing *t)
 
 void pt__threads_reset(pt_timing *t)
 {
+    /* Under t->lock too: a thread's first start may meanwhile take over an
+     * exited thread's recorder, reading its depth (pt__thr_other). */
+    pthread_mutex_lock(&t->lock);
     for (pt__thr *r = t->threads; r; r = r->next) {
         pt__section_free_children(&r->own_root);
         pt__section_free_children(&r->part_root);
+        r->reset_dropped += r->depth;
         r->depth = 0;
         r->nsections = 0;
         r->next_order = 0;
@@ -159,12 +163,14 @@ void pt__threads_reset(pt_timing *t)
     }
     pt__section_free_children(&t->merged_root);
     t->nmarked = 0; /* the sections are gone */
+    t->main.reset_dropped += t->main.depth;
     t->main.depth = 0;
     t->main.nsections = 0;
     t->main.next_order = 0;
     t->main.stops = 0;
     t->main.busy_ns = 0;
     atomic_store_explicit(&t->main.top, NULL, memory_order_release);
+    pthread_mutex_unlock(&t->lock);
 }
 
 pt__thr *pt__thr_other(pt_timing *t)
@@ -197,10 +203,9 @@ pt__thr *pt__thr_other(pt_timing *t)
         r = aligned_alloc(64, size);
         if (r) {
             memset(r, 0, size);
-            pt__thr **at = &t->threads;
+            _Atomic(pt__thr *) *at = &t->threads;
             while (*at)
                 at = &(*at)->next;
-            *at = r;
             r->self = me;
             me = NULL;
             r->root = &r->own_root;
@@ -210,7 +215,11 @@ pt__thr *pt__thr_other(pt_timing *t)
             r->part_root.name = r->own_root.name;
             r->part_root.name_len = r->own_root.name_len;
             r->part_root.key = t->name;
-            r->index = ++t->nthreads;
+            r->index = t->nthreads + 1;
+            /* Whole before it is linked, and linked before it is counted:
+             * a walk that read the count finds as many in the list. */
+            atomic_store_explicit(at, r, memory_order_release);
+            atomic_store_explicit(&t->nthreads, r->index, memory_order_release);
         }
     }
     if (r)
@@ -389,9 +398,10 @@ static void figures_of(const pt_section *c, uint64_t *count, double *ns)
 }
 
 /* Thread i's part of s from the counterparts of s: cp[0] in the runs
- * merged in, cp[k] in the part of the k-th thread of the list. */
+ * merged in, cp[k] in the part of the k-th thread of the list, k < ncp (a
+ * thread that arrived after cp was made has no part in it). */
 static int part_from(pt_timing *t, const pt_section *s, int i, const pt_section *const *cp,
-                     pt_thread_part *out)
+                     int ncp, pt_thread_part *out)
 {
     uint64_t count = 0, c;
     double ns = 0, n;
@@ -410,7 +420,7 @@ static int part_from(pt_timing *t, const pt_section *s, int i, const pt_section 
         figures_of(cp[0], &c, &n);
         count -= c < count ? c : count;
         ns -= n;
-        for (const pt__thr *r = t->threads; r; r = r->next, k++) {
+        for (const pt__thr *r = t->threads; r && k < ncp; r = r->next, k++) {
             figures_of(cp[k], &c, &n);
             count -= c < count ? c : count;
             ns -= n;
@@ -419,7 +429,7 @@ static int part_from(pt_timing *t, const pt_section *s, int i, const pt_section 
             ns = 0;
         found = 1;
     } else {
-        for (const pt__thr *r = t->threads; r && !found; r = r->next, k++)
+        for (const pt__thr *r = t->threads; r && !found && k < ncp; r = r->next, k++)
             if (r->index == i) {
                 figures_of(cp[k], &count, &ns);
                 found = 1;
@@ -463,7 +473,7 @@ int pt__section_part(pt_timing *t, const pt_section *s, int i, pt_thread_part *o
     }
     for (int k = 0; k < n; k++)
         cp[k] = pt__counterpart(part_root(t, k), s);
-    rc = part_from(t, s, i, cp, out);
+    rc = part_from(t, s, i, cp, n, out);
     pthread_mutex_unlock(&t->lock);
     if (cp != small)
         free(cp);
@@ -476,6 +486,10 @@ int pt__parts_init(pt_timing *t, pt__parts *w)
 {
     memset(w, 0, sizeof *w);
     w->t = t;
+    /* A thread's first start may append to the list meanwhile: the count
+     * is read first, and the list holds at least that many (threads.c's
+     * append). One arriving later has nothing pooled yet, so no part of
+     * this report. */
     w->ntrees = part_trees(t);
     w->roots = malloc((size_t)w->ntrees * sizeof *w->roots);
     w->here = malloc((size_t)w->ntrees * sizeof *w->here);
@@ -521,7 +535,7 @@ int pt__parts_step(pt__parts *w, const pt_section *s)
 
 int pt__parts_get(pt__parts *w, const pt_section *s, int i, pt_thread_part *out)
 {
-    return part_from(w->t, s, i, w->here, out);
+    return part_from(w->t, s, i, w->here, w->ntrees, out);
 }
 
 int pt_thread_part_get(pt_timing *t, const pt_section *s, int i, pt_thread_part *out)

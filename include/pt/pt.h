@@ -488,9 +488,17 @@ PT_EXTERN size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out);
  * stddev over every thread's occurrences). A stop on another thread than
  * its start is PT_ETHREAD, counted and described. GPU sections, folds
  * and memory tracking belong to the thread that created the timing (on
- * another: PT_ETHREAD). Reports, exports, pt_reset and pt_destroy read
- * every thread's tree: call them when the other threads are not timing
- * (after joining them, or past a barrier). */
+ * another: PT_ETHREAD). Reports, exports and pt_reset may come from any
+ * thread while others time, new threads arriving included: they wait for
+ * a start or stop in progress, which waits for them in turn. A reset
+ * drops the sections open on every thread; a thread's later stop of one
+ * is PT_ENOSTART, saying so.
+ *
+ * Not supported: pt_destroy while another thread times into t or may
+ * still (it frees what they write; join them first), and any ptkit call
+ * from a signal handler (starts and stops allocate, lock and write the
+ * thread's open-section stack, which the interrupted call may be in the
+ * middle of: detecting it would cost every start a check). */
 
 /** One thread's share of a timing. */
 typedef struct pt_thread_info {

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../threads_jobs.h"
@@ -207,8 +208,95 @@ static void wrong_thread(void)
     pt_destroy(t);
 }
 
+/* A thread that arrives while reports and resets run: its first start
+ * registers it under them. A reset drops what is open, so a stop may find
+ * nothing open (PT_ENOSTART); never another thread's section
+ * (PT_ETHREAD), never a crash or a race. */
+typedef struct arrival {
+    pt_timing *t;
+    int bad;                  /* returns other than 0 and PT_ENOSTART */
+    int last;                 /* the last of them */
+} arrival;
+
+static void *arrive(void *arg)
+{
+    arrival *a = arg;
+
+    for (int i = 0; i < 50; i++) {
+        int rc[4] = { pt_start(a->t, "a"), pt_start(a->t, "b"), pt_stop(a->t, "b"),
+                      pt_stop(a->t, "a") };
+        for (int k = 0; k < 4; k++)
+            if (rc[k] != 0 && rc[k] != PT_ENOSTART) {
+                a->bad++;
+                a->last = rc[k];
+            }
+    }
+    return NULL;
+}
+
+typedef struct resetter {
+    pt_timing *t;
+    atomic_int stop;
+    long resets;
+} resetter;
+
+static void *reset_all_along(void *arg)
+{
+    resetter *rs = arg;
+    while (!atomic_load(&rs->stop)) {
+        pt_reset(rs->t);
+        rs->resets++;
+        nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+    }
+    return NULL;
+}
+
+/* Waves of new threads, each timing a little and leaving, while one
+ * thread reports and another resets all along. */
+static void arrivals(void)
+{
+    enum { WAVES = 40, WAVE = 6 };
+    pt_timing *t = pt_create("arrivals", PT_CPU);
+    reporter rp = { .t = t, .most = UINT64_MAX };
+    resetter rs = { .t = t };
+    arrival a[WAVE];
+    pthread_t th[WAVE], rt, zt;
+    int bad = 0, last = 0;
+
+    CHECK(pthread_create(&rt, NULL, report_all_along, &rp) == 0, "reporting thread");
+    CHECK(pthread_create(&zt, NULL, reset_all_along, &rs) == 0, "resetting thread");
+    for (int w = 0; w < WAVES; w++) {
+        for (int i = 0; i < WAVE; i++) {
+            a[i] = (arrival){ .t = t };
+            CHECK(pthread_create(&th[i], NULL, arrive, &a[i]) == 0, "thread %d", i);
+        }
+        for (int i = 0; i < WAVE; i++) {
+            pthread_join(th[i], NULL);
+            bad += a[i].bad;
+            if (a[i].bad)
+                last = a[i].last;
+        }
+    }
+    atomic_store(&rp.stop, 1);
+    atomic_store(&rs.stop, 1);
+    pthread_join(rt, NULL);
+    pthread_join(zt, NULL);
+    CHECK(bad == 0, "%d starts and stops of new threads failed otherwise than PT_ENOSTART "
+          "(the last: %s): %s", bad, pt_strerror(last), pt_last_error(t));
+    CHECK(rp.reports > 0 && rs.resets > 0, "%ld reports, %ld resets", rp.reports, rs.resets);
+    /* Timed again with nothing beside it, a thread's section is whole. */
+    pt_reset(t);
+    a[0] = (arrival){ .t = t };
+    arrive(&a[0]);
+    CHECK(a[0].bad == 0, "%s", pt_strerror(a[0].last));
+    check_section(t, "a", 50, -1);
+    check_section(t, "a/b", 50, -1);
+    pt_destroy(t);
+}
+
 int main(void)
 {
+    arrivals();
     pooled(PT_CPU, 0);
     pooled(PT_CPU | PT_TRACE, 1);
     pooled(PT_CPU | PT_TRACE, 0);
@@ -219,7 +307,7 @@ int main(void)
         return 1;
     }
     printf("threads_tsan: 8 threads x %ld sections and the creating thread, a thread "
-           "reporting all along: counts and each thread's part exact, no race reported\n",
-           NSECTIONS);
+           "reporting all along: counts and each thread's part exact; 240 threads arriving "
+           "while one reports and one resets; no race reported\n", NSECTIONS);
     return 0;
 }
