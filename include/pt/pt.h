@@ -264,7 +264,13 @@ PT_EXTERN void pt_dev_records_free(pt_dev_records *b);
  *  open section: one child per phase and an "(unattributed)" child, so
  *  the children add up to the launch's time. Copies asynchronously on the
  *  stream of the launch's pt_stop_gpu() and resolves lazily.
- *  \return 0, PT_ENOTFOUND when no such section was stopped, PT_ECUDA, PT_EINVAL. */
+ *  \return 0; PT_ENOTFOUND when no such section was stopped; PT_ESTATE
+ *  when the launch is still open or folded already, the records were not
+ *  reset since their last fold, or no slot finished; PT_ERANGE for marks
+ *  or slots out of range and records no kernel writes (left out);
+ *  PT_EFULL for trace events dropped; PT_EINVAL for a NULL argument or a
+ *  header that does not match the buffer; PT_ENODEV when no kernel ran;
+ *  PT_ECUDA; PT_ENOMEM. Each described, and whatever could be folded is. */
 PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
 
 /** \def PT_LAUNCH(t, title, records, kernel, grid, block, smem, stream, ...)

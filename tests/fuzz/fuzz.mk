@@ -8,6 +8,10 @@
 # to $(BUILD)/fuzz/<target>-crash-*. Clang's libFuzzer is in Debian's
 # libclang-rt-14-dev (a Recommends of clang, so not always there).
 #
+# The fold target (tests/fuzz/fuzz_fold.c) folds host-mode records whose
+# words are the input's; its seeds in tests/fuzz/corpus/fold/ are a shape
+# header and records as END leaves them.
+#
 # The pack target links the whole library, built with the same sanitizers
 # (and CUDA=0: no device code) into $(BUILD)/fuzz/lib by a make of its own.
 # Its seeds in tests/fuzz/corpus/pack/ are trees pt_pack() wrote:
@@ -22,7 +26,7 @@ FUZZ_CFLAGS  := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unu
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_DIR     := $(BUILD)/fuzz
 # The einsum parser is fuzzed where host/core/flops.c provides it.
-FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/core/flops.c),einsum) pack
+FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/core/flops.c),einsum) pack fold
 FUZZ_LIB_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB     := $(FUZZ_DIR)/lib/lib/libptkit.a
 
@@ -56,6 +60,11 @@ $(FUZZ_LIB): fuzz-lib-always
 fuzz-lib-always:
 
 $(FUZZ_DIR)/fuzz_pack: tests/fuzz/fuzz_pack.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+
+# Host-mode records folded: the library again (calibrate.h for the clock).
+$(FUZZ_DIR)/fuzz_fold: tests/fuzz/fuzz_fold.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 
