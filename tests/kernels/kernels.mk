@@ -131,10 +131,23 @@ $(BK_DIR)/cost.sm_90.ptx: tests/kernels/cost.cu $(K_DEPS)
 	@mkdir -p $(@D)
 	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
 
+# Marks between a multiply and its add, in every mode (tests/kernels/contract.cu).
+CT_MODES := off smem reg smem_trace reg_trace warp
+CT_FLAGS_off        := -DPT_DEV_DISABLE
+CT_FLAGS_smem       :=
+CT_FLAGS_reg        := -DPT_DEV_SHARED=0
+CT_FLAGS_smem_trace := -DPT_DEV_TRACING
+CT_FLAGS_reg_trace  := -DPT_DEV_TRACING -DPT_DEV_SHARED=0
+CT_FLAGS_warp       := -DPT_DEV_PER_WARP
+$(KDIR)/contract.%.sm_90.ptx: tests/kernels/contract.cu $(K_DEPS)
+	@mkdir -p $(@D)
+	$(K_NVCC) $(CT_FLAGS_$*) -ptx -arch=sm_90 -o $@ $<
+TEST_PREREQS += $(foreach m,$(CT_MODES),$(KDIR)/contract.$(m).sm_90.ptx)
+
 # The compile checks' share: the instrumented kernels' registers and stack
 # (sm_80 and sm_90), the GEMM's -G registers, and the PTX they compare.
 TEST_PREREQS += $(foreach k,$(BK_KERNELS),$(foreach a,80 90,$(BK_DIR)/$(k).ptkit.sm_$(a).ptxas.txt) \
-                  $(foreach f,orig ptkit reg trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx) \
+                  $(foreach f,orig ptkit reg hand trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx) \
                   $(foreach f,reg hand,$(BK_DIR)/$(k).$(f).sm_90.ptxas.txt)) \
                 $(BK_DIR)/gemm.orig.sm_90.ptxas.txt $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt \
                 $(BK_DIR)/gemm.reg.G.sm_90.ptxas.txt

@@ -172,3 +172,45 @@ char *kstat_ptx_code(const char *ptx)
     *o = '\0';
     return out;
 }
+
+/* Whether s[0..n) holds the 4 bytes of w. */
+static int holds4(const char *s, size_t n, const char *w)
+{
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (memcmp(s + i, w, 4) == 0)
+            return 1;
+    return 0;
+}
+
+char *kstat_ptx_float_ops(const char *ptx, size_t len)
+{
+    static const char *const ops[] = { "fma.", "mul.", "add.", "sub.", "div.", "rcp.", "sqrt.",
+                                       "rsqrt.", "ex2.", "lg2.", "sin.", "cos.", "tanh.",
+                                       "max.", "min.", "neg.", "abs.", "cvt.", "testp." };
+    char *out = malloc(len + 1), *o = out;
+    const char *end = ptx + len;
+
+    if (!out)
+        return NULL;
+    for (const char *line = ptx; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *t = line + strspn(line, " \t"), *stop = nl ? nl : end;
+        size_t tl;
+        if (*t == '@') /* a predicate: @%p1 or @!%p1 */
+            t += strcspn(t, " \t"), t += strspn(t, " \t");
+        tl = strcspn(t, " \t\n;");
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0] && t < stop; i++) {
+            size_t ol = strlen(ops[i]);
+            if (tl > ol && strncmp(t, ops[i], ol) == 0 &&
+                (holds4(t, tl, ".f32") || holds4(t, tl, ".f64") || holds4(t, tl, ".f16"))) {
+                memcpy(o, t, tl);
+                o += tl;
+                *o++ = '\n';
+                break;
+            }
+        }
+        line = nl ? nl + 1 : end;
+    }
+    *o = '\0';
+    return out;
+}

@@ -49,4 +49,10 @@ int kstat_ptx_ops(const char *s, size_t len, const char *prefix);
  *  code. \return a malloc'd copy, or NULL. */
 char *kstat_ptx_code(const char *ptx);
 
+/** \brief The floating-point arithmetic of PTX text ptx[0..len), one
+ *  opcode a line in program order (fma.rn.f32, mul.f32, ex2.approx.f32,
+ *  cvt.rn.f32.s32, ...): what decides the bits a kernel computes, without
+ *  the registers, loads and stores around it. \return malloc'd, or NULL. */
+char *kstat_ptx_float_ops(const char *ptx, size_t len);
+
 #endif

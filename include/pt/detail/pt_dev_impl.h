@@ -42,10 +42,12 @@
     ((int)(PT_DEV_PHASES) < PT_DEV_MAX_PHASES ? (int)(PT_DEV_PHASES) : PT_DEV_MAX_PHASES)
 
 /* Words of the accumulator array of shared-memory mode, for n phases:
- * clock64 and %globaltimer at BEGIN, the (cycles, hits) pair of each
- * phase, then the pair of the marks of a phase outside [0, n) (their
- * cycles, which no phase is charged with, and their count), then the
- * clock at the last mark (and a spare word: pairs stay 16-byte aligned). */
+ * the clock at the last mark (or BEGIN) and clock64 at BEGIN, the
+ * (cycles, hits) pair of each phase, then the pair of the marks of a
+ * phase outside [0, n) (their cycles, which no phase is charged with, and
+ * their count), then %globaltimer at BEGIN (and a spare word: pairs stay
+ * 16-byte aligned). The last clock at the array's own address lets a mark
+ * address it with no offset. */
 #define PT__DEV_ACC_WORDS(n) (6 + 2 * (n))
 
 struct pt_dev_state {
@@ -173,10 +175,24 @@ PT_DEV_FN void pt__dev_begin_trace(pt_dev_state *s, pt_dev_buf b, long long slot
 #endif
 }
 
-/* Trace mode's part of a mark: the event (phase, now), or one dropped. */
+/* Trace mode's part of a mark: the event (phase, now), or one dropped.
+ * On the GPU without a branch the compiler sees (the store is predicated
+ * inside one asm statement, volatile, so it keeps its place among the
+ * clock reads and END's release store), so that a mark is no basic-block
+ * boundary in any mode: see PT__DEV_AT for why that keeps the kernel's
+ * arithmetic as it is. */
 PT_DEV_FN void pt__dev_mark_trace(pt_dev_state *s, long long phase, long long now)
 {
-#if defined(PT_DEV_TRACING)
+#if defined(PT_DEV_TRACING) && PT__DEV_ON_GPU
+    unsigned store = s->ev != PT__DEV_NULL && s->nev < s->cap;
+    unsigned long long at = (unsigned long long)s->ev + 16ull * (unsigned long long)s->nev;
+    asm volatile("{\n\t.reg .pred pt_p;\n\t"
+                 "setp.ne.u32 pt_p, %0, 0;\n\t"
+                 "@pt_p st.v2.u64 [%1], {%2, %3};\n\t}"
+                 :
+                 : "r"(store), "l"(at), "l"(phase), "l"(now));
+    s->nev += s->ev != PT__DEV_NULL;
+#elif defined(PT_DEV_TRACING)
     if (s->ev) {
         if (s->nev < s->cap)
             pt__dev_store2(&s->ev[2 * s->nev], phase, now);
@@ -245,39 +261,55 @@ PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long
 
 /* Shared-memory mode: the recording thread keeps the block's figures in a
  * __shared__ array that PT_DEV_BEGIN declares (a local array on the CPU):
- * pair 0 holds clock64 and %globaltimer at BEGIN, pair 1 + q the (cycles,
- * hits) of phase q, pair 1 + n the (cycles, count) of the marks of a phase
- * outside [0, n), pair 2 + n the clock at the last mark. A mark is the
- * recording thread's alone: it reads the clock and adds the cycles since
- * the last mark to the phase's pair (a 128-bit load and store, and the
- * last clock's load and store), as the hand-written pattern's `if (tid ==
- * 0) times[i] += ...` does in global memory; every other thread of the
- * block skips it (in PTX one branch, where the hand-written pattern has
- * every thread read the clock as well). Nothing of a mark lives in the
- * other threads' registers: not even the last clock, so no copy of it
- * follows the branch. A run-time phase is an index, not a compare per
- * phase, and the kernel holds only the recording flag and the array's
- * address, whatever the phases.
+ * pair 0 holds the clock at the last mark and clock64 at BEGIN, pair 1 + q
+ * the (cycles, hits) of phase q, pair 1 + n the (cycles, count) of the
+ * marks of a phase outside [0, n), pair 2 + n %globaltimer at BEGIN. A
+ * mark is the recording thread's alone: it reads the clock and adds the
+ * cycles since the last mark to the phase's pair (a 128-bit load and
+ * store, and the last clock's load and store), as the hand-written
+ * pattern's `if (tid == 0) times[i] += ...` does in global memory; every
+ * other thread of the block skips it (in PTX one branch, where the
+ * hand-written pattern has every thread read the clock as well). Nothing
+ * of a mark lives in the other threads' registers: not even the last
+ * clock, so no copy of it follows the branch. A run-time phase is an
+ * index, not a compare per phase, and the kernel holds only the array's
+ * address (which says which thread records), whatever the phases.
  *
- * The mark is plain C under `if (rec)`, which ptxas predicates (see at,
- * below); predicated inline asm, tried instead, held the array's address
- * in two more registers for the whole kernel (the SGEMM went from 32 to
- * 40). */
+ * On the GPU the mark is one asm statement with the branch inside (see
+ * PT__DEV_AT, below). Predicated inline asm, tried instead, held the
+ * array's address in more registers for the whole kernel (the SGEMM went
+ * from 32 to 48 on sm_90); so did a statement that took the addresses of
+ * the pair and of the last clock (34), which the compiler kept as loop
+ * invariants: it takes the array's address and the pair's offset. */
 
-/* The marks address the array through at, its shared address plus 16
- * times %tid.x: the recording thread's own (%tid.x is 0 there), and a
- * value ptxas cannot rebuild from constants. It keeps it in one register
- * and predicates the mark's load, adds and store on the recording flag, as
- * it does the hand-written pattern's global ones; with the array's
- * constant address it rebuilt the address at every mark in uniform
- * registers and branched around the update (a reconvergence barrier),
- * some 5 instructions more a mark. Not in -G builds, which keep every
- * value in local memory anyway: there it would cost registers. */
+/* The marks address the array through at: its shared address on the
+ * recording thread, PT__DEV_NOT_REC on every other, so the one register
+ * is both the address and the recording flag, and a value ptxas cannot
+ * rebuild from constants. It keeps it in one register and predicates the
+ * mark's loads, adds and stores, as it does the hand-written pattern's
+ * global ones; with the array's constant address it rebuilt the address
+ * at every mark in uniform registers and branched around the update (a
+ * reconvergence barrier), some 5 instructions more a mark. Not in -G
+ * builds, which keep every value in local memory anyway: there it would
+ * cost registers.
+ *
+ * On the GPU a mark is one inline asm statement, its skip on the other
+ * threads a branch inside it (pt__dev_mark_smem). Written in C, the
+ * `if (recording)` split the kernel's code into basic blocks at every
+ * mark, and NVVM contracts a multiply and the add that uses it into one
+ * fma only within a basic block: `p = a * b; MARK; q = p + c` became a
+ * mul and an add, rounded twice, where the kernel without the mark has
+ * one fma, rounded once, so marks changed what a kernel computed. One asm
+ * statement is no block boundary: the kernel's arithmetic compiles as
+ * without the marks (tests/dev_compile.c compares the floating-point
+ * instructions of every benchmark kernel with and without them). */
 #if PT__DEV_ON_GPU && !defined(__CUDACC_DEBUG__)
 #  define PT__DEV_AT 1
 #else
 #  define PT__DEV_AT 0
 #endif
+/* at on the threads that do not record: no shared address is that high. */
+#define PT__DEV_NOT_REC 0xfffffff0u
 
 /* The array as the recording thread addresses it (through at on the GPU). */
 PT_DEV_FN long long *pt__dev_acc(const pt_dev_state *s)
@@ -295,7 +327,7 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
     s->rec = pt__dev_recording();
     s->acc = acc;
 #if PT__DEV_AT
-    s->at = (unsigned)__cvta_generic_to_shared(acc) + 16u * pt__dev_opaque_zero();
+    s->at = s->rec ? (unsigned)__cvta_generic_to_shared(acc) : PT__DEV_NOT_REC;
 #else
     s->at = 0;
 #endif
@@ -308,27 +340,88 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
          * phase. */
         gt0 = pt__dev_ns();
         clk0 = pt__dev_clock();
-        pt__dev_store2(a, clk0, gt0);
-        pt__dev_store2(&a[4 + 2 * n], clk0, 0);
+        pt__dev_store2(a, clk0, clk0);
+        pt__dev_store2(&a[4 + 2 * n], gt0, 0);
     }
 }
+
+#if PT__DEV_AT
+/* A mark on the GPU as one statement: on the recording thread (at is not
+ * PT__DEV_NOT_REC) it reads the clock, adds the cycles since the last
+ * mark and one hit to the pair at byte offset pair of the array, and
+ * keeps the clock at byte offset last (offsets, so that no address of a
+ * pair is a loop invariant the compiler keeps in a register); every other thread branches over it, inside the
+ * statement (PTX labels are local to the braces). No "memory" clobber:
+ * the array is ptkit's alone, and the kernel's own loads and stores may
+ * move across a mark as its arithmetic may. With PT_DEV_TRACING the clock
+ * read comes out (0 on the other threads), for the trace; without, no
+ * register holds it after the mark. */
+PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
+{
+#  if defined(PT_DEV_TRACING)
+    long long now;
+    /* The operands are numbered from the output: %0 is now. */
+    asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_c, pt_h, pt_l;\n\t"
+                 ".reg .b32 pt_q;\n\t"
+                 "mov.u64 %0, 0;\n\t"
+                 "setp.eq.u32 pt_p, %1, %3;\n\t"
+                 "@pt_p bra PT_DEV_MARK_SKIP;\n\t"
+                 "mov.u64 %0, %%clock64;\n\t"
+                 "add.u32 pt_q, %1, %2;\n\t"
+                 "ld.shared.u64 pt_l, [%1];\n\t"
+                 "ld.shared.v2.u64 {pt_c, pt_h}, [pt_q];\n\t"
+                 "st.shared.u64 [%1], %0;\n\t"
+                 "sub.s64 pt_l, %0, pt_l;\n\t"
+                 "add.s64 pt_c, pt_c, pt_l;\n\t"
+                 "add.s64 pt_h, pt_h, 1;\n\t"
+                 "st.shared.v2.u64 [pt_q], {pt_c, pt_h};\n"
+                 "PT_DEV_MARK_SKIP:\n\t}"
+                 : "=l"(now)
+                 : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
+    return now;
+#  else
+    asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_t, pt_c, pt_h, pt_l;\n\t"
+                 ".reg .b32 pt_q;\n\t"
+                 "setp.eq.u32 pt_p, %0, %2;\n\t"
+                 "@pt_p bra PT_DEV_MARK_SKIP;\n\t"
+                 "mov.u64 pt_t, %%clock64;\n\t"
+                 "add.u32 pt_q, %0, %1;\n\t"
+                 "ld.shared.u64 pt_l, [%0];\n\t"
+                 "ld.shared.v2.u64 {pt_c, pt_h}, [pt_q];\n\t"
+                 "st.shared.u64 [%0], pt_t;\n\t"
+                 "sub.s64 pt_l, pt_t, pt_l;\n\t"
+                 "add.s64 pt_c, pt_c, pt_l;\n\t"
+                 "add.s64 pt_h, pt_h, 1;\n\t"
+                 "st.shared.v2.u64 [pt_q], {pt_c, pt_h};\n"
+                 "PT_DEV_MARK_SKIP:\n\t}"
+                 :
+                 : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
+    return 0;
+#  endif
+}
+#endif
 
 /* The recording thread alone reads the clock and adds the cycles since
  * the last mark (kept in the array too, so nothing of the mark lives in
  * the other threads' registers) to the phase's pair. */
 PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 {
+    int m = n < s->n ? n : s->n;
+    /* One unsigned compare catches negative phases too; a phase outside
+     * [0, m) goes to the pair after the phases'. */
+    int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
+#if PT__DEV_AT
+    long long now = pt__dev_mark_smem(s->at, 16u + 16u * (unsigned)q);
+    pt__dev_mark_trace(s, phase, now);
+#else
     if (s->rec) {
-        long long now = pt__dev_clock(), *a = pt__dev_acc(s), *last = &a[4 + 2 * s->n], *p;
-        int m = n < s->n ? n : s->n;
-        /* One unsigned compare catches negative phases too; a phase
-         * outside [0, m) goes to the pair after the phases'. */
-        int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
-        p = &a[2 + 2 * q];
+        long long now = pt__dev_clock(), *a = pt__dev_acc(s), *last = &a[0];
+        long long *p = &a[2 + 2 * q];
         pt__dev_store2(p, p[0] + (now - *last), p[1] + 1);
         *last = now;
         pt__dev_mark_trace(s, phase, now);
     }
+#endif
 }
 
 PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
@@ -374,7 +467,7 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
     PT__DEV_NO_UNROLL
     for (q = m; q < s->n; q++)
         bad += acc[3 + 2 * q];
-    pt__dev_end_header(s, r, acc[0], clk1, acc[1], gt1, bad);
+    pt__dev_end_header(s, r, acc[1], clk1, acc[4 + 2 * s->n], gt1, bad);
 }
 
 #else
@@ -412,13 +505,14 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 #if PT__DEV_ON_GPU
     /* Each accumulator is tested against the phase, so a run-time phase
      * selects its registers instead of indexing an array in local memory;
-     * a constant phase leaves one add. */
+     * a constant phase leaves one add. The test is arithmetic, not an if:
+     * an if became a switch, whose branches split the kernel's code into
+     * basic blocks, which changes its arithmetic (see PT__DEV_AT). */
     PT__DEV_UNROLL
     for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
-        if (q < n && ok && (int)phase == q) {
-            s->cyc[q] += d;
-            s->hits[q] += 1;
-        }
+        long long hit = q < n && ok && (int)phase == q;
+        s->cyc[q] += d & -hit;
+        s->hits[q] += hit;
     }
 #else
     if (ok) {
