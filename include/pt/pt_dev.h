@@ -90,42 +90,46 @@
  *  t0 = t1`, on an SGEMM of 1024-thread blocks (3 phases), an attention
  *  pass (6), a kernel with 5 run-time phases and a solver marking 4 in its
  *  helpers):
- *  - shared memory (the default): the kernel holds the last clock, the
- *    recording flag and the array's address, whatever the phases:
- *    registers are at or below the hand-written pattern's on all four (32,
- *    64, 31, 32 against 32, 64, 32, 32; without marks 32, 64, 25, 30), no
- *    stack, so occupancy is the pattern's. A mark is a clock read on every
- *    thread and, predicated on the recording thread, a 128-bit shared
- *    load, two 64-bit adds and a store: about 7 instructions where it
- *    stands, as the pattern's predicated global load, add and store (a
- *    mark outside a loop may be branched around instead, about 12). A
- *    run-time phase costs a few instructions more than a constant one, and
- *    no register. END copies the pairs in a loop, so its code does not
- *    grow with the phases: BEGIN + one mark + END is 89 instructions with
- *    1 phase, 113 with 3, 116 with 6, 129 with 16. The array takes
- *    16 * (PT_DEV_PHASES + 2) bytes of shared memory per BEGIN.
+ *  - shared memory (the default): the kernel holds the array's address
+ *    (which says which thread records), whatever the phases: registers
+ *    are at or below the hand-written pattern's on all four (32, 63, 30,
+ *    32 against 32, 64, 32, 32; without marks 32, 64, 25, 30), no stack,
+ *    so occupancy is the pattern's. A mark is, on the recording thread,
+ *    a clock read, a 128-bit and a 64-bit shared load, two 64-bit adds
+ *    and the two stores, about 10 instructions where it stands, predicated
+ *    or branched around by ptxas (the other threads skip it), as the
+ *    pattern's global load, add and store. A run-time phase costs a few
+ *    instructions more than a constant one, and no register. END copies
+ *    the pairs in a loop, so its code does not grow with the phases:
+ *    BEGIN + one mark + END is 101 instructions with 1 phase, 110 with 3,
+ *    152 with 16. The array takes 16 * (PT_DEV_PHASES + 3) bytes of
+ *    shared memory per BEGIN.
  *  - registers (PT_DEV_SHARED=0): a mark of a constant phase is a clock
  *    read and a 64-bit add, about 3 instructions; each phase a kernel marks
  *    holds 2 to 4 registers (uniform ones where the code is converged) and
  *    END stores its pair unrolled. A run-time phase compares with each
  *    phase, about 5 instructions and registers for every phase: the
- *    run-time kernel goes from 25 to 36 registers and the solver from 30
- *    to 40, so sm_90 holds 51 warps per SM instead of 64 where registers
- *    limit it.
+ *    run-time kernel goes from 25 to 32 registers and the solver from 30
+ *    to 40, so sm_90 holds 51 warps per SM instead of 64 for the solver.
  *  - END's fixed cost, in both: the recording check, the slot and its
- *    bound (a bad slot is one atomic add), the NULL-buffer test, %globaltimer, clock64 and %smid, the header's stores, and the
+ *    bound (a bad slot is one atomic add), the NULL-buffer test,
+ *    %globaltimer, clock64 and %smid, the header's stores, and the
  *    release store of DONE (on sm_90 four instructions: MEMBAR.ALL.GPU, two
  *    error barriers, the store), about 60 to 90 instructions that the
  *    hand-written pattern does not pay, since it writes no record. So
  *    against the pattern ptkit adds more code where a kernel has few
- *    marks: in shared memory 3.7 times the pattern's code on the SGEMM
- *    (+125 against +34 instructions), 2.1 on the attention pass, 3.2 on
+ *    marks: in shared memory 3.8 times the pattern's code on the SGEMM
+ *    (+129 against +34 instructions), 3.0 on the attention pass, 4.4 on
  *    the run-time phases (the compiler unrolls that kernel's loop three
- *    times, as it does the pattern's), 3.3 on the solver; in registers
- *    3.1, 2.9, 1.2 and 2.7.
+ *    times, as it does the pattern's), 3.5 on the solver; in registers
+ *    3.1, 2.7, 0.9 and 2.7.
  *  - the clock read is `volatile`, so marks keep their order, but the
  *    compiler may still move independent arithmetic or loads across a
- *    mark; the phases are as exact as clock64() makes them.
+ *    mark; the phases are as exact as clock64() makes them. A mark never
+ *    changes what the kernel computes: on the GPU it is one asm statement
+ *    (its branch inside), so it splits no basic block and NVVM contracts
+ *    the kernel's multiplies and adds into fma exactly as without marks
+ *    (docs/cost.md).
  *  What raises the cost: more mark sites (shared memory) or more phases
  *  (registers: PT_DEV_PHASES, or the default 16 when no ptgen header sets
  *  it), marks of phases computed at run time in register mode (each
@@ -167,7 +171,7 @@
  *    every warp would need the block size at compile time; defining
  *    PT_DEV_SHARED=1 with PT_DEV_PER_WARP stops the build. -G builds stay
  *    within 64 registers in either mode. The array adds 16 *
- *    (PT_DEV_PHASES + 2) bytes to the kernel's static shared memory: a
+ *    (PT_DEV_PHASES + 3) bytes to the kernel's static shared memory: a
  *    kernel that asks for every byte of the SM's shared memory (or whose
  *    occupancy shared memory limits) is better served by PT_DEV_SHARED=0.
  *  - PT_DEV_PER_WARP: one record per warp instead of per block.
