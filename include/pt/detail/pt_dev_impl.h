@@ -347,15 +347,17 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
 
 #if PT__DEV_AT
 /* A mark on the GPU as one statement: on the recording thread (at is not
- * PT__DEV_NOT_REC) it reads the clock, adds the cycles since the last
- * mark and one hit to the pair at byte offset pair of the array, and
- * keeps the clock at byte offset last (offsets, so that no address of a
- * pair is a loop invariant the compiler keeps in a register); every other thread branches over it, inside the
- * statement (PTX labels are local to the braces). No "memory" clobber:
- * the array is ptkit's alone, and the kernel's own loads and stores may
- * move across a mark as its arithmetic may. With PT_DEV_TRACING the clock
- * read comes out (0 on the other threads), for the trace; without, no
- * register holds it after the mark. */
+ * PT__DEV_NOT_REC) it reads the clock, keeps it as the last mark's (at
+ * the array's own address) and adds the cycles since the last mark and
+ * one hit to the pair at byte offset pair of the array (an offset, so
+ * that no pair's address is a loop invariant the compiler keeps in a
+ * register); every other thread branches over it, inside the statement
+ * (its label made unique by %=: ptxas scopes labels by braces, but not
+ * every reader of PTX does). No "memory" clobber: the array is ptkit's
+ * alone, and the kernel's own loads and stores may move across a mark as
+ * its arithmetic may. With PT_DEV_TRACING the clock read comes out (0 on
+ * the other threads), for the trace; without, no register holds it after
+ * the mark. */
 PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
 {
 #  if defined(PT_DEV_TRACING)
@@ -365,7 +367,7 @@ PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
                  ".reg .b32 pt_q;\n\t"
                  "mov.u64 %0, 0;\n\t"
                  "setp.eq.u32 pt_p, %1, %3;\n\t"
-                 "@pt_p bra PT_DEV_MARK_SKIP;\n\t"
+                 "@pt_p bra PT_DEV_MARK_SKIP%=;\n\t"
                  "mov.u64 %0, %%clock64;\n\t"
                  "add.u32 pt_q, %1, %2;\n\t"
                  "ld.shared.u64 pt_l, [%1];\n\t"
@@ -375,7 +377,7 @@ PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
                  "add.s64 pt_c, pt_c, pt_l;\n\t"
                  "add.s64 pt_h, pt_h, 1;\n\t"
                  "st.shared.v2.u64 [pt_q], {pt_c, pt_h};\n"
-                 "PT_DEV_MARK_SKIP:\n\t}"
+                 "PT_DEV_MARK_SKIP%=:\n\t}"
                  : "=l"(now)
                  : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
     return now;
@@ -383,7 +385,7 @@ PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
     asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_t, pt_c, pt_h, pt_l;\n\t"
                  ".reg .b32 pt_q;\n\t"
                  "setp.eq.u32 pt_p, %0, %2;\n\t"
-                 "@pt_p bra PT_DEV_MARK_SKIP;\n\t"
+                 "@pt_p bra PT_DEV_MARK_SKIP%=;\n\t"
                  "mov.u64 pt_t, %%clock64;\n\t"
                  "add.u32 pt_q, %0, %1;\n\t"
                  "ld.shared.u64 pt_l, [%0];\n\t"
@@ -393,7 +395,7 @@ PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
                  "add.s64 pt_c, pt_c, pt_l;\n\t"
                  "add.s64 pt_h, pt_h, 1;\n\t"
                  "st.shared.v2.u64 [pt_q], {pt_c, pt_h};\n"
-                 "PT_DEV_MARK_SKIP:\n\t}"
+                 "PT_DEV_MARK_SKIP%=:\n\t}"
                  :
                  : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
     return 0;
