@@ -510,10 +510,13 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
      * a constant phase leaves one add. The test is arithmetic, not an if:
      * an if became a switch, whose branches split the kernel's code into
      * basic blocks, which changes its arithmetic (see PT__DEV_AT). */
+    /* The phase, -1 when out of range: tested against ok in every
+     * update, the optimizer branched around them all when it is 0. */
+    int ph = ok ? (int)phase : -1;
     PT__DEV_UNROLL
     for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
-        long long hit = q < n && ok && (int)phase == q;
-        s->cyc[q] += d & -hit;
+        long long hit = (q < n) & (ph == q);
+        s->cyc[q] += d * hit;
         s->hits[q] += hit;
     }
 #else
@@ -522,8 +525,7 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
         s->hits[phase] += 1;
     }
 #endif
-    if (!ok)
-        s->bad += 1;
+    s->bad += !ok;
     pt__dev_mark_trace(s, phase, now);
 }
 
