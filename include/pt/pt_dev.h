@@ -129,7 +129,8 @@
  *    changes what the kernel computes: on the GPU it is one asm statement
  *    (its branch inside), so it splits no basic block and NVVM contracts
  *    the kernel's multiplies and adds into fma exactly as without marks
- *    (docs/cost.md).
+ *    (docs/cost.md; one exception: register mode's mark of a phase known
+ *    only at run time when there are more than 8 phases).
  *  What raises the cost: more mark sites (shared memory) or more phases
  *  (registers: PT_DEV_PHASES, or the default 16 when no ptgen header sets
  *  it), marks of phases computed at run time in register mode (each

@@ -478,6 +478,9 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
  * compile-time size and, after inlining, are only ever indexed by
  * constants (see the top of this file). */
 
+/* The most phases a run-time phase's mark tests without a branch. */
+#define PT__DEV_SELECT_MAX 8
+
 PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
 {
     (void)acc;
@@ -507,17 +510,32 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 #if PT__DEV_ON_GPU
     /* Each accumulator is tested against the phase, so a run-time phase
      * selects its registers instead of indexing an array in local memory;
-     * a constant phase leaves one add. The test is arithmetic, not an if:
-     * an if became a switch, whose branches split the kernel's code into
-     * basic blocks, which changes its arithmetic (see PT__DEV_AT). */
-    /* The phase, -1 when out of range: tested against ok in every
-     * update, the optimizer branched around them all when it is 0. */
-    int ph = ok ? (int)phase : -1;
-    PT__DEV_UNROLL
-    for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
-        long long hit = (q < n) & (ph == q);
-        s->cyc[q] += d * hit;
-        s->hits[q] += hit;
+     * a constant phase leaves one add. Up to PT__DEV_SELECT_MAX phases the
+     * test is arithmetic (selects), with no branch: a branch splits the
+     * kernel's code into basic blocks, which changes its arithmetic (see
+     * PT__DEV_AT). With more phases that costs more than the branches the
+     * compiler makes of an if (5 instructions a phase; 16 phases took 420
+     * simulated cycles a mark, against 130), so there the test is an if,
+     * and a run-time phase's mark may change how the kernel's multiplies
+     * and adds around it contract (docs/cost.md). */
+    if (n <= PT__DEV_SELECT_MAX) {
+        /* -1 when out of range: tested against ok in every update, the
+         * optimizer branched around them all when it is 0. */
+        int ph = ok ? (int)phase : -1;
+        PT__DEV_UNROLL
+        for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
+            long long hit = (q < n) & (ph == q);
+            s->cyc[q] += d * hit;
+            s->hits[q] += hit;
+        }
+    } else {
+        PT__DEV_UNROLL
+        for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
+            if (q < n && ok && (int)phase == q) {
+                s->cyc[q] += d;
+                s->hits[q] += 1;
+            }
+        }
     }
 #else
     if (ok) {
