@@ -355,17 +355,14 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
  * (its label made unique by %=: ptxas scopes labels by braces, but not
  * every reader of PTX does). No "memory" clobber: the array is ptkit's
  * alone, and the kernel's own loads and stores may move across a mark as
- * its arithmetic may. With PT_DEV_TRACING the clock read comes out (0 on
- * the other threads), for the trace; without, no register holds it after
- * the mark. */
+ * its arithmetic may. The clock read comes out for the trace (on the
+ * other threads it is never set, and the trace stores nothing there);
+ * without PT_DEV_TRACING nothing reads it after the mark. */
 PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
 {
-#  if defined(PT_DEV_TRACING)
     long long now;
-    /* The operands are numbered from the output: %0 is now. */
     asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_c, pt_h, pt_l;\n\t"
                  ".reg .b32 pt_q;\n\t"
-                 "mov.u64 %0, 0;\n\t"
                  "setp.eq.u32 pt_p, %1, %3;\n\t"
                  "@pt_p bra PT_DEV_MARK_SKIP%=;\n\t"
                  "mov.u64 %0, %%clock64;\n\t"
@@ -381,25 +378,6 @@ PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
                  : "=l"(now)
                  : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
     return now;
-#  else
-    asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_t, pt_c, pt_h, pt_l;\n\t"
-                 ".reg .b32 pt_q;\n\t"
-                 "setp.eq.u32 pt_p, %0, %2;\n\t"
-                 "@pt_p bra PT_DEV_MARK_SKIP%=;\n\t"
-                 "mov.u64 pt_t, %%clock64;\n\t"
-                 "add.u32 pt_q, %0, %1;\n\t"
-                 "ld.shared.u64 pt_l, [%0];\n\t"
-                 "ld.shared.v2.u64 {pt_c, pt_h}, [pt_q];\n\t"
-                 "st.shared.u64 [%0], pt_t;\n\t"
-                 "sub.s64 pt_l, pt_t, pt_l;\n\t"
-                 "add.s64 pt_c, pt_c, pt_l;\n\t"
-                 "add.s64 pt_h, pt_h, 1;\n\t"
-                 "st.shared.v2.u64 [pt_q], {pt_c, pt_h};\n"
-                 "PT_DEV_MARK_SKIP%=:\n\t}"
-                 :
-                 : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
-    return 0;
-#  endif
 }
 #endif
 
@@ -518,6 +496,9 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
      * simulated cycles a mark, against 130), so there the test is an if,
      * and a run-time phase's mark may change how the kernel's multiplies
      * and adds around it contract (docs/cost.md). */
+#  if !defined(__CUDACC_DEBUG__)
+    /* (-G builds compile both forms, unoptimised: only the if, whose
+     * registers a 1024-thread -G kernel can afford.) */
     if (n <= PT__DEV_SELECT_MAX) {
         /* -1 when out of range: tested against ok in every update, the
          * optimizer branched around them all when it is 0. */
@@ -528,7 +509,9 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
             s->cyc[q] += d * hit;
             s->hits[q] += hit;
         }
-    } else {
+    } else
+#  endif
+    {
         PT__DEV_UNROLL
         for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
             if (q < n && ok && (int)phase == q) {
