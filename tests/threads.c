@@ -334,6 +334,35 @@ Test(threads, an_exited_threads_open_stack_is_not_inherited)
     pt_destroy(t);
 }
 
+static void *stop_never_started(void *arg)
+{
+    handoff *h = arg;
+    h->rc = pt_stop(h->t, "never started");
+    return NULL;
+}
+
+/* A thread that takes over an exited thread's recorder (past 64 of them)
+ * does not inherit the sections a reset dropped there: its stop without a
+ * start is an ordinary one, not blamed on the reset. */
+Test(threads, a_recorder_taken_over_forgets_what_a_reset_dropped)
+{
+    pt_timing *t = pt_create("takeover", PT_CPU);
+    handoff h = { .t = t };
+    pthread_t th;
+
+    for (int i = 0; i < 64; i++) {
+        cr_assert_eq(pthread_create(&th, NULL, leave_open, t), 0);
+        cr_assert_eq(pthread_join(th, NULL), 0);
+    }
+    pt_reset(t);
+    cr_assert_eq(pthread_create(&th, NULL, stop_never_started, &h), 0);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    cr_assert_eq(pt_threads(t), 65, "the 65th thread took over an exited one's recorder");
+    cr_assert_eq(h.rc, PT_ENOSTART);
+    cr_assert_null(strstr(pt_last_error(t), "pt_reset"), "%s", pt_last_error(t));
+    pt_destroy(t);
+}
+
 typedef struct busy_creator {
     pt_timing *t;
     atomic_int done;

@@ -193,6 +193,8 @@ pt__thr *pt__thr_other(pt_timing *t)
     for (pt__thr *d = t->threads; !r && t->nthreads >= KEEP_THREADS && d; d = d->next)
         if (atomic_load(&d->self->dead) && d->depth == 0) {
             pt__id_release(d->self);
+            /* The dead thread's sections a reset dropped are not this one's. */
+            d->reset_dropped = 0;
             d->self = me;
             me = NULL;
             r = d;
