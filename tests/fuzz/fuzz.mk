@@ -59,12 +59,12 @@ $(FUZZ_LIB): fuzz-lib-always
 	    CFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_LIB_SAN)" LDFLAGS="$(FUZZ_LIB_SAN)" $@
 fuzz-lib-always:
 
-$(FUZZ_DIR)/fuzz_pack: tests/fuzz/fuzz_pack.c $(FUZZ_LIB)
+$(FUZZ_DIR)/fuzz_pack: tests/fuzz/fuzz_pack.c tests/fuzz/fuzz_common.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 
 # Host-mode records folded: the library again (calibrate.h for the clock).
-$(FUZZ_DIR)/fuzz_fold: tests/fuzz/fuzz_fold.c $(FUZZ_LIB)
+$(FUZZ_DIR)/fuzz_fold: tests/fuzz/fuzz_fold.c tests/fuzz/fuzz_common.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 

@@ -14,7 +14,8 @@
  *   - the fold returns 0 or one of the errors pt.h names for it;
  *   - every figure of every section is finite and none negative;
  *   - the folded tree packs, and its bytes merge into an empty timing
- *     (pack.c's reader refuses figures that disagree), to the same bytes;
+ *     (pack.c's reader refuses figures that disagree) and pack to the same
+ *     bytes (fuzz_common.h's round trip);
  *   - the text report is written.
  * A broken invariant aborts, which libFuzzer reports as a crash. */
 #include <math.h>
@@ -28,29 +29,8 @@
 
 #include "gpu/calibrate.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int64_t now_ns;
-
-static int64_t clock_read(void *ctx)
-{
-    (void)ctx;
-    return now_ns;
-}
-
-static void quiet(void *ctx, const char *line)
-{
-    (void)ctx;
-    (void)line;
-}
-
-static void check(int ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_fold: broken invariant: %s\n", what);
-        abort();
-    }
-}
+#define FUZZ_NAME "fuzz_fold"
+#include "fuzz_common.h"
 
 static int sane(double v)
 {
@@ -86,12 +66,12 @@ static const pt_section *next_pre(const pt_section *s, const pt_section *root)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int calibrated;
-    pt_timing *t, *copy;
+    pt_timing *t;
     pt_dev_records *b;
     pt_dev_buf a;
-    void *p1, *p2;
-    size_t n1, n2;
-    int nslots, nphases, trace_cap, hostile_header, rc;
+    void *p1;
+    size_t n1;
+    int nslots, nphases, trace_cap, hostile_header, known, rc;
     uint64_t launch = 0;
 
     if (size < 11)
@@ -140,28 +120,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     now_ns += (int64_t)launch;
     pt_stop(t, "step");
     rc = pt_dev_fold(t, b, "step");
-    if (!(rc == 0 || rc == PT_ERANGE || rc == PT_EINVAL || rc == PT_ESTATE || rc == PT_EFULL))
+    known = rc == 0 || rc == PT_ERANGE || rc == PT_EINVAL || rc == PT_ESTATE || rc == PT_EFULL;
+    if (!known)
         fprintf(stderr, "fuzz_fold: %s\n", pt_last_error(t));
-    check(rc == 0 || rc == PT_ERANGE || rc == PT_EINVAL || rc == PT_ESTATE || rc == PT_EFULL,
-          "pt_dev_fold returns 0 or an error pt.h names for it");
+    check(known, "pt_dev_fold returns 0 or an error pt.h names for it");
     check(pt_log_fn(t, quiet, NULL) >= 0, "the report is written");
 
     for (const pt_section *s = pt_section_child(pt_root(t)); s; s = next_pre(s, pt_root(t)))
         check_section(t, s);
 
     check(pt_pack(t, &p1, &n1) == 0, "the folded tree packs");
-    copy = pt_create("copy", PT_CPU);
-    check(copy != NULL, "pt_create");
-    pt_error_fn_set(copy, quiet, NULL);
-    rc = pt_unpack_merge(copy, p1, n1);
-    if (rc != 0)
-        fprintf(stderr, "fuzz_fold: %s\n", pt_last_error(copy));
-    check(rc == 0, "its bytes merge: a fold leaves figures that agree");
-    check(pt_pack(copy, &p2, &n2) == 0 && n1 == n2 && memcmp(p1, p2, n1) == 0,
-          "and pack to the same bytes");
+    check_round_trip(p1, n1);
     free(p1);
-    free(p2);
-    pt_destroy(copy);
     pt_dev_records_free(b);
     pt_destroy(t);
     return 0;

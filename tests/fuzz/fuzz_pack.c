@@ -24,29 +24,8 @@
 
 #include "core/tree.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int64_t now_ns;
-
-static int64_t clock_read(void *ctx)
-{
-    (void)ctx;
-    return now_ns;
-}
-
-static void quiet(void *ctx, const char *line)
-{
-    (void)ctx;
-    (void)line;
-}
-
-static void check(int ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_pack: broken invariant: %s\n", what);
-        abort();
-    }
-}
+#define FUZZ_NAME "fuzz_pack"
+#include "fuzz_common.h"
 
 /* A section of exactly ns on the clock. */
 #define SPAN(t, title, ns, ...)                                              \
@@ -122,9 +101,9 @@ static uint64_t header_count(const unsigned char *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    pt_timing *t = holder(), *copy;
-    void *before, *after, *again;
-    size_t nbefore, nafter, nagain;
+    pt_timing *t = holder();
+    void *before, *after;
+    size_t nbefore, nafter;
     int rc;
 
     check(pt_pack(t, &before, &nbefore) == 0, "the holder packs");
@@ -143,19 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(after);
         goto out;
     }
-    copy = pt_create("copy", PT_CPU);
-    check(copy != NULL, "pt_create");
-    pt_error_fn_set(copy, quiet, NULL);
-    rc = pt_unpack_merge(copy, after, nafter);
-    if (rc != 0)
-        fprintf(stderr, "fuzz_pack: %s\n", pt_last_error(copy));
-    check(rc == 0, "a packed tree merges");
-    check(pt_pack(copy, &again, &nagain) == 0, "the copy packs");
-    check(nagain == nafter && memcmp(again, after, nafter) == 0,
-          "the copy packs to the same bytes");
-    free(again);
+    check_round_trip(after, nafter);
     free(after);
-    pt_destroy(copy);
 out:
     free(before);
     pt_destroy(t);
