@@ -215,11 +215,14 @@ Test(trace_view, crossing_events_are_seen)
     free(log);
 }
 
-/* The samples' own traces (what `make demo` and `make samples` leave in
- * $(BUILD)/samples/out), each imported whole: no track refused. */
+/* The samples' own traces (what `make demo` leaves in $(BUILD)/samples/out,
+ * and each sample run there: `quickstart` with
+ * PT_OUTPUT=trace=quickstart.trace.json), each imported whole: no track
+ * refused. */
 Test(trace_view, the_samples_traces_open_in_speedscope)
 {
-    static const char *const samples[] = { "transport_step", "solver_phases", "gpu_ops" };
+    static const char *const samples[] = { "transport_step", "solver_phases", "gpu_ops",
+                                           "led_optimizer", "nvrtc_phases", "quickstart" };
     const char *b = getenv("PT_BUILD");
     int seen = 0;
     speedscope();
