@@ -1,4 +1,5 @@
-/* ptkit._fast: Timing.start and Timing.stop without ctypes.
+/* ptkit._fast: Timing.start and Timing.stop without ctypes, and a
+ * section's with block whose __enter__ and __exit__ are C.
  *
  * A ctypes call converts its arguments through Python objects, releases
  * and retakes the GIL and builds its result: several times the cost of
@@ -195,8 +196,120 @@ static PyTypeObject PairType = {
     .tp_methods = pair_methods,
 };
 
+/* A section's `with` block in C: __enter__ calls start(title), __exit__
+ * stop(title), through the callables it was given (a Pair's methods, or
+ * the Python ones of a Timing subclass). Python's Section (the plain
+ * case of Timing.section()) derives from it for its other methods; a
+ * stop that raises ptkit.Error after the body raised is dropped, as
+ * Section.__exit__ does, since the body's exception says more. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *title, *start, *stop, *error;
+} Scope;
+
+static int scope_traverse(Scope *s, visitproc visit, void *arg)
+{
+    Py_VISIT(s->title);
+    Py_VISIT(s->start);
+    Py_VISIT(s->stop);
+    Py_VISIT(s->error);
+    return 0;
+}
+
+static int scope_clear(Scope *s)
+{
+    Py_CLEAR(s->title);
+    Py_CLEAR(s->start);
+    Py_CLEAR(s->stop);
+    Py_CLEAR(s->error);
+    return 0;
+}
+
+static void scope_dealloc(Scope *s)
+{
+    PyObject_GC_UnTrack(s);
+    scope_clear(s);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+/* Scope._bind(title, start, stop, error): what __enter__ and __exit__ call. */
+static PyObject *scope_bind(Scope *s, PyObject *args)
+{
+    PyObject *title, *start, *stop, *error;
+
+    if (!PyArg_ParseTuple(args, "OOOO", &title, &start, &stop, &error))
+        return NULL;
+    scope_clear(s);
+    Py_INCREF(title);
+    s->title = title;
+    Py_INCREF(start);
+    s->start = start;
+    Py_INCREF(stop);
+    s->stop = stop;
+    Py_INCREF(error);
+    s->error = error;
+    Py_RETURN_NONE;
+}
+
+static PyObject *scope_enter(Scope *s, PyObject *unused)
+{
+    PyObject *r;
+
+    (void)unused;
+    if (!s->start) {
+        PyErr_SetString(PyExc_TypeError, "ptkit._fast.Scope: not bound to a timing");
+        return NULL;
+    }
+    r = PyObject_Vectorcall(s->start, &s->title, 1, NULL);
+    if (!r)
+        return NULL;
+    Py_DECREF(r);
+    Py_INCREF(s);
+    return (PyObject *)s;
+}
+
+static PyObject *scope_exit(Scope *s, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *r;
+
+    if (!s->stop) {
+        PyErr_SetString(PyExc_TypeError, "ptkit._fast.Scope: not bound to a timing");
+        return NULL;
+    }
+    r = PyObject_Vectorcall(s->stop, &s->title, 1, NULL);
+    if (!r) {
+        if (nargs > 0 && args[0] != Py_None && PyErr_ExceptionMatches(s->error))
+            PyErr_Clear();
+        else
+            return NULL;
+    } else {
+        Py_DECREF(r);
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef scope_methods[] = {
+    { "_bind", (PyCFunction)scope_bind, METH_VARARGS, "_bind(title, start, stop, error)" },
+    { "__enter__", (PyCFunction)scope_enter, METH_NOARGS, "start(title)" },
+    { "__exit__", (PyCFunction)(void (*)(void))scope_exit, METH_FASTCALL, "stop(title)" },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyTypeObject ScopeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptkit._fast.Scope",
+    .tp_basicsize = sizeof(Scope),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "a section's with block, its start and stop called from C",
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)scope_dealloc,
+    .tp_traverse = (traverseproc)scope_traverse,
+    .tp_clear = (inquiry)scope_clear,
+    .tp_methods = scope_methods,
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ptkit._fast", "Timing.start/stop without ctypes", -1, NULL,
+    PyModuleDef_HEAD_INIT, "ptkit._fast", "Timing.start/stop and with blocks without ctypes", -1, NULL,
     NULL, NULL, NULL, NULL,
 };
 
@@ -204,7 +317,7 @@ PyMODINIT_FUNC PyInit__fast(void)
 {
     PyObject *m;
 
-    if (PyType_Ready(&PairType) < 0)
+    if (PyType_Ready(&PairType) < 0 || PyType_Ready(&ScopeType) < 0)
         return NULL;
     m = PyModule_Create(&module);
     if (!m)
@@ -212,6 +325,12 @@ PyMODINIT_FUNC PyInit__fast(void)
     Py_INCREF(&PairType);
     if (PyModule_AddObject(m, "Pair", (PyObject *)&PairType) < 0) {
         Py_DECREF(&PairType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&ScopeType);
+    if (PyModule_AddObject(m, "Scope", (PyObject *)&ScopeType) < 0) {
+        Py_DECREF(&ScopeType);
         Py_DECREF(m);
         return NULL;
     }

@@ -154,6 +154,20 @@ class Section:
         return timed
 
 
+if _fast is not None:
+    class _PlainSection(_fast.Scope, Section):
+        """Timing.section(title) with nothing else: a Section whose with
+        block starts and stops it from C (ptkit._fast.Scope). One is kept
+        per title by its timing, so a `with timing.section("x")` in a loop
+        makes no object either."""
+
+        def __init__(self, timing, title):
+            Section.__init__(self, timing, title, None, {})
+            self._bind(title, timing.start, timing.stop, Error)
+else:
+    _PlainSection = None
+
+
 class Timing(_Closing):
     """A tree of named sections with the bytes and FLOPS you declare, timed
     by the CPU clock or by CUDA events, with in-kernel phases folded under
@@ -176,6 +190,7 @@ class Timing(_Closing):
         if not self._t:
             raise MemoryError("pt_create: out of memory")
         self._titles = {}
+        self._plain = {}
         self._msgs = []
         self._notes_seen = 0
         self._clock = None
@@ -329,6 +344,13 @@ class Timing(_Closing):
     def section(self, title=None, *, stream=None, **metrics):
         """A section as a context manager or decorator; with ``stream`` (an
         integer handle, 0 for the default stream) timed by CUDA events."""
+        if stream is None and not metrics and type(title) is str and _PlainSection is not None:
+            s = self._plain.get(title)
+            if s is None:
+                if len(self._plain) >= 4096:
+                    self._plain.clear()
+                s = self._plain[title] = _PlainSection(self, title)
+            return s
         _metrics(metrics, "section")
         return Section(self, title, stream, metrics)
 

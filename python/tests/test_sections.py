@@ -447,3 +447,55 @@ def test_a_clock_function_that_raises_is_said_at_the_call():
     assert t.find("a").total_ms == pytest.approx(5.0)
     assert t.find("b").count == 1 and t.find("b").total_ms == 0.0, "the last good reading"
     t.close()
+
+
+def test_a_plain_section_is_kept_per_title_and_starts_and_stops_from_c(timing, clock):
+    """timing.section(title) alone, the usual with block: one Section per
+    title, kept by the timing, whose __enter__ and __exit__ are the
+    extension's. It behaves as any Section: it nests (itself too), works
+    as a decorator and with add(), and a stop that fails is raised unless
+    the body raised first."""
+    from ptkit import _timing
+    if _timing._fast is None:
+        pytest.skip("ptkit._fast was not built (no Python headers): sections go through ctypes")
+    s = timing.section("step")
+    assert s is timing.section("step") and isinstance(s, ptkit.Section)
+    assert timing.section("step", flops=1) is not s, "metrics make their own Section"
+    assert type(type(s).__enter__).__name__ == "method_descriptor"
+    with s:
+        clock.now += 1000
+        with s:                                # the same object, nested
+            clock.now += 500
+            s.add(written=8)
+    assert (timing.find("step").total_ms, timing.find("step/step").written_bytes) == (0.0015, 8)
+
+    @timing.section("solve")
+    def solve():
+        clock.now += 2000
+    solve()
+    solve()
+    assert (timing.find("solve").count, timing.find("solve").total_ms) == (2, 0.004)
+
+    with pytest.raises(ptkit.Error, match="PT_ENOSTART"):
+        with timing.section("gone"):
+            timing.reset()                     # drops the open section: the stop finds none
+    with pytest.raises(KeyError):
+        with timing.section("gone"):
+            timing.reset()
+            raise KeyError("the body's")      # said, not the stop's PT_ENOSTART
+
+    calls = []
+
+    class Logged(ptkit.Timing):
+        def start(self, title, **metrics):
+            calls.append(("start", title))
+            return super().start(title, **metrics)
+
+        def stop(self, title, **metrics):
+            calls.append(("stop", title))
+            return super().stop(title, **metrics)
+
+    with Logged("logged") as lt:
+        with lt.section("x"):
+            pass
+    assert calls == [("start", "x"), ("stop", "x")]
