@@ -309,8 +309,8 @@ static PyTypeObject ScopeType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ptkit._fast", "Timing.start/stop and with blocks without ctypes", -1, NULL,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "ptkit._fast", "Timing.start/stop and with blocks without ctypes", -1,
+    NULL, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__fast(void)

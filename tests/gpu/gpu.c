@@ -500,6 +500,60 @@ Test(gpu, the_device_reduction_agrees_with_the_host_fold)
     pt_dev_records_free(b);
 }
 
+/* The hits slot 0 of a buffer holds for each of its `np` phases. */
+static void slot0_hits(pt_dev_records *b, int np, long long *hits)
+{
+    pt_dev_buf a = pt_dev_arg(b);
+    long long rec[PT_DEV_SLOT_HDR + 2 * 16];
+    cr_assert_leq(np, 16);
+    size_t words = (size_t)(PT_DEV_SLOT_HDR + 2 * np);
+    cr_assert_eq(gpu_copy_back(rec, a.data + PT_DEV_HDR, sizeof(long long) * words), 0);
+    cr_assert_eq(rec[PT_DEV_S_DONE], 1, "slot 0 was not written");
+    for (int q = 0; q < np; q++)
+        hits[q] = rec[PT_DEV_SLOT_HDR + 2 * q + 1];
+}
+
+Test(gpu, marked_kernels_compute_what_the_unmarked_ones_do)
+{
+    /* tests/kernels/' SGEMM and attention pass: with ptkit's marks in
+     * shared memory and in registers, and with the hand-written pattern,
+     * their outputs are the bare kernels' bit for bit (a mark that split
+     * the code into basic blocks once changed how multiplies and adds
+     * contracted into fma). */
+    static const char *const form[4] = { "bare", "ptkit (shared memory)", "ptkit (registers)",
+                                         "by hand" };
+    const int n = SIZE(512, 64), heads = SIZE(16, 2), seq = SIZE(256, 64);
+    unsigned long long g[4], a[4];
+    long long hits[6];
+    pt_dev_records *gb =
+        pt_dev_records_create(t, (n / 32) * (n / 32), 3, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *ab = pt_dev_records_create(t, heads, 6, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(gb && ab, "%s", pt_last_error(t));
+    int e = gpu_forms_gemm(n, pt_dev_arg(gb), g);
+    cr_assert_eq(e, 0, "SGEMM: %s", gpu_error(e));
+    e = gpu_forms_attention(heads, seq, pt_dev_arg(ab), a);
+    cr_assert_eq(e, 0, "attention: %s", gpu_error(e));
+    for (int f = 1; f < 4; f++) {
+        cr_expect_eq(g[f], g[0], "SGEMM %dx%d %s: output hash %016llx, bare %016llx", n, n, form[f],
+                     g[f], g[0]);
+        cr_expect_eq(a[f], a[0], "attention %d heads of %d %s: output hash %016llx, bare %016llx",
+                     heads, seq, form[f], a[f], a[0]);
+    }
+    /* The marks did run: the last ptkit form's records (registers). */
+    slot0_hits(gb, 3, hits);
+    cr_assert(hits[0] == n / 32 && hits[1] == n / 32 && hits[2] == 1,
+              "SGEMM slot 0 hits %lld %lld %lld, expected %d %d 1", hits[0], hits[1], hits[2],
+              n / 32, n / 32);
+    slot0_hits(ab, 6, hits);
+    cr_assert(hits[0] == seq / 32 && hits[1] == (seq / 32) * (seq / 32),
+              "attention slot 0 hits %lld %lld, expected %d %d", hits[0], hits[1], seq / 32,
+              (seq / 32) * (seq / 32));
+    cr_log_info("SGEMM %dx%d: %016llx in all four forms; attention %d heads of %d: %016llx", n, n,
+                g[0], heads, seq, a[0]);
+    pt_dev_records_free(gb);
+    pt_dev_records_free(ab);
+}
+
 Test(gpu, the_calibration_is_plausible)
 {
     pt__calib cal;

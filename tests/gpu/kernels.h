@@ -25,6 +25,14 @@ int gpu_device_info(char *name, size_t n, int *clock_khz, int *major, int *minor
 /* cudaMemcpy from the device. */
 int gpu_copy_back(void *host, const void *dev, size_t bytes);
 
+/* tests/kernels/' SGEMM (n x n, n a multiple of 32) and attention pass
+ * (`heads` heads of `seq` rows, seq a multiple of 32) launched in their
+ * four forms on the same inputs: bare, ptkit in shared memory and in
+ * registers (both into buf, one after the other), by hand; hash[form] is
+ * the output's bits hashed (forms.cu). */
+int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[4]);
+int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned long long hash[4]);
+
 /* The forms pt_dev.h's marks are compiled in: shared memory (the default),
  * registers (PT_DEV_SHARED=0), a record per warp (PT_DEV_PER_WARP) and
  * with the trace stores (PT_DEV_TRACING). */

@@ -165,6 +165,8 @@ $(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)
 endef
 $(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(eval $(call bk_obj_rule,$(k),$(f)))))
 $(BENCH_GPU): $(BENCH_GPU_KOBJS)
+# The GPU suite launches them too (tests/gpu/forms.cu).
+$(GPU_TEST_BIN): $(BENCH_GPU_KOBJS)
 
 # NVRTC compiles kernels at run time; it needs no GPU.
 $(BUILD)/obj/tests/nvrtc.o: PT_CPPFLAGS += -isystem $(CUDA_HOME)/include

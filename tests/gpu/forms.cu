@@ -1,0 +1,144 @@
+/* The GPU suite's view of tests/kernels/: the SGEMM and the attention
+ * pass in their four forms (bare, ptkit in shared memory, ptkit in
+ * registers, the hand-written pattern; the objects bench-gpu links too),
+ * launched on the same inputs, their outputs hashed bit for bit. */
+#include "kernels.h"
+
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include <vector>
+
+#define GEMM_ARGS int, int, int, float, const float *, const float *, float, float *
+#define ATT_ARGS const float *, const float *, const float *, int, float, float *, float *, float *
+extern "C" __global__ void gemm_orig(GEMM_ARGS, pt_dev_buf);
+extern "C" __global__ void gemm_ptkit(GEMM_ARGS, pt_dev_buf);
+extern "C" __global__ void gemm_reg(GEMM_ARGS, pt_dev_buf);
+extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *);
+extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf);
+extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf);
+extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf);
+extern "C" __global__ void attention_hand(ATT_ARGS, long long *);
+
+/* Values in [-1, 1) from a seed, the same on every run. */
+static std::vector<float> values(size_t n, unsigned seed)
+{
+    std::vector<float> h(n);
+    unsigned x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        h[i] = (float)(x >> 8) / (float)(1u << 23) - 1.0f;
+    }
+    return h;
+}
+
+/* FNV-1a over the floats' bits. */
+static unsigned long long hash_of(const float *d, size_t n, int *err)
+{
+    std::vector<float> h(n);
+    unsigned long long v = 1469598103934665603ull;
+    cudaError_t e = cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess && !*err)
+        *err = (int)e;
+    for (size_t i = 0; i < n; i++) {
+        unsigned u;
+        memcpy(&u, &h[i], sizeof u);
+        v = (v ^ u) * 1099511628211ull;
+    }
+    return v;
+}
+
+static float *upload(const std::vector<float> &h, int *err)
+{
+    float *d = NULL;
+    cudaError_t e = cudaMalloc(&d, h.size() * sizeof(float));
+    if (e == cudaSuccess)
+        e = cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess && !*err)
+        *err = (int)e;
+    return d;
+}
+
+extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[4])
+{
+    int err = 0;
+    std::vector<float> c = values((size_t)n * n, 3);
+    float *A = upload(values((size_t)n * n, 1), &err), *B = upload(values((size_t)n * n, 2), &err);
+    float *C = upload(c, &err);
+    long long *times = NULL;
+    if (cudaMalloc(&times, sizeof(long long) * 3 * (n / 32) * (n / 32)) != cudaSuccess && !err)
+        err = (int)cudaErrorMemoryAllocation;
+    dim3 grid(n / 32, n / 32);
+    for (int form = 0; form < 4 && !err; form++) {
+        /* C is read and written (beta = 0.5): each form starts from the same C. */
+        cudaError_t e = cudaMemcpy(C, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            err = (int)e;
+            break;
+        }
+        if (form == 0)
+            gemm_orig<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(NULL));
+        else if (form == 1)
+            gemm_ptkit<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, buf);
+        else if (form == 2)
+            gemm_reg<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, buf);
+        else
+            gemm_hand<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, times);
+        e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess && !err)
+            err = (int)e;
+        hash[form] = hash_of(C, c.size(), &err);
+    }
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(times);
+    return err;
+}
+
+extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned long long hash[4])
+{
+    enum { D = 64, BR = 32, BC = 32 };
+    int err = 0;
+    size_t qkv = (size_t)heads * seq * D, lm = (size_t)heads * seq;
+    size_t smem = sizeof(float) * ((BR + 2 * BC) * D + BR * BC);
+    float *Q = upload(values(qkv, 4), &err), *K = upload(values(qkv, 5), &err);
+    float *V = upload(values(qkv, 6), &err), *O = upload(std::vector<float>(qkv), &err);
+    float *l = upload(std::vector<float>(lm), &err), *m = upload(std::vector<float>(lm), &err);
+    long long *times = NULL;
+    if (cudaMalloc(&times, sizeof(long long) * 6 * heads) != cudaSuccess && !err)
+        err = (int)cudaErrorMemoryAllocation;
+    dim3 grid(1, heads);
+    for (int form = 0; form < 4 && !err; form++) {
+        /* O, l and m start at 0 for each form. */
+        cudaMemset(O, 0, qkv * sizeof(float));
+        cudaMemset(l, 0, lm * sizeof(float));
+        cudaMemset(m, 0, lm * sizeof(float));
+        if (form == 0)
+            attention_orig<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, pt_dev_arg(NULL));
+        else if (form == 1)
+            attention_ptkit<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, buf);
+        else if (form == 2)
+            attention_reg<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, buf);
+        else
+            attention_hand<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, times);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess && !err)
+            err = (int)e;
+        hash[form] = hash_of(O, qkv, &err);
+    }
+    cudaFree(Q);
+    cudaFree(K);
+    cudaFree(V);
+    cudaFree(O);
+    cudaFree(l);
+    cudaFree(m);
+    cudaFree(times);
+    return err;
+}
