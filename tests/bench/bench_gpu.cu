@@ -31,6 +31,8 @@
 
 #include <cuda_runtime.h>
 
+#include "../kernels/inputs.h"
+
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,17 +131,10 @@ static void time_forms(cudaStream_t st, int runs, int warm, F launch, double med
 }
 
 /* Deterministic inputs in [-1, 1), so every form computes the same thing
- * from the same bits (xorshift). */
+ * from the same bits (tests/kernels/inputs.h). */
 static void fill(float *d, size_t n, unsigned seed, cudaStream_t st)
 {
-    std::vector<float> h(n);
-    unsigned x = seed * 2654435761u + 1;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        h[i] = (float)(x >> 8) / (float)(1u << 23) - 1.0f;
-    }
+    std::vector<float> h = kernel_inputs(n, seed);
     CHECK(cudaMemcpyAsync(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice, st));
     CHECK(cudaStreamSynchronize(st));
 }

@@ -3,6 +3,7 @@
  * registers, the hand-written pattern; the objects bench-gpu links too),
  * launched on the same inputs, their outputs hashed bit for bit. */
 #include "kernels.h"
+#include "../kernels/inputs.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
@@ -20,20 +21,6 @@ extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf);
 extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf);
 extern "C" __global__ void attention_hand(ATT_ARGS, long long *);
 
-/* Values in [-1, 1) from a seed, the same on every run. */
-static std::vector<float> values(size_t n, unsigned seed)
-{
-    std::vector<float> h(n);
-    unsigned x = seed * 2654435761u + 1;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        h[i] = (float)(x >> 8) / (float)(1u << 23) - 1.0f;
-    }
-    return h;
-}
-
 /* FNV-1a over the floats' bits. */
 static unsigned long long hash_of(const float *d, size_t n, int *err)
 {
@@ -50,6 +37,18 @@ static unsigned long long hash_of(const float *d, size_t n, int *err)
     return v;
 }
 
+/* After a form's launch: its error, or the wait's, in *err (the first
+ * one kept), and the hash of its n output floats at d. */
+static unsigned long long launched(const float *d, size_t n, int *err)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess && !*err)
+        *err = (int)e;
+    return hash_of(d, n, err);
+}
+
 static float *upload(const std::vector<float> &h, int *err)
 {
     float *d = NULL;
@@ -64,8 +63,9 @@ static float *upload(const std::vector<float> &h, int *err)
 extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[4])
 {
     int err = 0;
-    std::vector<float> c = values((size_t)n * n, 3);
-    float *A = upload(values((size_t)n * n, 1), &err), *B = upload(values((size_t)n * n, 2), &err);
+    std::vector<float> c = kernel_inputs((size_t)n * n, 3);
+    float *A = upload(kernel_inputs((size_t)n * n, 1), &err);
+    float *B = upload(kernel_inputs((size_t)n * n, 2), &err);
     float *C = upload(c, &err);
     long long *times = NULL;
     if (cudaMalloc(&times, sizeof(long long) * 3 * (n / 32) * (n / 32)) != cudaSuccess && !err)
@@ -86,12 +86,7 @@ extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[4])
             gemm_reg<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, buf);
         else
             gemm_hand<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, times);
-        e = cudaGetLastError();
-        if (e == cudaSuccess)
-            e = cudaDeviceSynchronize();
-        if (e != cudaSuccess && !err)
-            err = (int)e;
-        hash[form] = hash_of(C, c.size(), &err);
+        hash[form] = launched(C, c.size(), &err);
     }
     cudaFree(A);
     cudaFree(B);
@@ -106,8 +101,8 @@ extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned 
     int err = 0;
     size_t qkv = (size_t)heads * seq * D, lm = (size_t)heads * seq;
     size_t smem = sizeof(float) * ((BR + 2 * BC) * D + BR * BC);
-    float *Q = upload(values(qkv, 4), &err), *K = upload(values(qkv, 5), &err);
-    float *V = upload(values(qkv, 6), &err), *O = upload(std::vector<float>(qkv), &err);
+    float *Q = upload(kernel_inputs(qkv, 4), &err), *K = upload(kernel_inputs(qkv, 5), &err);
+    float *V = upload(kernel_inputs(qkv, 6), &err), *O = upload(std::vector<float>(qkv), &err);
     float *l = upload(std::vector<float>(lm), &err), *m = upload(std::vector<float>(lm), &err);
     long long *times = NULL;
     if (cudaMalloc(&times, sizeof(long long) * 6 * heads) != cudaSuccess && !err)
@@ -126,12 +121,7 @@ extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned 
             attention_reg<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, buf);
         else
             attention_hand<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, times);
-        cudaError_t e = cudaGetLastError();
-        if (e == cudaSuccess)
-            e = cudaDeviceSynchronize();
-        if (e != cudaSuccess && !err)
-            err = (int)e;
-        hash[form] = hash_of(O, qkv, &err);
+        hash[form] = launched(O, qkv, &err);
     }
     cudaFree(Q);
     cudaFree(K);

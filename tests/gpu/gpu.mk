@@ -26,7 +26,8 @@ BENCH_GPU      := $(BUILD)/bench/bench_gpu
 .PHONY: gpu-test-libs
 
 ifeq ($(CUDA),1)
-$(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h tests/gpu/spin.cuh $(GPU_HDRS)
+$(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h tests/gpu/spin.cuh \
+                              tests/kernels/inputs.h $(GPU_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -c -o $@ $<
 
@@ -54,7 +55,7 @@ $(BENCH_LOOP_OBJS): tests/bench/bench_loops.cu $(GPU_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) $(BENCH_LOOP_FLAGS) -Iinclude -c -o $@ $<
 
-$(BENCH_GPU): tests/bench/bench_gpu.cu $(LIB_A) $(GPU_HDRS) $(BENCH_LOOP_OBJS)
+$(BENCH_GPU): tests/bench/bench_gpu.cu tests/kernels/inputs.h $(LIB_A) $(GPU_HDRS) $(BENCH_LOOP_OBJS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) --cudart $(CUDART) -Iinclude -o $@ $< \
 	    $(BENCH_GPU_KOBJS) $(BENCH_LOOP_OBJS) $(LIB_A) \
