@@ -10,7 +10,9 @@
  *                        constant phases and phases known only at run
  *                        time, and the hand-written pattern
  *                        (tests/bench/bench_loops.cu); PT_DEV_END's cycles
- *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases)
+ *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases;
+ *                        PT_BENCH_GEMM_SIZES=224,256,288 runs it at each
+ *                        size and prints the median slowdown too)
  *                        and the attention pass (6 phases, nested loops)
  *                        of tests/kernels/, each with ptkit's marks (in
  *                        shared memory, the default, and in registers)
@@ -160,8 +162,46 @@ __global__ void empty_kernel(int *p)
         *p = 0;
 }
 
+/* One size of the SGEMM: its forms' median times and outputs. */
+struct gemm_result {
+    int n, blocks;
+    double ms[NFORMS];
+    std::vector<float> out[NFORMS];
+};
+
+/* The SGEMM's sizes: PT_BENCH_GEMM_SIZES, a comma-separated list of
+ * multiples of 32 (on a simulator, several sizes: one size's total moves
+ * with the code's layout by as much as the forms differ), else `dflt`.
+ * Empty, with a message, when the list is not such. */
+static std::vector<int> gemm_sizes(int dflt)
+{
+    const char *s = getenv("PT_BENCH_GEMM_SIZES");
+    std::vector<int> v;
+    if (!s || !*s)
+        return { dflt };
+    while (*s) {
+        char *end;
+        long n = strtol(s, &end, 10);
+        if (end == s || n < 32 || n > 32768 || n % 32 || (*end && *end != ',')) {
+            fprintf(stderr, "bench-gpu: PT_BENCH_GEMM_SIZES=%s: give multiples of 32 from 32 to "
+                    "32768, separated by commas\n", getenv("PT_BENCH_GEMM_SIZES"));
+            return {};
+        }
+        v.push_back((int)n);
+        s = *end ? end + 1 : end;
+    }
+    return v;
+}
+
 int main(void)
 {
+    /* The size: hardware, or a simulated GPU (PT_GPU_SCALE=sim), where a
+     * cycle costs microseconds of host time and every run is the same. */
+    const char *scale = getenv("PT_GPU_SCALE");
+    const bool simulated = scale && strcmp(scale, "sim") == 0;
+    const std::vector<int> sizes = gemm_sizes(simulated ? 256 : 2048);
+    if (sizes.empty())
+        return 2;
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev == 0) {
@@ -169,10 +209,6 @@ int main(void)
                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
         return 0;
     }
-    /* The size: hardware, or a simulated GPU (PT_GPU_SCALE=sim), where a
-     * cycle costs microseconds of host time and every run is the same. */
-    const char *scale = getenv("PT_GPU_SCALE");
-    const bool simulated = scale && strcmp(scale, "sim") == 0;
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     cudaStream_t st;
@@ -215,40 +251,60 @@ int main(void)
         for (int kind = 1; kind < 4; kind++)
             per_mark[mode][kind] = (median(loop[mode][kind]) - median(loop[mode][0])) / (2.0 * iters);
 
-    /* ---- slowdown of the tiled SGEMM ---- */
-    const int n = simulated ? 256 : 2048, runs = simulated ? 1 : 21, warm = 1;
-    const int tile = 32, gemm_blocks = (n / tile) * (n / tile);
-    float *A, *B, *C;
-    long long *g_times;
-    CHECK(cudaMalloc(&A, sizeof(float) * n * n));
-    CHECK(cudaMalloc(&B, sizeof(float) * n * n));
-    CHECK(cudaMalloc(&C, sizeof(float) * n * n));
-    CHECK(cudaMalloc(&g_times, sizeof(long long) * GEMM_PHASES * gemm_blocks));
-    CHECK(cudaMemsetAsync(g_times, 0, sizeof(long long) * GEMM_PHASES * gemm_blocks, st));
-    fill(A, (size_t)n * n, 1, st);
-    fill(B, (size_t)n * n, 2, st);
-    dim3 ggrid(n / tile, n / tile);
-    pt_dev_records *gb =
-        pt_dev_records_create(t, gemm_blocks, GEMM_PHASES, gemm_names, PT_DEV_AGGREGATE, 0);
+    /* ---- slowdown of the tiled SGEMM, at one size or several ---- */
+    const int runs = simulated ? 1 : 21, warm = 1, tile = 32;
     pt_dev_buf none = pt_dev_arg(NULL);
-    std::vector<float> gemm_out[NFORMS];
-    auto gemm = [&](int form) {
-        /* C is read and written (beta = 0.5): the same C for every form. */
-        fill(C, (size_t)n * n, 3, st);
-        if (form == 0)
-            gemm_orig<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, none);
-        else if (form == 1)
-            gemm_ptkit<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
-        else if (form == 3)
-            gemm_reg<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
-        else
-            gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
-    };
-    double gemm_ms[NFORMS];
-    time_forms(st, runs, warm, [&](int form) {
-        gemm(form);
-        keep(&gemm_out[form], C, (size_t)n * n, st);
-    }, gemm_ms);
+    std::vector<gemm_result> gemms;
+    for (int n : sizes) {
+        const int gemm_blocks = (n / tile) * (n / tile);
+        const bool fold = gemms.empty(); /* the first size's launch is folded, below */
+        float *A, *B, *C;
+        long long *g_times;
+        CHECK(cudaMalloc(&A, sizeof(float) * n * n));
+        CHECK(cudaMalloc(&B, sizeof(float) * n * n));
+        CHECK(cudaMalloc(&C, sizeof(float) * n * n));
+        CHECK(cudaMalloc(&g_times, sizeof(long long) * GEMM_PHASES * gemm_blocks));
+        CHECK(cudaMemsetAsync(g_times, 0, sizeof(long long) * GEMM_PHASES * gemm_blocks, st));
+        fill(A, (size_t)n * n, 1, st);
+        fill(B, (size_t)n * n, 2, st);
+        dim3 ggrid(n / tile, n / tile);
+        pt_dev_records *gb =
+            pt_dev_records_create(t, gemm_blocks, GEMM_PHASES, gemm_names, PT_DEV_AGGREGATE, 0);
+        auto gemm = [&](int form) {
+            /* C is read and written (beta = 0.5): the same C for every form. */
+            fill(C, (size_t)n * n, 3, st);
+            if (form == 0)
+                gemm_orig<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, none);
+            else if (form == 1)
+                gemm_ptkit<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+            else if (form == 3)
+                gemm_reg<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+            else
+                gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
+        };
+        gemm_result g;
+        g.n = n;
+        g.blocks = gemm_blocks;
+        time_forms(st, runs, warm, [&](int form) {
+            gemm(form);
+            keep(&g.out[form], C, (size_t)n * n, st);
+        }, g.ms);
+        if (fold) {
+            /* One instrumented launch folded, to show what the marks say. */
+            pt_dev_reset(gb, (pt_stream)st);
+            pt_start_gpu(t, "gemm", (pt_stream)st);
+            gemm(1);
+            pt_stop_gpu(t, "gemm", (pt_stream)st, pt::flops(2.0 * n * n * n));
+            pt_dev_fold(t, gb, "gemm");
+            pt_sync(t);
+        }
+        gemms.push_back(g);
+        pt_dev_records_free(gb);
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+        cudaFree(g_times);
+    }
 
     /* ---- slowdown of the attention pass ---- */
     const int batch = simulated ? 1 : 8, heads = simulated ? 8 : 16, seq = simulated ? 128 : 512;
@@ -293,12 +349,7 @@ int main(void)
         keep(&att_out[form], O, qkv, st);
     }, att_ms);
 
-    /* One instrumented launch of each folded, to show what the marks say. */
-    pt_dev_reset(gb, (pt_stream)st);
-    pt_start_gpu(t, "gemm", (pt_stream)st);
-    gemm(1);
-    pt_stop_gpu(t, "gemm", (pt_stream)st, pt::flops(2.0 * n * n * n));
-    pt_dev_fold(t, gb, "gemm");
+    /* One instrumented launch folded, to show what the marks say. */
     pt_dev_reset(ab, (pt_stream)st);
     pt_start_gpu(t, "attention", (pt_stream)st);
     attention(1);
@@ -365,16 +416,33 @@ int main(void)
            per_mark[0][2], per_mark[1][2]);
     printf("cycles of PT_DEV_END on the recording thread: shared memory %.0f, registers %.0f "
            "(two clock reads alone: %.0f)\n", end_cycles[0], end_cycles[1], clock_pair);
-    auto forms = [&](const char *what, const double ms[NFORMS], std::vector<float> *out) {
+    auto forms = [&](const char *what, const double ms[NFORMS], const std::vector<float> *out) {
         printf("%s: %s %.0f cycles (%.4f ms)\n", what, form_names[0], ms[0] * 1e6 * ghz, ms[0]);
         for (int f : { 1, 3, 2 })
             printf("    %-22s %10.0f cycles  %+6.2f %%  output %s\n", form_names[f],
                    ms[f] * 1e6 * ghz, 100.0 * (ms[f] / ms[0] - 1.0), same_bits(out[0], out[f]));
     };
     char what[160];
-    snprintf(what, sizeof what, "SGEMM %dx%d, %d blocks of 1024 threads, 3 phases (goal: shared "
-             "memory <= +1 %%, never above the hand-written pattern)", n, n, gemm_blocks);
-    forms(what, gemm_ms, gemm_out);
+    for (const gemm_result &g : gemms) {
+        snprintf(what, sizeof what, "SGEMM %dx%d, %d blocks of 1024 threads, 3 phases (goal: "
+                 "shared memory <= +1 %%, never above the hand-written pattern)", g.n, g.n,
+                 g.blocks);
+        forms(what, g.ms, g.out);
+    }
+    if (gemms.size() > 1) {
+        /* A simulator's total moves with code layout and block timing by
+         * as much as two forms differ, one size at a time: the median over
+         * sizes is the figure to compare. */
+        printf("SGEMM, median slowdown over %zu sizes:", gemms.size());
+        for (int f : { 1, 3, 2 }) {
+            std::vector<double> r;
+            for (const gemm_result &g : gemms)
+                r.push_back(100.0 * (g.ms[f] / g.ms[0] - 1.0));
+            printf("  %s %+.2f %% (%+.2f to %+.2f)", form_names[f], median(r),
+                   *std::min_element(r.begin(), r.end()), *std::max_element(r.begin(), r.end()));
+        }
+        printf("\n");
+    }
     snprintf(what, sizeof what, "attention %dx%dx%d, D=%d, 32 threads a block, 6 phases (goal: "
              "<= +1 %%)", batch, heads, seq, (int)ATT_D);
     forms(what, att_ms, att_out);
@@ -387,13 +455,8 @@ int main(void)
     pt_log(t, stdout);
 
     pt_dev_records_free(lb);
-    pt_dev_records_free(gb);
     pt_dev_records_free(ab);
     pt_destroy(t);
-    cudaFree(A);
-    cudaFree(B);
-    cudaFree(C);
-    cudaFree(g_times);
     cudaFree(Q);
     cudaFree(Kt);
     cudaFree(V);

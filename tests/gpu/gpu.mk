@@ -61,8 +61,9 @@ $(BENCH_GPU): tests/bench/bench_gpu.cu tests/kernels/inputs.h $(LIB_A) $(GPU_HDR
 	    $(BENCH_GPU_KOBJS) $(BENCH_LOOP_OBJS) $(LIB_A) \
 	    -lm -lpthread -ldl
 
+# GEMM_SIZES=224,256,288 times the SGEMM at each size (PT_BENCH_GEMM_SIZES).
 bench-gpu: $(BENCH_GPU)
-	PT_GPU_SCALE=$(GPU_SCALE) $(BENCH_GPU)
+	PT_GPU_SCALE=$(GPU_SCALE) $(if $(GEMM_SIZES),PT_BENCH_GEMM_SIZES=$(GEMM_SIZES)) $(BENCH_GPU)
 
 # The shared libraries the suite needs beyond the C library, for a GPU
 # machine that has no Criterion installed, and the CUDA runtime libptkit
