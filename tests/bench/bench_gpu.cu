@@ -8,7 +8,9 @@
  *                        the same loop without: clock64 delta / 2N; in
  *                        shared memory (the default) and in registers,
  *                        constant phases and phases known only at run
- *                        time, and the hand-written pattern
+ *                        time (3 phases), and the hand-written pattern,
+ *                        as tests/kernels/forms.h writes it (times[phase]
+ *                        += ...) and as a store of each delta
  *                        (tests/bench/bench_loops.cu); PT_DEV_END's cycles
  *   slowdown             the tiled SGEMM (1024-thread blocks, 3 phases;
  *                        PT_BENCH_GEMM_SIZES=224,256,288 runs it at each
@@ -230,12 +232,12 @@ int main(void)
         return (double)cyc[0];
     };
     /* [mode][kind]: mode 0 shared memory, 1 registers; kind as bench_loops.cu. */
-    std::vector<double> loop[2][4];
+    std::vector<double> loop[2][5];
     double end_cycles[2] = { 0, 0 }, clock_pair = 0;
     for (int r = 0; r < reps; r++) {
         for (int mode = 0; mode < 2; mode++) {
             auto run = mode ? bench_loop_reg : bench_loop_shared;
-            for (int kind = 0; kind < 4; kind++) {
+            for (int kind = 0; kind < 5; kind++) {
                 pt_dev_reset(lb, (pt_stream)st);
                 loop[mode][kind].push_back(cycles_of(run(kind, iters, d_cycles, d_sink, d_times,
                                                          pt_dev_arg(lb), st)));
@@ -246,9 +248,9 @@ int main(void)
             clock_pair = (double)cyc[1];
         }
     }
-    double per_mark[2][4];
+    double per_mark[2][5];
     for (int mode = 0; mode < 2; mode++)
-        for (int kind = 1; kind < 4; kind++)
+        for (int kind = 1; kind < 5; kind++)
             per_mark[mode][kind] = (median(loop[mode][kind]) - median(loop[mode][0])) / (2.0 * iters);
 
     /* ---- slowdown of the tiled SGEMM, at one size or several ---- */
@@ -409,13 +411,15 @@ int main(void)
            prop.name, prop.major, prop.minor, ghz,
            dc.calibrated ? " (calibrated)" : " (not calibrated)", dc.tick_ns,
            simulated ? "; SIMULATED, simulation size" : "");
-    printf("cycles per mark, constant phase:  shared memory %6.1f, registers %6.1f, "
-           "hand-written pattern %6.1f  (goal <= 20)\n",
-           per_mark[0][1], per_mark[1][1], per_mark[0][3]);
-    printf("cycles per mark, run-time phase:  shared memory %6.1f, registers %6.1f\n",
+    printf("cycles per mark (3 phases), constant phase:  shared memory %6.1f, registers %6.1f  "
+           "(goal <= 20)\n", per_mark[0][1], per_mark[1][1]);
+    printf("cycles per mark (3 phases), run-time phase:  shared memory %6.1f, registers %6.1f\n",
            per_mark[0][2], per_mark[1][2]);
-    printf("cycles of PT_DEV_END on the recording thread: shared memory %.0f, registers %.0f "
-           "(two clock reads alone: %.0f)\n", end_cycles[0], end_cycles[1], clock_pair);
+    printf("cycles per mark by hand: times[phase] += t1 - t0 in global memory %6.1f, "
+           "a global store of each delta %6.1f\n", per_mark[0][4], per_mark[0][3]);
+    printf("cycles of PT_DEV_END (3 phases) on the recording thread: shared memory %.0f, "
+           "registers %.0f (two clock reads alone: %.0f)\n", end_cycles[0], end_cycles[1],
+           clock_pair);
     auto forms = [&](const char *what, const double ms[NFORMS], const std::vector<float> *out) {
         printf("%s: %s %.0f cycles (%.4f ms)\n", what, form_names[0], ms[0] * 1e6 * ghz, ms[0]);
         for (int f : { 1, 3, 2 })

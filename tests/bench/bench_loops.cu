@@ -6,12 +6,21 @@
  *                                 dependent arithmetic: kind 0 bare, 1 with
  *                                 two marks of constant phases a turn, 2 of
  *                                 phases known at run time, 3 the
- *                                 hand-written pattern (a clock64 read and,
- *                                 on thread 0, a global store per mark);
+ *                                 clock_counter pattern (a clock64 read
+ *                                 and, on thread 0, a global store of the
+ *                                 delta per mark), 4 the hand-written
+ *                                 pattern of tests/kernels/forms.h (the
+ *                                 same read, thread 0 adding the delta to
+ *                                 its phase's total in global memory);
  *                                 *cycles gets the loop's clock64 span
+ *
+ * The marks use 3 phases, bench_gpu.cu's records' (as a ptgen header of
+ * 3 phases would set PT_DEV_PHASES), so BEGIN, END and register mode's
+ * run-time phases are sized as in a kernel built with its phase list.
  *   bench_end_<mode>(...)         the cycles PT_DEV_END takes on the
  *                                 recording thread, against two clock64
  *                                 reads with nothing between them */
+#define PT_DEV_PHASES 3
 #include <pt/pt_dev.h>
 
 #include <cuda_runtime.h>
@@ -91,6 +100,35 @@ __global__ void loop_clock_counter(int iters, float seed, long long *cycles, flo
         *sink = x;
 }
 
+/* `if (tid == 0) times[phase] += t1 - t0`: the totals are volatile so
+ * that the adds stay in memory, as a barrier or the kernel's own stores
+ * keep them in a real kernel (the SGEMM's do), where this loop would
+ * let the compiler keep them in registers. */
+__global__ void loop_clock_sum(int iters, float seed, long long *cycles, float *sink,
+                               volatile long long *times)
+{
+    float x = seed + threadIdx.x;
+    long long c0 = clock64(), s = c0, e;
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        x = x * 1.0001f + 0.5f;
+        e = clock64();
+        if (threadIdx.x == 0)
+            times[0] += e - s;
+        s = e;
+        x = x * 0.9999f - 0.25f;
+        e = clock64();
+        if (threadIdx.x == 0)
+            times[2] += e - s;
+        s = e;
+    }
+    long long c1 = clock64();
+    if (threadIdx.x == 0)
+        *cycles = c1 - c0;
+    if (x == 1234.5f)
+        *sink = x;
+}
+
 /* END between two clock reads, and the two reads alone. */
 __global__ void end_cost(long long *cycles, pt_dev_buf buf)
 {
@@ -118,7 +156,8 @@ extern "C" int BENCH_FN(bench_loop)(int kind, int iters, long long *cycles, floa
                                      phase_const<2>(), buf);
         break;
     case 2: loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, 0, 2, buf); break;
-    default: loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    case 3: loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    default: loop_clock_sum<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
     }
     return (int)cudaGetLastError();
 }
