@@ -71,6 +71,8 @@ static double median(std::vector<double> v)
 
 /* ---- cycles per mark: tests/bench/bench_loops.cu, in both modes ---- */
 
+/* The loops' kinds, 0 (bare) to 4 (by hand, summed): bench_loops.cu. */
+enum { NKINDS = 5 };
 extern "C" int bench_loop_shared(int kind, int iters, long long *cycles, float *sink,
                                  long long *times, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_loop_reg(int kind, int iters, long long *cycles, float *sink,
@@ -166,7 +168,7 @@ __global__ void empty_kernel(int *p)
 
 /* One size of the SGEMM: its forms' median times and outputs. */
 struct gemm_result {
-    int n, blocks;
+    int n;
     double ms[NFORMS];
     std::vector<float> out[NFORMS];
 };
@@ -177,7 +179,7 @@ struct gemm_result {
  * Empty, with a message, when the list is not such. */
 static std::vector<int> gemm_sizes(int dflt)
 {
-    const char *s = getenv("PT_BENCH_GEMM_SIZES");
+    const char *list = getenv("PT_BENCH_GEMM_SIZES"), *s = list;
     std::vector<int> v;
     if (!s || !*s)
         return { dflt };
@@ -186,7 +188,7 @@ static std::vector<int> gemm_sizes(int dflt)
         long n = strtol(s, &end, 10);
         if (end == s || n < 32 || n > 32768 || n % 32 || (*end && *end != ',')) {
             fprintf(stderr, "bench-gpu: PT_BENCH_GEMM_SIZES=%s: give multiples of 32 from 32 to "
-                    "32768, separated by commas\n", getenv("PT_BENCH_GEMM_SIZES"));
+                    "32768, separated by commas\n", list);
             return {};
         }
         v.push_back((int)n);
@@ -232,12 +234,12 @@ int main(void)
         return (double)cyc[0];
     };
     /* [mode][kind]: mode 0 shared memory, 1 registers; kind as bench_loops.cu. */
-    std::vector<double> loop[2][5];
+    std::vector<double> loop[2][NKINDS];
     double end_cycles[2] = { 0, 0 }, clock_pair = 0;
     for (int r = 0; r < reps; r++) {
         for (int mode = 0; mode < 2; mode++) {
             auto run = mode ? bench_loop_reg : bench_loop_shared;
-            for (int kind = 0; kind < 5; kind++) {
+            for (int kind = 0; kind < NKINDS; kind++) {
                 pt_dev_reset(lb, (pt_stream)st);
                 loop[mode][kind].push_back(cycles_of(run(kind, iters, d_cycles, d_sink, d_times,
                                                          pt_dev_arg(lb), st)));
@@ -248,9 +250,9 @@ int main(void)
             clock_pair = (double)cyc[1];
         }
     }
-    double per_mark[2][5];
+    double per_mark[2][NKINDS];
     for (int mode = 0; mode < 2; mode++)
-        for (int kind = 1; kind < 5; kind++)
+        for (int kind = 1; kind < NKINDS; kind++)
             per_mark[mode][kind] = (median(loop[mode][kind]) - median(loop[mode][0])) / (2.0 * iters);
 
     /* ---- slowdown of the tiled SGEMM, at one size or several ---- */
@@ -286,7 +288,6 @@ int main(void)
         };
         gemm_result g;
         g.n = n;
-        g.blocks = gemm_blocks;
         time_forms(st, runs, warm, [&](int form) {
             gemm(form);
             keep(&g.out[form], C, (size_t)n * n, st);
@@ -430,7 +431,7 @@ int main(void)
     for (const gemm_result &g : gemms) {
         snprintf(what, sizeof what, "SGEMM %dx%d, %d blocks of 1024 threads, 3 phases (goal: "
                  "shared memory <= +1 %%, never above the hand-written pattern)", g.n, g.n,
-                 g.blocks);
+                 (g.n / tile) * (g.n / tile));
         forms(what, g.ms, g.out);
     }
     if (gemms.size() > 1) {

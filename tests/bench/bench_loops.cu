@@ -13,13 +13,13 @@
  *                                 same read, thread 0 adding the delta to
  *                                 its phase's total in global memory);
  *                                 *cycles gets the loop's clock64 span
+ *   bench_end_<mode>(...)         the cycles PT_DEV_END takes on the
+ *                                 recording thread, against two clock64
+ *                                 reads with nothing between them
  *
  * The marks use 3 phases, bench_gpu.cu's records' (as a ptgen header of
  * 3 phases would set PT_DEV_PHASES), so BEGIN, END and register mode's
- * run-time phases are sized as in a kernel built with its phase list.
- *   bench_end_<mode>(...)         the cycles PT_DEV_END takes on the
- *                                 recording thread, against two clock64
- *                                 reads with nothing between them */
+ * run-time phases are sized as in a kernel built with its phase list. */
 #define PT_DEV_PHASES 3
 #include <pt/pt_dev.h>
 
@@ -75,51 +75,38 @@ __global__ void loop_marks(int iters, float seed, long long *cycles, float *sink
         *sink = x;
 }
 
-__global__ void loop_clock_counter(int iters, float seed, long long *cycles, float *sink,
-                                   long long *times)
+/* The hand-written patterns: a clock64 read per mark and, on thread 0,
+ * with SUM `times[phase] += t1 - t0` (tests/kernels/forms.h's), else a
+ * store of each delta (the clock_counter pattern). The totals are
+ * volatile so that the adds stay in memory, as a barrier or the kernel's
+ * own stores keep them in a real kernel (the SGEMM's do), where this loop
+ * would let the compiler keep them in registers. */
+template <bool SUM>
+__global__ void loop_by_hand(int iters, float seed, long long *cycles, float *sink,
+                             long long *times)
 {
+    volatile long long *totals = times;
     float x = seed + threadIdx.x;
     long long c0 = clock64(), s = c0, e;
 #pragma unroll 1
     for (int i = 0; i < iters; i++) {
         x = x * 1.0001f + 0.5f;
         e = clock64();
-        if (threadIdx.x == 0)
-            times[i] = e - s;
+        if (threadIdx.x == 0) {
+            if (SUM)
+                totals[0] += e - s;
+            else
+                times[i] = e - s;
+        }
         s = e;
         x = x * 0.9999f - 0.25f;
         e = clock64();
-        if (threadIdx.x == 0)
-            times[iters + i] = e - s;
-        s = e;
-    }
-    long long c1 = clock64();
-    if (threadIdx.x == 0)
-        *cycles = c1 - c0;
-    if (x == 1234.5f)
-        *sink = x;
-}
-
-/* `if (tid == 0) times[phase] += t1 - t0`: the totals are volatile so
- * that the adds stay in memory, as a barrier or the kernel's own stores
- * keep them in a real kernel (the SGEMM's do), where this loop would
- * let the compiler keep them in registers. */
-__global__ void loop_clock_sum(int iters, float seed, long long *cycles, float *sink,
-                               volatile long long *times)
-{
-    float x = seed + threadIdx.x;
-    long long c0 = clock64(), s = c0, e;
-#pragma unroll 1
-    for (int i = 0; i < iters; i++) {
-        x = x * 1.0001f + 0.5f;
-        e = clock64();
-        if (threadIdx.x == 0)
-            times[0] += e - s;
-        s = e;
-        x = x * 0.9999f - 0.25f;
-        e = clock64();
-        if (threadIdx.x == 0)
-            times[2] += e - s;
+        if (threadIdx.x == 0) {
+            if (SUM)
+                totals[2] += e - s;
+            else
+                times[iters + i] = e - s;
+        }
         s = e;
     }
     long long c1 = clock64();
@@ -156,8 +143,8 @@ extern "C" int BENCH_FN(bench_loop)(int kind, int iters, long long *cycles, floa
                                      phase_const<2>(), buf);
         break;
     case 2: loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, 0, 2, buf); break;
-    case 3: loop_clock_counter<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
-    default: loop_clock_sum<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    case 3: loop_by_hand<false><<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    default: loop_by_hand<true><<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
     }
     return (int)cudaGetLastError();
 }
