@@ -7,6 +7,7 @@
 #   make test-mpi   pt_mpi_gather under mpirun -np 2 (skips without MPI)
 #   make test-python the Python package, installed with pip into a venv, and its tests
 #   make bench-host / bench-static / bench-gpu
+#   make hw-kit     what a machine with a GPU runs, in one folder (docs/hardware/README.md)
 #   make install prefix=DIR [DESTDIR=...] / uninstall
 #
 # CUDA is looked for at CUDA_HOME (/usr/local/cuda); CUDA=0 builds without
@@ -99,6 +100,7 @@ include tests/kernels/kernels.mk
 include tests/tests.mk
 include tests/mpi/mpi.mk
 include samples/samples.mk
+include tests/hw/hw.mk
 include python/python.mk
 include cmake/cmake.mk
 include tests/consumers/consumers.mk

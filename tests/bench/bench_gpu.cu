@@ -24,7 +24,10 @@
  *                        form's output is compared bit for bit with the
  *                        original's
  *   launch rate          10,000 short launches each inside
- *                        pt_start_gpu/pt_stop_gpu, against bare launches
+ *                        pt_start_gpu/pt_stop_gpu, against bare launches;
+ *                        10,000 PT_LAUNCHes of a marked kernel (records
+ *                        reset, launch timed and folded), against bare
+ *                        launches of that kernel
  *
  * Two sizes: hardware, and PT_GPU_SCALE=sim for a simulated GPU (GPGPU-Sim,
  * docs/gpu.md): a 256x256 SGEMM, an attention pass of 8 heads of 128, one
@@ -164,6 +167,16 @@ __global__ void empty_kernel(int *p)
 {
     if (p && threadIdx.x == 1024)
         *p = 0;
+}
+
+/* The same with one mark: what PT_LAUNCH launches, timing and folding it. */
+__global__ void marked_empty_kernel(int *p, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN(buf);
+    if (p && threadIdx.x == 1024)
+        *p = 0;
+    PT_DEV_MARK(PH_LOAD);
+    PT_DEV_END(buf);
 }
 
 /* One size of the SGEMM: its forms' median times and outputs. */
@@ -361,29 +374,40 @@ int main(void)
     pt_sync(t);
 
     /* ---- launch rate: the host's cost, meaningless on a simulator ---- */
+    /* Modes: 0 bare, 1 pt_start_gpu/pt_stop_gpu around it, 2 a hand-written
+     * event pair around it, 3 PT_LAUNCH of the marked kernel, 4 that
+     * kernel launched bare. The best rate of 3 rounds after a warm-up. */
+    enum { NLAUNCH = 5 };
     const int launches = 10000;
-    double best[3] = { 0, 0, 0 };
+    double best[NLAUNCH] = { 0 };
     if (!simulated) {
         pt_timing *lt = pt_create("launches", PT_GPU_EVENTS);
+        pt_dev_records *lr = pt_dev_records_create(lt, 0, PH_COUNT, phase_names, 0, 0);
         std::vector<cudaEvent_t> evs(2 * launches);
         for (auto &ev : evs)
             CHECK(cudaEventCreate(&ev));
         for (int r = 0; r < 4; r++) {
-            for (int mode = 0; mode < 3; mode++) {
+            for (int mode = 0; mode < NLAUNCH; mode++) {
                 double t0 = now_s();
                 for (int i = 0; i < launches; i++) {
                     if (mode == 1)
                         pt_start_gpu(lt, "launch", (pt_stream)st);
                     else if (mode == 2)
                         cudaEventRecord(evs[2 * i], st);
-                    empty_kernel<<<1, 32, 0, st>>>(NULL);
+                    if (mode == 3)
+                        PT_LAUNCH(lt, "marked", lr, marked_empty_kernel, 1, 32, 0, (pt_stream)st,
+                                  (int *)NULL);
+                    else if (mode == 4)
+                        marked_empty_kernel<<<1, 32, 0, st>>>(NULL, none);
+                    else
+                        empty_kernel<<<1, 32, 0, st>>>(NULL);
                     if (mode == 1)
                         pt_stop_gpu(lt, "launch", (pt_stream)st);
                     else if (mode == 2)
                         cudaEventRecord(evs[2 * i + 1], st);
                 }
                 CHECK(cudaStreamSynchronize(st));
-                if (mode == 1) {
+                if (mode == 1 || mode == 3) {
                     pt_sync(lt);
                 } else if (mode == 2) {
                     float ms, sum = 0;
@@ -399,6 +423,11 @@ int main(void)
                     best[mode] = rate;
             }
         }
+        pt_run_stats rs;
+        if (pt_run_get(lt, &rs) == 0 && rs.error_count > 0)
+            printf("launch rate: %llu errors on the timing; last: %s\n",
+                   (unsigned long long)rs.error_count, pt_last_error(lt));
+        pt_dev_records_free(lr);
         pt_destroy(lt);
         for (auto &ev : evs)
             cudaEventDestroy(ev);
@@ -455,8 +484,10 @@ int main(void)
         printf("launch rate: not measured on a simulator (it is the host's cost)\n");
     else
         printf("launch rate, pt_start_gpu/pt_stop_gpu around each of %d launches: %.3f of bare  "
-               "(goal >= 0.9)   hand-written event pair: %.3f  (bare %.0f launches/s)\n",
-               launches, best[1] / best[0], best[2] / best[0], best[0]);
+               "(goal >= 0.9)   hand-written event pair: %.3f  (bare %.0f launches/s)\n"
+               "launch rate, PT_LAUNCH of a marked kernel (reset, events, launch, fold): %.3f of "
+               "the bare <<< >>> of that kernel  (bare %.0f launches/s)\n",
+               launches, best[1] / best[0], best[2] / best[0], best[0], best[3] / best[4], best[4]);
     pt_log(t, stdout);
 
     pt_dev_records_free(lb);

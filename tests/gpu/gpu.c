@@ -112,7 +112,7 @@ static void check_spin(const char *what, int np, long long slots, long long ns, 
     pt_dev_clock dc = dev_clock();
     cr_assert_eq(dc.calibrated, 1, "calibrated: %s", pt_last_error(t));
     double truth = (double)ns / 1e6, tol = fmax(0.01 * truth, dc.tick_ns / 1e6);
-    double phases = 0;
+    double phases = 0, worst = 0;
     for (int p = 0; p < np; p++) {
         char path[32];
         snprintf(path, sizeof path, "spin/phase %d", p);
@@ -125,6 +125,7 @@ static void check_spin(const char *what, int np, long long slots, long long ns, 
                   "%s: phase %d per-block mean %.6f ms, truth %.6f ms, tolerance %.6f ms "
                   "(tick %.0f ns)", what, p, ph.block_mean_ms, truth, tol, dc.tick_ns);
         phases += ph.total_ms;
+        worst = fmax(worst, fabs(ph.block_mean_ms - truth));
     }
     pt_section_stats launch = get("spin"), un = get("spin/(unattributed)");
     cr_assert_eq(launch.count, (uint64_t)runs);
@@ -133,9 +134,11 @@ static void check_spin(const char *what, int np, long long slots, long long ns, 
               launch.total_ms);
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     cr_log_info("%s: %d phases x %lld ns x %lld records: launch %.4f ms, unattributed %.4f ms, "
-                "%lld records own rate, %lld calibrated, tick %.0f ns, %.3f GHz, mark %.1f cycles",
+                "%lld records own rate, %lld calibrated, tick %.0f ns, %.3f GHz, mark %.1f cycles; "
+                "worst phase off by %.3f%% (%.0f ns); phases + unattributed off the launch by %.3f%%",
                 what, np, ns, slots, launch.total_ms / runs, un.total_ms / runs, dc.blocks_own,
-                dc.blocks_cal, dc.tick_ns, dc.cycles_per_ns, dc.mark_cycles);
+                dc.blocks_cal, dc.tick_ns, dc.cycles_per_ns, dc.mark_cycles, 100 * worst / truth,
+                worst * 1e6, 100 * fabs(phases + un.total_ms - launch.total_ms) / launch.total_ms);
 }
 
 /* ---- phases against spins ---------------------------------------- */

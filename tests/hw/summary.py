@@ -1,0 +1,309 @@
+"""The hardware kit's summary: reads the logs `run` wrote (one folder) and
+prints one Markdown table, each row a claim with what the hardware said of
+it and, where ptkit states a goal, whether it was met.
+
+    python3 summary.py LOGS_DIR
+
+Standard library only (it runs on the GPU machine's python3 and in
+`make test` on a canned log, tests/hw/canned/). A log that is missing or
+unreadable gives a row that says so; nothing here raises on bad input.
+"""
+
+import csv
+import os
+import re
+import statistics
+import sys
+
+
+def read(logs, name):
+    try:
+        with open(os.path.join(logs, name), encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def steps(logs):
+    """{step: (rc, seconds, note)} from steps.tsv, and the kit's seconds."""
+    out, total = {}, None
+    for line in (read(logs, "steps.tsv") or "").splitlines():
+        f = line.split("\t")
+        if f[0] == "kit seconds" and len(f) > 1:
+            total = f[1]
+        elif len(f) >= 3:
+            out[f[0]] = (f[1], f[2], f[3] if len(f) > 3 else "")
+    return out, total
+
+
+def status(st, name):
+    """'ok', 'exit N', 'timed out' or 'skipped' for a step, with its seconds."""
+    if name not in st:
+        return "not run"
+    rc, sec, note = st[name]
+    if rc == "skipped":
+        return f"skipped ({note})"
+    if rc in ("124", "137"):
+        return f"timed out after {sec} s"
+    return f"ok, {sec} s" if rc == "0" else f"exit {rc}, {sec} s"
+
+
+def goal(ok):
+    return "met" if ok else "**NOT met**"
+
+
+def card_rows(logs):
+    text = read(logs, "card.log")
+    if text is None:
+        return [("card", "no log", "")]
+    rows = []
+    kit = re.search(r"^kit: (.*)$", text, re.M)
+    lines = [ln for ln in text.splitlines() if ln.count(",") >= 7 and not ln.startswith("name")]
+    cuda = re.search(r"release ([\d.]+)", text)
+    if lines:
+        f = [x.strip() for x in lines[0].split(",")]
+        rows.append(("card", f"{f[0]}, driver {f[1]}, CUDA {cuda.group(1) if cuda else '?'}",
+                     f"SM clock {f[2]} (max {f[3]}), memory {f[4]}, {f[5]} C, {f[6]}, {f[7]}"))
+    else:
+        rows.append(("card", "nvidia-smi said nothing readable", ""))
+    after = read(logs, "card_after.log") or ""
+    al = [ln for ln in after.splitlines() if ln.count(",") >= 4 and not ln.startswith("clocks")]
+    if al:
+        f = [x.strip() for x in al[0].split(",")]
+        rows.append(("card, after the kit", "", f"SM clock {f[0]} (max {f[1]}), {f[2]} C, {f[3]}, {f[4]}"))
+    if kit:
+        rows.insert(0, ("kit", kit.group(1), ""))
+    return rows
+
+
+def suite_rows(logs, st, name="gpu_suite", title="GPU suite, hardware size"):
+    text = read(logs, f"{name}.log")
+    if text is None:
+        return [(title, status(st, name), "no log")]
+    syn = re.search(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)",
+                    text)
+    rows = []
+    if syn:
+        tested, passing, failing, crashing = map(int, syn.groups())
+        rows.append((title, f"{passing} of {tested} passed, {failing} failed, {crashing} crashed",
+                     status(st, name)))
+    else:
+        rows.append((title, "no synthesis line (cut short?)", status(st, name)))
+    # Each failure with its first assertion message.
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        m = re.match(r"\[(FAIL|CRASH|----)\] (gpu::\S+?):? ", ln + " ")
+        if m and m.group(1) in ("FAIL", "CRASH"):
+            msg = ""
+            for back in range(i - 1, max(i - 8, -1), -1):
+                if "Assertion Failed" in lines[back] or "Assertion" in lines[back]:
+                    msg = " ".join(x.replace("[----]", "").strip() for x in lines[back + 1:i])
+                    break
+            rows.append((f"  {m.group(1).lower()}: {m.group(2)}", "", msg[:300]))
+    worst = [float(x) for x in re.findall(r"worst phase off by ([\d.]+)%", text)]
+    sums = [float(x) for x in re.findall(r"off the launch by ([\d.]+)%", text)]
+    if worst:
+        rows.append(("  phases against their spins", goal(max(worst) <= 1.0),
+                     f"worst phase off by {max(worst):.3f}% over {len(worst)} checks (goal <= 1% "
+                     f"or a tick); phases + (unattributed) off the launch by at most "
+                     f"{max(sums) if sums else float('nan'):.3f}% (goal <= 1%)"))
+    cal = re.search(r"\): SM clock ([\d.]+) GHz calibrated \(rated ([\d.]+)\), globaltimer tick "
+                    r"(\d+) ns, a mark ([\d.]+) cycles", text)
+    if cal:
+        rows.append(("  ptkit's calibration", "",
+                     f"SM {cal.group(1)} GHz (rated {cal.group(2)}), globaltimer tick "
+                     f"{cal.group(3)} ns, a mark {cal.group(4)} cycles"))
+    forms = re.search(r"SGEMM (\d+x\d+): ([0-9a-f]+) in all four forms; attention (.*?): ([0-9a-f]+)",
+                      text)
+    if forms:
+        rows.append(("  outputs of the four forms", "bit-identical",
+                     f"SGEMM {forms.group(1)} {forms.group(2)}, attention {forms.group(3)} "
+                     f"{forms.group(4)}"))
+    return rows
+
+
+def bench_rows(logs, st):
+    text = read(logs, "bench_gpu.log")
+    if text is None:
+        return [("bench-gpu", status(st, "bench_gpu"), "no log")]
+    rows = [("bench-gpu", status(st, "bench_gpu"), "")]
+    head = re.search(r"ptkit bench-gpu: (.*)", text)
+    if head:
+        rows[0] = ("bench-gpu", status(st, "bench_gpu"), head.group(1))
+    cm = re.search(r"constant phase:\s+shared memory\s+([-\d.]+), registers\s+([-\d.]+)", text)
+    rt = re.search(r"run-time phase:\s+shared memory\s+([-\d.]+), registers\s+([-\d.]+)", text)
+    hand = re.search(r"in global memory\s+([-\d.]+), a global store of each delta\s+([-\d.]+)", text)
+    if cm and hand:
+        ok = float(cm.group(1)) <= float(hand.group(1))
+        rows.append(("  cycles per mark", f"shared memory {goal(ok)} (<= the hand pattern's)",
+                     f"constant phase: shared {cm.group(1)}, registers {cm.group(2)}; run-time "
+                     f"phase: shared {rt.group(1) if rt else '?'}, registers "
+                     f"{rt.group(2) if rt else '?'}; by hand: times[phase] += {hand.group(1)}, "
+                     f"a store per delta {hand.group(2)}"))
+    end = re.search(r"PT_DEV_END \(3 phases\) on the recording thread: shared memory (\d+), "
+                    r"registers (\d+) \(two clock reads alone: (\d+)\)", text)
+    if end:
+        rows.append(("  PT_DEV_END", "", f"shared {end.group(1)} cycles, registers {end.group(2)} "
+                     f"(two clock reads {end.group(3)})"))
+    # The forms: a header line, then one line per form.
+    for m in re.finditer(r"^(SGEMM \d+x\d+|attention [\dx]+), .*?original (\d+) cycles \(([\d.]+) ms\)\n"
+                         r"((?:    .*\n)+)", text, re.M):
+        what, ms, body = m.group(1), m.group(3), m.group(4)
+        forms = {}
+        for f in re.finditer(r"^\s+(.+?)\s{2,}(\d+) cycles\s+([-+\d.]+) %\s+output (\S+)", body, re.M):
+            forms[f.group(1).strip()] = (float(f.group(3)), f.group(4))
+        shared = forms.get("ptkit (shared memory)")
+        hand_f = forms.get("hand-written pattern")
+        if shared is None:
+            continue
+        ok = shared[0] <= 1.0 and (hand_f is None or shared[0] <= max(hand_f[0], 0) + 1e-9
+                                   or what.startswith("attention"))
+        same = all(v[1] == "bit-identical" for v in forms.values())
+        rows.append((f"  {what} slowdown", f"{goal(ok)} (<= +1 %" +
+                     (", <= the hand pattern's)" if what.startswith("SGEMM") else ")"),
+                     f"bare {ms} ms; " + ", ".join(f"{k} {v[0]:+.2f} %" for k, v in forms.items()) +
+                     f"; outputs {'bit-identical' if same else 'DIFFERENT'}"))
+    lr = re.search(r"pt_start_gpu/pt_stop_gpu around each of \d+ launches: ([\d.]+) of bare.*?"
+                   r"hand-written event pair: ([\d.]+)\s+\(bare (\d+) launches/s\)", text)
+    if lr:
+        rows.append(("  launch rate, pt_start_gpu/pt_stop_gpu", goal(float(lr.group(1)) >= 0.9) +
+                     " (>= 0.9 of bare)", f"{lr.group(1)} of bare; hand-written event pair "
+                     f"{lr.group(2)}; bare {lr.group(3)} launches/s"))
+    pl = re.search(r"PT_LAUNCH of a marked kernel .*?: ([\d.]+) of the bare <<< >>> of that kernel\s+"
+                   r"\(bare (\d+) launches/s\)", text)
+    if pl:
+        rows.append(("  launch rate, PT_LAUNCH", "", f"{pl.group(1)} of the bare launch "
+                     f"({pl.group(2)} launches/s)"))
+    return rows
+
+
+def proton_rows(logs, st):
+    text = read(logs, "proton.log")
+    if text is None:
+        return [("Proton (peer)", status(st, "proton"), "no log")]
+    rows = []
+    nr = re.search(r"proton_matmul: not run: (.*)", text)
+    if nr:
+        return [("Proton (peer)", "not run", nr.group(1))]
+    for m in re.finditer(r"proton matmul (\d+): bare ([\d.]+) ms .*?instrumented ([\d.]+) ms "
+                         r"\(([-+\d.]+) %\), output (\S+), scopes recorded: (\w+)", text):
+        rows.append((f"Proton matmul {m.group(1)} (peer)", f"{m.group(4)} %",
+                     f"bare {m.group(2)} ms, instrumented {m.group(3)} ms, output {m.group(5)}, "
+                     f"scopes recorded: {m.group(6)}"))
+    for m in re.finditer(r"proton matmul (\d+): .*instrumented: FAILED \((.*)\)", text):
+        rows.append((f"Proton matmul {m.group(1)} (peer)", "failed", m.group(2)[:200]))
+    if not rows:
+        rows.append(("Proton (peer)", status(st, "proton"), text.strip().splitlines()[-1][:200]
+                     if text.strip() else "empty log"))
+    return rows
+
+
+def report_row(text, section):
+    """Later mean and total ms of a section's row in a text report."""
+    m = re.search(r"^\s*" + re.escape(section) + r"\s+(\d+)\s+([\d.e+-]+)\s.*?([\d.e+-]+) ± ", text, re.M)
+    return (int(m.group(1)), float(m.group(2)), float(m.group(3))) if m else None
+
+
+def ncu_rows(logs, st):
+    raw = read(logs, "ncu.csv")
+    out = read(logs, "ncu.log") or ""
+    if raw is None:
+        return [("ncu on the quickstart", status(st, "ncu"), "no ncu output")]
+    body = raw[raw.find('"ID"'):] if '"ID"' in raw else ""
+    durs = []
+    for r in csv.DictReader(body.splitlines()):
+        if r.get("Metric Name") == "gpu__time_duration.sum":
+            scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+            try:
+                durs.append(float(r["Metric Value"].replace(",", "")) *
+                            scale.get(r.get("Metric Unit", "").strip(), float("nan")))
+            except ValueError:
+                pass
+    if not durs:
+        return [("ncu on the quickstart", status(st, "ncu"), "no kernel durations in its CSV")]
+    launch = report_row(out, "scale_norm")
+    phases = [report_row(out, p) for p in ("scale", "norm")]
+    later = durs[1:] if len(durs) > 1 else durs
+    ncu_ms = statistics.mean(later)
+    fig = f"{len(durs)} launches; ncu's kernel duration, later launches: mean {ncu_ms:.4f} ms"
+    if launch:
+        fig += (f"; ptkit's event-timed launch, later: mean {launch[2]:.4f} ms "
+                f"({100 * (launch[2] / ncu_ms - 1):+.2f} %)")
+    if all(phases) and launch:
+        total_ph = sum(p[1] for p in phases)
+        fig += (f"; folded phases, all launches: {total_ph:.4f} of {launch[1]:.4f} ms "
+                f"({100 * total_ph / launch[1]:.1f} % of the launch)")
+    return [("ncu on the quickstart", status(st, "ncu"), fig)]
+
+
+WARN = re.compile(r"\b([1-9]\d*) (errors?|notes?|sections? open|slots skipped|device trace events dropped|"
+                  r"dropped)\b|warning|Traceback|FAILED|differ", re.I)
+
+
+def sample_rows(logs, st):
+    rows = []
+    for name in sorted(n for n in st if n.startswith("sample_")):
+        text = read(logs, f"{name}.log") or ""
+        bad = sorted({m.group(0) for m in WARN.finditer(text)})
+        gpu = "on the GPU" if re.search(r"device clock: (?!host)", text) else (
+            "host mode" if "device clock: host" in text else "")
+        if bad:
+            fig = "report: " + "; ".join(bad)
+        elif st[name][0] == "0":
+            fig = "report: no warning"
+        else:
+            fig = text.strip().splitlines()[-1] if text.strip() else "empty log"
+        res = status(st, name)
+        rows.append((f"sample {name[len('sample_'):]}", res + (f", {gpu}" if gpu else ""), fig[:300]))
+    tb = read(logs, "torch_build.log")
+    if tb is not None and "rc=0" not in tb:
+        rows.append(("  torch extension build", "failed", tb.strip().splitlines()[-2][:200]
+                     if len(tb.strip().splitlines()) > 1 else tb.strip()))
+    return rows
+
+
+def sanitizer_rows(logs, st):
+    rows = []
+    for tool in ("memcheck", "racecheck", "synccheck"):
+        name = f"sanitizer_{tool}"
+        text = read(logs, f"{name}.log")
+        if text is None:
+            rows.append((f"compute-sanitizer {tool}", status(st, name), "no log"))
+            continue
+        errs = [int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) errors?", text)]
+        hazards = re.findall(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)",
+                             text)
+        n = sum(errs)
+        fig = f"{len(errs)} processes checked, {n} errors"
+        if hazards:
+            fig += f"; hazards: {sum(int(h[0]) for h in hazards)}"
+        first = re.search(r"^========= (Invalid|Race|Barrier|Error).*$", text, re.M)
+        if first:
+            fig += f"; first: {first.group(0)[10:][:160]}"
+        rows.append((f"compute-sanitizer {tool}", goal(n == 0 and errs != []) + " (0 errors)",
+                     fig + f"; {status(st, name)}"))
+    return rows
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: summary.py LOGS_DIR", file=sys.stderr)
+        return 2
+    logs = argv[1]
+    st, total = steps(logs)
+    rows = []
+    for part in (card_rows(logs), suite_rows(logs, st), bench_rows(logs, st), proton_rows(logs, st),
+                 ncu_rows(logs, st), sample_rows(logs, st), sanitizer_rows(logs, st)):
+        rows += part
+    print("# ptkit hardware kit: summary\n")
+    print("| what | result | figures |")
+    print("|---|---|---|")
+    for what, res, fig in rows:
+        print(f"| {what} | {res} | {fig.replace('|', '/')} |")
+    print(f"\nkit: {total or '?'} s in all; steps (exit status, seconds): " +
+          ", ".join(f"{k} {v[0]} {v[1]}" for k, v in st.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,137 @@
+/* The hardware kit ($PT_BUILD/hw-kit, tests/hw/hw.mk) without a GPU: it
+ * holds what a lease runs, fits the size that travels, runs dry (says
+ * there is no device and exits 0, writing nothing), and its summary reads
+ * a canned set of logs (tests/hw/canned/) into the table it prints. */
+#define _GNU_SOURCE /* setenv, popen, nftw */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static char kit[1024];
+
+static void need_kit(void)
+{
+    const char *b = getenv("PT_BUILD");
+    struct stat sb;
+    snprintf(kit, sizeof kit, "%s/hw-kit", b ? b : "build");
+    if (stat(test_path(kit, "COMMIT"), &sb) != 0)
+        cr_skip_test("no hardware kit in %s: this build has CUDA=0 or HW_KIT=0 (make hw-kit)", kit);
+}
+
+TestSuite(hw_kit, .init = need_kit);
+
+/* The output of `cmd` (stdout and stderr) and its exit status. */
+static char *run(const char *cmd, int *status)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    size_t cap = 1 << 16, n = 0, got;
+    char *out = malloc(cap);
+    cr_assert_not_null(out);
+    while ((got = fread(out + n, 1, cap - 1 - n, p)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+            cr_assert_not_null(out);
+        }
+    }
+    out[n] = '\0';
+    int st = pclose(p);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return out;
+}
+
+static long long kit_bytes;
+static int add_size(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)path, (void)ftw;
+    if (type == FTW_F)
+        kit_bytes += sb->st_size;
+    return 0;
+}
+
+Test(hw_kit, holds_what_a_lease_runs_within_the_size_that_travels)
+{
+    static const char *const need[] = {
+        "run", "summary.py", "COMMIT", "bin/ptkit_gpu_tests", "bin/ptkit_gpu_probe",
+        "bin/bench_gpu", "samples/quickstart", "samples/transport_step",
+        "samples/solver_phases", "samples/gpu_ops", "samples/nvrtc_phases",
+        "samples/python/cupy_phases.py", "samples/python/three_phases.cuh",
+        "samples/python/torch_ext/torch_phases.py", "python/ptkit/__init__.py",
+        "python/ptkit/_lib/libptkit.so", "python/ptkit/include/pt/pt_dev.h",
+        "bench/proton_matmul.py", "libs/libcriterion.so.3",
+    };
+    struct stat sb;
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        cr_assert_eq(stat(test_path(kit, need[i]), &sb), 0, "the kit lacks %s", need[i]);
+    cr_assert(sb.st_size > 0);
+    kit_bytes = 0;
+    cr_assert_eq(nftw(kit, add_size, 16, FTW_PHYS), 0);
+    cr_assert(kit_bytes <= 32LL << 20, "the kit is %.1f MiB, over 32", kit_bytes / 1048576.0);
+    /* Never CUDA's own libraries, which the GPU machine has in its version. */
+    cr_assert_neq(stat(test_path(kit, "libs/libcudart.so.13"), &sb), 0);
+    cr_assert_neq(stat(test_path(kit, "libs/libnvrtc.so.13"), &sb), 0);
+    cr_assert_neq(stat(test_path(kit, "libs/libstdc++.so.6"), &sb), 0);
+}
+
+Test(hw_kit, runs_dry_without_a_device_and_writes_nothing)
+{
+    char out[] = "/tmp/ptkit_hw_kit_XXXXXX", cmd[2048];
+    cr_assert_not_null(mkdtemp(out));
+    /* CUDA_VISIBLE_DEVICES= hides any device this machine has. */
+    snprintf(cmd, sizeof cmd, "CUDA_VISIBLE_DEVICES= OUT=%s %s/run 2>&1", out, kit);
+    int status;
+    char *text = run(cmd, &status);
+    cr_assert_eq(status, 0, "%s", text);
+    cr_assert(strstr(text, "hw-kit: no CUDA device here ("), "%s", text);
+    cr_assert(strstr(text, "nothing run"), "%s", text);
+    struct stat sb;
+    cr_assert_neq(stat(test_path(out, "summary.md"), &sb), 0, "a dry run wrote a summary");
+    cr_assert_neq(stat(test_path(out, "logs.tar.gz"), &sb), 0, "a dry run wrote logs");
+    free(text);
+    rmdir(out);
+}
+
+Test(hw_kit, the_summary_reads_a_canned_log_into_its_table)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "python3 %s/summary.py tests/hw/canned 2>&1", kit);
+    int status;
+    char *text = run(cmd, &status);
+    char *want = test_read_file("tests/hw/canned/summary.expected");
+    cr_assert_eq(status, 0, "%s", text);
+    cr_assert_not_null(want, "tests/hw/canned/summary.expected");
+    cr_assert_str_eq(text, want);
+    /* What the table must say of the canned run, whatever its layout. */
+    cr_assert(strstr(text, "| GPU suite, hardware size | 24 of 25 passed, 1 failed"), "%s", text);
+    cr_assert(strstr(text, "fail: gpu::event_time_of_a_known_kernel"), "%s", text);
+    cr_assert(strstr(text, "SGEMM 4096x4096 slowdown | **NOT met**"), "%s", text);
+    cr_assert(strstr(text, "outputs DIFFERENT"), "%s", text);
+    cr_assert(strstr(text, "compute-sanitizer racecheck | **NOT met**"), "%s", text);
+    cr_assert(strstr(text, "report: 1 note; 4 slots skipped"), "%s", text);
+    cr_assert(strstr(text, "compute-sanitizer synccheck | skipped"), "%s", text);
+    free(text);
+    free(want);
+}
+
+Test(hw_kit, the_summary_of_an_empty_folder_says_what_is_missing)
+{
+    char dir[] = "/tmp/ptkit_hw_sum_XXXXXX", cmd[2048];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "python3 %s/summary.py %s 2>&1", kit, dir);
+    int status;
+    char *text = run(cmd, &status);
+    cr_assert_eq(status, 0, "%s", text);
+    cr_assert(strstr(text, "| card | no log |"), "%s", text);
+    cr_assert(strstr(text, "| GPU suite, hardware size | not run | no log |"), "%s", text);
+    cr_assert(strstr(text, "| compute-sanitizer memcheck | not run | no log |"), "%s", text);
+    free(text);
+    rmdir(dir);
+}
