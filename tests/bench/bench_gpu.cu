@@ -82,6 +82,9 @@ extern "C" int bench_loop_reg(int kind, int iters, long long *cycles, float *sin
                               long long *times, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_shared(long long *cycles, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_reg(long long *cycles, pt_dev_buf buf, cudaStream_t st);
+extern "C" int bench_end_relaxed(long long *cycles, pt_dev_buf buf, cudaStream_t st);
+extern "C" int bench_probe_shared(int what, int iters, long long *cycles, long long *rec,
+                                  cudaStream_t st);
 
 /* ---- realistic multi-phase kernels: tests/kernels/ ----------------- */
 
@@ -97,10 +100,12 @@ extern "C" __global__ void gemm_orig(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_ptkit(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_reg(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *times);
+extern "C" __global__ void gemm_relaxed(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_hand(ATT_ARGS, long long *times);
+extern "C" __global__ void attention_relaxed(ATT_ARGS, pt_dev_buf buf);
 
 enum { GEMM_PHASES = 3, ATT_PHASES = 6, ATT_D = 64, ATT_BR = 32, ATT_BC = 32 };
 static const char *const gemm_names[GEMM_PHASES] = { "load", "mma", "store" };
@@ -108,13 +113,20 @@ static const char *const att_names[ATT_PHASES] = { "load_kv", "load_q", "scores"
                                                    "softmax", "pv", "stats" };
 
 /* The median time (ms) of each form over `runs` interleaved rounds, after
- * `warm` rounds of warm-up (the caches, on a simulator too). launch(form) launches form 0 (bare), 1 (ptkit), 2 (by
- * hand) or 3 (ptkit in registers) on st. */
-enum { NFORMS = 4 };
+ * `warm` rounds of warm-up (the caches, on a simulator too).
+ * prepare(form) sets the form's inputs up, launch(form) launches form 0
+ * (bare), 1 (ptkit), 2 (by hand), 3 (ptkit in registers), 4 (bare
+ * again: the spread of one form timed twice, against which the forms'
+ * differences are read) or 5 (ptkit in shared memory, END's DONE a plain
+ * store) on st, and done(form) keeps its output; the events hold the
+ * launch alone. */
+enum { NFORMS = 6 };
 static const char *const form_names[NFORMS] = { "original", "ptkit (shared memory)",
-                                                "hand-written pattern", "ptkit (registers)" };
-template <typename F>
-static void time_forms(cudaStream_t st, int runs, int warm, F launch, double med[NFORMS])
+                                                "hand-written pattern", "ptkit (registers)",
+                                                "original, again", "ptkit (plain DONE)" };
+template <typename P, typename F, typename D>
+static void time_forms(cudaStream_t st, int runs, int warm, P prepare, F launch, D done,
+                       double med[NFORMS])
 {
     cudaEvent_t e0, e1;
     std::vector<double> ms[NFORMS];
@@ -123,12 +135,15 @@ static void time_forms(cudaStream_t st, int runs, int warm, F launch, double med
     for (int r = 0; r < runs + warm; r++) {
         for (int form = 0; form < NFORMS; form++) {
             float t;
+            prepare(form);
+            CHECK(cudaStreamSynchronize(st));
             CHECK(cudaEventRecord(e0, st));
             launch(form);
             CHECK(cudaGetLastError());
             CHECK(cudaEventRecord(e1, st));
             CHECK(cudaEventSynchronize(e1));
             CHECK(cudaEventElapsedTime(&t, e0, e1));
+            done(form);
             if (r >= warm)
                 ms[form].push_back(t);
         }
@@ -248,7 +263,7 @@ int main(void)
     };
     /* [mode][kind]: mode 0 shared memory, 1 registers; kind as bench_loops.cu. */
     std::vector<double> loop[2][NKINDS];
-    double end_cycles[2] = { 0, 0 }, clock_pair = 0;
+    double end_cycles[3] = { 0, 0, 0 }, clock_pair = 0;
     for (int r = 0; r < reps; r++) {
         for (int mode = 0; mode < 2; mode++) {
             auto run = mode ? bench_loop_reg : bench_loop_shared;
@@ -262,7 +277,16 @@ int main(void)
                 d_cycles, pt_dev_arg(lb), st));
             clock_pair = (double)cyc[1];
         }
+        pt_dev_reset(lb, (pt_stream)st);
+        end_cycles[2] = cycles_of(bench_end_relaxed(d_cycles, pt_dev_arg(lb), st));
     }
+    /* What END is made of: a %globaltimer read, a clock64 read, a record's
+     * stores then DONE with a release store or a plain one (cycles a turn). */
+    const int probe_iters = simulated ? 200 : 10000;
+    double probe_cycles[4];
+    for (int what = 0; what < 4; what++)
+        probe_cycles[what] =
+            cycles_of(bench_probe_shared(what, probe_iters, d_cycles, d_times, st)) / probe_iters;
     double per_mark[2][NKINDS];
     for (int mode = 0; mode < 2; mode++)
         for (int kind = 1; kind < NKINDS; kind++)
@@ -287,26 +311,27 @@ int main(void)
         dim3 ggrid(n / tile, n / tile);
         pt_dev_records *gb =
             pt_dev_records_create(t, gemm_blocks, GEMM_PHASES, gemm_names, PT_DEV_AGGREGATE, 0);
+        /* C is read and written (beta = 0.5): the same C for every form. */
+        auto gemm_inputs = [&](int) { fill(C, (size_t)n * n, 3, st); };
         auto gemm = [&](int form) {
-            /* C is read and written (beta = 0.5): the same C for every form. */
-            fill(C, (size_t)n * n, 3, st);
-            if (form == 0)
+            if (form == 0 || form == 4)
                 gemm_orig<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, none);
             else if (form == 1)
                 gemm_ptkit<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
             else if (form == 3)
                 gemm_reg<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+            else if (form == 5)
+                gemm_relaxed<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
             else
                 gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
         };
         gemm_result g;
         g.n = n;
-        time_forms(st, runs, warm, [&](int form) {
-            gemm(form);
-            keep(&g.out[form], C, (size_t)n * n, st);
-        }, g.ms);
+        time_forms(st, runs, warm, gemm_inputs, gemm,
+                   [&](int form) { keep(&g.out[form], C, (size_t)n * n, st); }, g.ms);
         if (fold) {
             /* One instrumented launch folded, to show what the marks say. */
+            gemm_inputs(1);
             pt_dev_reset(gb, (pt_stream)st);
             pt_start_gpu(t, "gemm", (pt_stream)st);
             gemm(1);
@@ -343,12 +368,14 @@ int main(void)
     pt_dev_records *ab =
         pt_dev_records_create(t, batch * heads, ATT_PHASES, att_names, PT_DEV_AGGREGATE, 0);
     std::vector<float> att_out[NFORMS];
-    auto attention = [&](int form) {
-        /* O, l, m start at 0, 0, 0 each time: the same work in every form. */
+    /* O, l, m start at 0, 0, 0 each time: the same work in every form. */
+    auto att_inputs = [&](int) {
         CHECK(cudaMemsetAsync(O, 0, sizeof(float) * qkv, st));
         CHECK(cudaMemsetAsync(l, 0, sizeof(float) * lm, st));
         CHECK(cudaMemsetAsync(m, 0, sizeof(float) * lm, st));
-        if (form == 0)
+    };
+    auto attention = [&](int form) {
+        if (form == 0 || form == 4)
             attention_orig<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, none);
         else if (form == 1)
             attention_ptkit<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
@@ -356,16 +383,18 @@ int main(void)
         else if (form == 3)
             attention_reg<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
                                                        pt_dev_arg(ab));
+        else if (form == 5)
+            attention_relaxed<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
+                                                           pt_dev_arg(ab));
         else
             attention_hand<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, a_times);
     };
     double att_ms[NFORMS];
-    time_forms(st, runs, warm, [&](int form) {
-        attention(form);
-        keep(&att_out[form], O, qkv, st);
-    }, att_ms);
+    time_forms(st, runs, warm, att_inputs, attention,
+               [&](int form) { keep(&att_out[form], O, qkv, st); }, att_ms);
 
     /* One instrumented launch folded, to show what the marks say. */
+    att_inputs(1);
     pt_dev_reset(ab, (pt_stream)st);
     pt_start_gpu(t, "attention", (pt_stream)st);
     attention(1);
@@ -448,11 +477,14 @@ int main(void)
     printf("cycles per mark by hand: times[phase] += t1 - t0 in global memory %6.1f, "
            "a global store of each delta %6.1f\n", per_mark[0][4], per_mark[0][3]);
     printf("cycles of PT_DEV_END (3 phases) on the recording thread: shared memory %.0f, "
-           "registers %.0f (two clock reads alone: %.0f)\n", end_cycles[0], end_cycles[1],
-           clock_pair);
+           "registers %.0f (two clock reads alone: %.0f); shared memory with a plain DONE %.0f\n",
+           end_cycles[0], end_cycles[1], clock_pair, end_cycles[2]);
+    printf("cycles of END's parts, each waited for: a %%globaltimer read %.1f, a clock64 read %.1f, "
+           "two 128-bit stores then a release store %.1f, then a plain store %.1f\n",
+           probe_cycles[0], probe_cycles[1], probe_cycles[2], probe_cycles[3]);
     auto forms = [&](const char *what, const double ms[NFORMS], const std::vector<float> *out) {
         printf("%s: %s %.0f cycles (%.4f ms)\n", what, form_names[0], ms[0] * 1e6 * ghz, ms[0]);
-        for (int f : { 1, 3, 2 })
+        for (int f : { 4, 1, 5, 3, 2 })
             printf("    %-22s %10.0f cycles  %+6.2f %%  output %s\n", form_names[f],
                    ms[f] * 1e6 * ghz, 100.0 * (ms[f] / ms[0] - 1.0), same_bits(out[0], out[f]));
     };
@@ -468,7 +500,7 @@ int main(void)
          * as much as two forms differ, one size at a time: the median over
          * sizes is the figure to compare. */
         printf("SGEMM, median slowdown over %zu sizes:", gemms.size());
-        for (int f : { 1, 3, 2 }) {
+        for (int f : { 1, 5, 3, 2 }) {
             std::vector<double> r;
             for (const gemm_result &g : gemms)
                 r.push_back(100.0 * (g.ms[f] / g.ms[0] - 1.0));

@@ -16,6 +16,12 @@
  *   bench_end_<mode>(...)         the cycles PT_DEV_END takes on the
  *                                 recording thread, against two clock64
  *                                 reads with nothing between them
+ *   bench_probe_<mode>(what, ...) what END is made of, each in a loop of
+ *                                 `iters` turns that waits for its result
+ *                                 (what 0: a %globaltimer read, 1: a
+ *                                 clock64 read, 2: a record's stores then
+ *                                 a release store of DONE, as END's
+ *                                 publish, 3: the same with a plain store)
  *
  * The marks use 3 phases, bench_gpu.cu's records' (as a ptgen header of
  * 3 phases would set PT_DEV_PHASES), so BEGIN, END and register mode's
@@ -131,7 +137,56 @@ __global__ void end_cost(long long *cycles, pt_dev_buf buf)
     }
 }
 
+/* The probes: each turn's result decides a branch, so the loop waits for
+ * it (latency, not throughput). */
+template <int WHAT>
+__global__ void probe(int iters, long long *cycles, long long *rec)
+{
+    long long acc = 0;
+    long long c0 = clock64();
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        unsigned long long t;
+        if (WHAT == 0) {
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        } else if (WHAT == 1) {
+            t = (unsigned long long)clock64();
+        } else {
+            longlong2 v;
+            v.x = i;
+            v.y = acc;
+            *(longlong2 *)&rec[2] = v;
+            *(longlong2 *)&rec[4] = v;
+            if (WHAT == 2)
+                asm volatile("st.release.gpu.b64 [%0], %1;" : : "l"(&rec[0]), "l"(1LL) : "memory");
+            else
+                asm volatile("st.volatile.global.b64 [%0], %1;" : : "l"(&rec[0]), "l"(1LL) : "memory");
+            t = (unsigned long long)clock64();
+        }
+        acc += (long long)t;
+        if (acc == 42)
+            break;
+    }
+    long long c1 = clock64();
+    if (threadIdx.x == 0)
+        cycles[0] = c1 - c0;
+    if (acc == 43)
+        rec[1] = acc;
+}
+
 } // namespace
+
+extern "C" int BENCH_FN(bench_probe)(int what, int iters, long long *cycles, long long *rec,
+                                     cudaStream_t st)
+{
+    switch (what) {
+    case 0: probe<0><<<1, 32, 0, st>>>(iters, cycles, rec); break;
+    case 1: probe<1><<<1, 32, 0, st>>>(iters, cycles, rec); break;
+    case 2: probe<2><<<1, 32, 0, st>>>(iters, cycles, rec); break;
+    default: probe<3><<<1, 32, 0, st>>>(iters, cycles, rec); break;
+    }
+    return (int)cudaGetLastError();
+}
 
 extern "C" int BENCH_FN(bench_loop)(int kind, int iters, long long *cycles, float *sink,
                                     long long *times, pt_dev_buf buf, cudaStream_t st)

@@ -7,11 +7,15 @@ minute as bench-gpu, so both slowdowns come from one card in one state.
 
     python3 tests/bench/proton_matmul.py [SIZES]     SIZES: 1024,2048,4096
 
-For each size: the bare kernel's median time (triton.testing.do_bench,
-median, before and after the Proton session, interleaved rounds), the scoped
-kernel outside a session (its scopes compile to nothing) and inside an
-instrumentation session, the slowdown, whether the outputs are bit-identical,
-and whether the session recorded the scopes. Needs PyTorch and Triton with
+For each size, two figures per kernel: the time a launch takes end to end
+(triton.testing.do_bench: CUDA events around each call, median), which
+holds whatever Proton does on the host between launches, and the kernel's
+own duration on the device (CUPTI through torch.profiler, median), which
+holds only what the instrumentation adds inside the kernel. Kernels: bare
+(before and after the Proton session), scoped outside a session (its scopes
+compile to nothing) and scoped inside an instrumentation session; then the
+slowdowns, whether the outputs are bit-identical, and whether the session
+recorded the scopes. Needs PyTorch and Triton with
 Proton and a CUDA GPU; says what is missing and exits 0 without them.
 """
 
@@ -99,6 +103,19 @@ def main(argv):
         return [triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
                 for _ in range(rounds)]
 
+    def device_ms(fn, launches=30):
+        """The median of the kernel's own durations on the device (ms)."""
+        from torch.profiler import ProfilerActivity, profile
+        fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(launches):
+                fn()
+            torch.cuda.synchronize()
+        us = [e.time_range.elapsed_us() for e in prof.events()
+              if "_matmul" in e.name and str(getattr(e, "device_type", "")).endswith("CUDA")]
+        return statistics.median(us) / 1e3 if us else float("nan")
+
     print(f"proton_matmul: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"triton {triton.__version__}")
     work = tempfile.mkdtemp(prefix="proton-matmul-")
@@ -112,13 +129,19 @@ def main(argv):
         c_inst = torch.empty_like(c_bare)
         bare = timed(lambda: launch(a, b, c_bare, "bare"))
         off = timed(lambda: launch(a, b, c_scoped, "off"))
-        inst, recorded, why = [], "no", ""
+        dev_bare = device_ms(lambda: launch(a, b, c_bare, "bare"))
+        inst, recorded, why, dev_inst = [], "no", "", float("nan")
         try:
             path = os.path.join(work, f"matmul{n}")
             proton.start(path, backend="instrumentation")
             launch(a, b, c_inst, "in")
             torch.cuda.synchronize()
-            inst = timed(lambda: launch(a, b, c_inst, "in"))
+            inst = timed(lambda: launch(a, b, c_inst, "in"), rounds=2)
+            try:
+                dev_inst = device_ms(lambda: launch(a, b, c_inst, "in"))
+            except Exception as e:  # noqa: BLE001 - CUPTI may be Proton's alone
+                print(f"proton matmul {n}: no device durations inside the session: "
+                      f"{type(e).__name__}: {e}")
             proton.finalize()
             data = ""
             for f in os.listdir(work):
@@ -145,12 +168,15 @@ def main(argv):
                   f"({100 * (o_ms / b_ms - 1):+.2f} %), instrumented {i_ms:.4f} ms "
                   f"({100 * (i_ms / b_ms - 1):+.2f} %), output "
                   f"{'bit-identical' if same else 'DIFFERENT'}, scopes recorded: {recorded}")
-            rows.append(100 * (i_ms / b_ms - 1))
+            print(f"proton matmul {n} on the device: bare {dev_bare:.4f} ms, instrumented "
+                  f"{dev_inst:.4f} ms ({100 * (dev_inst / dev_bare - 1):+.2f} %)")
+            rows.append(100 * (dev_inst / dev_bare - 1))
         else:
             print(f"proton matmul {n}: bare {b_ms:.4f} ms, scoped outside a session {o_ms:.4f} ms, "
                   f"instrumented: FAILED ({why})")
     if rows:
-        print(f"proton matmul: median slowdown {statistics.median(rows):+.2f} % over {len(rows)} sizes")
+        print(f"proton matmul: median slowdown on the device {statistics.median(rows):+.2f} % "
+              f"over {len(rows)} sizes")
     return 0
 
 

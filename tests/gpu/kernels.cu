@@ -15,7 +15,8 @@
 
 #define GPU_MODE_DECL(m)                                                                     \
     extern "C" int gpu_spin_phases_##m(pt_dev_buf, int, int, int, long long, int, pt_stream); \
-    extern "C" int gpu_spin_phases_runtime_##m(pt_dev_buf, int, int, long long, pt_stream);
+    extern "C" int gpu_spin_phases_runtime_##m(pt_dev_buf, int, int, long long, pt_stream); \
+    extern "C" int gpu_spin_actual_##m(long long *);
 GPU_MODE_DECL(reg)
 GPU_MODE_DECL(warp)
 GPU_MODE_DECL(trace)
@@ -125,6 +126,17 @@ extern "C" int gpu_spin_phases_runtime(gpu_mode m, pt_dev_buf buf, int nphases, 
     }
 }
 
+extern "C" int gpu_spin_actual(gpu_mode m, long long actual[16])
+{
+    switch (m) {
+    case GPU_SHARED: return gpu_spin_actual_shared(actual);
+    case GPU_REG: return gpu_spin_actual_reg(actual);
+    case GPU_WARP: return gpu_spin_actual_warp(actual);
+    case GPU_TRACE: return gpu_spin_actual_trace(actual);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
 extern "C" int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns,
                             long long bad_slot, int bad_phase, pt_stream s)
 {
@@ -140,8 +152,11 @@ extern "C" int gpu_spin_plain(long long ns, pt_stream s)
     return (int)cudaGetLastError();
 }
 
-extern "C" int gpu_spin_plain_read(long long *measured)
+extern "C" int gpu_spin_plain_read(long long *measured, pt_stream s)
 {
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)s);
+    if (e != cudaSuccess)
+        return (int)e;
     return (int)cudaMemcpy(measured, plain_measured, sizeof *measured, cudaMemcpyDeviceToHost);
 }
 

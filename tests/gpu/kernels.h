@@ -27,11 +27,13 @@ int gpu_copy_back(void *host, const void *dev, size_t bytes);
 
 /* tests/kernels/' SGEMM (n x n, n a multiple of 32) and attention pass
  * (`heads` heads of `seq` rows, seq a multiple of 32) launched in their
- * four forms on the same inputs: bare, ptkit in shared memory and in
- * registers (both into buf, one after the other), by hand; hash[form] is
+ * GPU_NFORMS forms on the same inputs: bare, ptkit in shared memory and in
+ * registers, by hand, and ptkit in shared memory with END's DONE a plain
+ * store (the ptkit forms into buf, one after the other); hash[form] is
  * the output's bits hashed (forms.cu). */
-int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[4]);
-int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned long long hash[4]);
+enum { GPU_NFORMS = 5 };
+int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS]);
+int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS]);
 
 /* The forms pt_dev.h's marks are compiled in: shared memory (the default),
  * registers (PT_DEV_SHARED=0), a record per warp (PT_DEV_PER_WARP) and
@@ -61,8 +63,16 @@ int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int thr
                             int runs, pt_stream s);
 /* One block spinning `ns` on %globaltimer, no marks. */
 int gpu_spin_plain(long long ns, pt_stream s);
-/* The span the last plain spin saw on %globaltimer (waits for it). */
-int gpu_spin_plain_read(long long *measured);
+/* The span the last plain spin saw on %globaltimer (waits for stream s,
+ * where it ran: a copy on the legacy stream would not wait for a stream
+ * created non-blocking). */
+int gpu_spin_plain_read(long long *measured, pt_stream s);
+/* The spans the recording threads of gpu_spin_phases() and
+ * gpu_spin_phases_runtime() in mode m saw their phases' spins take, in
+ * globaltimer ns, summed per phase over every recording thread of every
+ * launch since the last call (actual may be NULL); waits for the device,
+ * and starts the sums again at 0. */
+int gpu_spin_actual(gpu_mode m, long long actual[16]);
 
 /* The spin kernel of `nphases` phases (1 to 16) compiled at run time by
  * NVRTC with pt_nvrtc_headers(), loaded with the driver API

@@ -23,12 +23,31 @@ static __device__ __forceinline__ long long gt_now(void)
     return (long long)t;
 }
 
-/* Spins until `ns` of globaltimer have passed since the call. */
-static __device__ __forceinline__ void spin_ns(long long ns)
+/* Spins until `ns` of globaltimer have passed since the call; returns
+ * the span it saw (its last read less its first), which the loop's last
+ * turn makes a little longer than ns. */
+static __device__ __forceinline__ long long spin_ns(long long ns)
 {
-    long long t0 = gt_now();
-    while (gt_now() - t0 < ns) {
+    long long t0 = gt_now(), t;
+    while ((t = gt_now()) - t0 < ns) {
     }
+    return t - t0;
+}
+
+/* The spins as the recording threads saw them: each phase's spans, summed
+ * over the recording threads of every launch since gpu_spin_actual() last
+ * read them. The truth a folded phase is held to. */
+static __device__ unsigned long long spin_actual[16];
+
+/* The thread whose marks the record keeps: thread 0 of the block, or lane
+ * 0 of each warp with a record per warp (the suite's blocks are 1-D). */
+static __device__ __forceinline__ bool spin_recorder(void)
+{
+#ifdef PT_DEV_PER_WARP
+    return (threadIdx.x & 31) == 0;
+#else
+    return threadIdx.x == 0;
+#endif
 }
 
 /* The phases are a template parameter and the loop is unrolled, so every
@@ -36,44 +55,63 @@ static __device__ __forceinline__ void spin_ns(long long ns)
 template <int NP>
 __global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
 {
+    long long act[NP];
+#pragma unroll
+    for (int p = 0; p < NP; p++)
+        act[p] = 0;
     PT_DEV_BEGIN(buf);
     for (int r = 0; r < rounds; r++) {
 #pragma unroll
         for (int p = 0; p < NP; p++) {
-            spin_ns(ns);
+            act[p] += spin_ns(ns);
             PT_DEV_MARK(p);
         }
     }
     PT_DEV_END(buf);
+    if (spin_recorder()) {
+#pragma unroll
+        for (int p = 0; p < NP; p++)
+            atomicAdd(&spin_actual[p], (unsigned long long)act[p]);
+    }
 }
 
 /* The same spins, with each phase read from memory (phase[p] == p) and
  * every other one marked in a helper through the timing state. The list
  * is staged in shared memory before BEGIN, so no phase holds a global
  * load's latency, which is the kernel's own time, not the spin's. */
-static __device__ void spin_mark_in(pt_dev_state *st, long long ns, int phase)
+static __device__ long long spin_mark_in(pt_dev_state *st, long long ns, int phase)
 {
-    spin_ns(ns);
+    long long span = spin_ns(ns);
     PT_DEV_MARK_IN(st, phase);
+    return span;
 }
 
 __global__ void spin_phases_runtime(pt_dev_buf buf, long long ns, const int *phase_g, int np)
 {
     __shared__ int phase[16];
-    if (threadIdx.x < 16)
+    __shared__ long long act[16];
+    if (threadIdx.x < 16) {
         phase[threadIdx.x] = phase_g[threadIdx.x];
+        act[threadIdx.x] = 0;
+    }
     __syncthreads();
     PT_DEV_BEGIN(buf);
 #pragma unroll 1
     for (int p = 0; p < np; p++) {
+        long long span;
         if (p % 2) {
-            spin_mark_in(PT_DEV_STATE, ns, phase[p]);
+            span = spin_mark_in(PT_DEV_STATE, ns, phase[p]);
         } else {
-            spin_ns(ns);
+            span = spin_ns(ns);
             PT_DEV_MARK(phase[p]);
         }
+        if (spin_recorder())
+            act[phase[p]] += span;
     }
     PT_DEV_END(buf);
+    if (spin_recorder())
+        for (int q = 0; q < 16; q++)
+            atomicAdd(&spin_actual[q], (unsigned long long)act[q]);
 }
 
 /* Phases of `ns`, the last block of the grid beginning at slot `bad_slot`
@@ -154,6 +192,20 @@ extern "C" int GPU_FN(gpu_spin_phases_runtime)(pt_dev_buf buf, int nphases, int 
     }
     spin_phases_runtime<<<blocks, 32, 0, (cudaStream_t)s>>>(buf, ns, phase, nphases);
     return (int)cudaGetLastError();
+}
+
+extern "C" int GPU_FN(gpu_spin_actual)(long long actual[16])
+{
+    static const unsigned long long zero[16] = { 0 };
+    unsigned long long h[16];
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = cudaMemcpyFromSymbol(h, spin_actual, sizeof h);
+    if (e == cudaSuccess)
+        e = cudaMemcpyToSymbol(spin_actual, zero, sizeof zero);
+    for (int p = 0; actual && p < 16; p++)
+        actual[p] = (long long)h[p];
+    return (int)e;
 }
 
 extern "C" int GPU_FN(gpu_spin_bad)(pt_dev_buf buf, int nphases, int blocks, long long ns,

@@ -27,7 +27,7 @@ for b in "$new"/bin/* "$new"/samples/*; do
 done
 
 cp samples/python/*.py samples/python/*.cuh "$new/samples/python/"
-cp samples/python/torch_ext/* "$new/samples/python/torch_ext/"
+find samples/python/torch_ext -maxdepth 1 -type f -exec cp {} "$new/samples/python/torch_ext/" \;
 cp python/ptkit/*.py "$new/python/ptkit/"
 cp "$lib" "$new/python/ptkit/_lib/libptkit.so"
 strip --strip-debug "$new/python/ptkit/_lib/libptkit.so"

@@ -113,10 +113,10 @@ def suite_rows(logs, st, name="gpu_suite", title="GPU suite, hardware size"):
         rows.append(("  ptkit's calibration", "",
                      f"SM {cal.group(1)} GHz (rated {cal.group(2)}), globaltimer tick "
                      f"{cal.group(3)} ns, a mark {cal.group(4)} cycles"))
-    forms = re.search(r"SGEMM (\d+x\d+): ([0-9a-f]+) in all four forms; attention (.*?): ([0-9a-f]+)",
+    forms = re.search(r"SGEMM (\d+x\d+): ([0-9a-f]+) in all \w+ forms; attention (.*?): ([0-9a-f]+)",
                       text)
     if forms:
-        rows.append(("  outputs of the four forms", "bit-identical",
+        rows.append(("  outputs of every form", "bit-identical",
                      f"SGEMM {forms.group(1)} {forms.group(2)}, attention {forms.group(3)} "
                      f"{forms.group(4)}"))
     return rows
@@ -187,9 +187,14 @@ def proton_rows(logs, st):
         return [("Proton (peer)", "not run", nr.group(1))]
     for m in re.finditer(r"proton matmul (\d+): bare ([\d.]+) ms .*?instrumented ([\d.]+) ms "
                          r"\(([-+\d.]+) %\), output (\S+), scopes recorded: (\w+)", text):
-        rows.append((f"Proton matmul {m.group(1)} (peer)", f"{m.group(4)} %",
-                     f"bare {m.group(2)} ms, instrumented {m.group(3)} ms, output {m.group(5)}, "
-                     f"scopes recorded: {m.group(6)}"))
+        dev = re.search(r"proton matmul " + m.group(1) + r" on the device: bare ([\d.na]+) ms, "
+                        r"instrumented ([\d.na]+) ms \(([-+\d.na]+) %\)", text)
+        rows.append((f"Proton matmul {m.group(1)} (peer)",
+                     f"{dev.group(3)} % on the device" if dev else "no device durations",
+                     (f"kernel alone: bare {dev.group(1)} ms, instrumented {dev.group(2)} ms; "
+                      if dev else "") +
+                     f"a launch end to end: bare {m.group(2)} ms, instrumented {m.group(3)} ms "
+                     f"({m.group(4)} %); output {m.group(5)}, scopes recorded: {m.group(6)}"))
     for m in re.finditer(r"proton matmul (\d+): .*instrumented: FAILED \((.*)\)", text):
         rows.append((f"Proton matmul {m.group(1)} (peer)", "failed", m.group(2)[:200]))
     if not rows:
@@ -200,7 +205,8 @@ def proton_rows(logs, st):
 
 def report_row(text, section):
     """Later mean and total ms of a section's row in a text report."""
-    m = re.search(r"^\s*" + re.escape(section) + r"\s+(\d+)\s+([\d.e+-]+)\s.*?([\d.e+-]+) ± ", text, re.M)
+    m = re.search(r"^\s*" + re.escape(section) + r"(?:\s+\[\w+\])*\s+(\d+)\s+([\d.e+-]+)\s.*?([\d.e+-]+) ± ",
+                  text, re.M)
     return (int(m.group(1)), float(m.group(2)), float(m.group(3))) if m else None
 
 
@@ -213,7 +219,8 @@ def ncu_rows(logs, st):
     durs = []
     for r in csv.DictReader(body.splitlines()):
         if r.get("Metric Name") == "gpu__time_duration.sum":
-            scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+            scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0,
+                     "ms": 1.0, "second": 1e3, "s": 1e3}
             try:
                 durs.append(float(r["Metric Value"].replace(",", "")) *
                             scale.get(r.get("Metric Unit", "").strip(), float("nan")))
@@ -221,18 +228,18 @@ def ncu_rows(logs, st):
                 pass
     if not durs:
         return [("ncu on the quickstart", status(st, "ncu"), "no kernel durations in its CSV")]
-    launch = report_row(out, "scale_norm")
-    phases = [report_row(out, p) for p in ("scale", "norm")]
     later = durs[1:] if len(durs) > 1 else durs
     ncu_ms = statistics.mean(later)
     fig = f"{len(durs)} launches; ncu's kernel duration, later launches: mean {ncu_ms:.4f} ms"
-    if launch:
-        fig += (f"; ptkit's event-timed launch, later: mean {launch[2]:.4f} ms "
-                f"({100 * (launch[2] / ncu_ms - 1):+.2f} %)")
-    if all(phases) and launch:
-        total_ph = sum(p[1] for p in phases)
-        fig += (f"; folded phases, all launches: {total_ph:.4f} of {launch[1]:.4f} ms "
-                f"({100 * total_ph / launch[1]:.1f} % of the launch)")
+    plain = read(logs, "sample_quickstart.log") or ""
+    for text, how in ((plain, "run alone"), (out, "under ncu")):
+        launch = report_row(text, "scale_norm")
+        phases = [report_row(text, p) for p in ("scale", "norm")]
+        if launch:
+            fig += (f"; ptkit's event-timed launch {how}, later: mean {launch[2]:.4f} ms "
+                    f"({100 * (launch[2] / ncu_ms - 1):+.1f} %)")
+        if all(phases):
+            fig += f", its phases {sum(p[2] for p in phases):.4f} ms"
     return [("ncu on the quickstart", status(st, "ncu"), fig)]
 
 
@@ -244,7 +251,10 @@ def sample_rows(logs, st):
     rows = []
     for name in sorted(n for n in st if n.startswith("sample_")):
         text = read(logs, f"{name}.log") or ""
-        bad = sorted({m.group(0) for m in WARN.finditer(text)})
+        # ptkit's report (from its first line on) and any Python traceback.
+        report = text[text.find("ptkit report"):] if "ptkit report" in text else text
+        bad = sorted({m.group(0) for m in WARN.finditer(report)} |
+                     ({"Traceback"} if "Traceback" in text else set()))
         gpu = "on the GPU" if re.search(r"device clock: (?!host)", text) else (
             "host mode" if "device clock: host" in text else "")
         if bad:
@@ -270,17 +280,19 @@ def sanitizer_rows(logs, st):
         if text is None:
             rows.append((f"compute-sanitizer {tool}", status(st, name), "no log"))
             continue
-        errs = [int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) errors?", text)]
-        hazards = re.findall(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)",
-                             text)
+        sums = [int(x) for x in re.findall(r"(?:ERROR|RACECHECK) SUMMARY: (\d+) (?:errors?|hazards?)",
+                                           text)]
+        errs = [int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) errors?", text)] or \
+            [int(x) for x in re.findall(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?",
+                                        text)]
+        syn = re.search(r"Synthesis: Tested: (\d+)", text)
         n = sum(errs)
-        fig = f"{len(errs)} processes checked, {n} errors"
-        if hazards:
-            fig += f"; hazards: {sum(int(h[0]) for h in hazards)}"
+        fig = (f"{syn.group(1) if syn else 'no'} tests ran under it (their timing verdicts are not "
+               f"judged: the tool slows kernels); {n} errors")
         first = re.search(r"^========= (Invalid|Race|Barrier|Error).*$", text, re.M)
         if first:
             fig += f"; first: {first.group(0)[10:][:160]}"
-        rows.append((f"compute-sanitizer {tool}", goal(n == 0 and errs != []) + " (0 errors)",
+        rows.append((f"compute-sanitizer {tool}", goal(n == 0 and sums != []) + " (0 errors)",
                      fig + f"; {status(st, name)}"))
     return rows
 

@@ -157,13 +157,16 @@ BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit reg hand,
 
 # bench-gpu runs the GEMM and the attention pass in four forms, each an
 # object of its own whose kernel is renamed <kernel>_<form>.
-BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(BK_DIR)/$(k).$(f).o))
+# relaxed: ptkit with END's DONE a plain store, a candidate bench-gpu times.
+BK_FLAGS_relaxed := -DPT_KFORM=1 -DPT__DEV_END_RELAXED
+BK_OBJ_FORMS    := orig ptkit reg hand relaxed
+BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,$(BK_OBJ_FORMS),$(BK_DIR)/$(k).$(f).o))
 define bk_obj_rule
 $(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)
 	@mkdir -p $$(@D)
 	$(K_NVCC) -O3 $(LINEINFO) $(NVCCFLAGS) $(PT_GENCODE) $(BK_FLAGS_$(2)) -D$(1)=$(1)_$(2) -c -o $$@ $$<
 endef
-$(foreach k,gemm attention,$(foreach f,orig ptkit reg hand,$(eval $(call bk_obj_rule,$(k),$(f)))))
+$(foreach k,gemm attention,$(foreach f,$(BK_OBJ_FORMS),$(eval $(call bk_obj_rule,$(k),$(f)))))
 $(BENCH_GPU): $(BENCH_GPU_KOBJS)
 # The GPU suite launches them too (tests/gpu/forms.cu).
 $(GPU_TEST_BIN): $(BENCH_GPU_KOBJS)

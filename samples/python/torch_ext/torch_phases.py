@@ -16,6 +16,7 @@ Needs PyTorch with CUDA, nvcc and a CUDA GPU; ptkit installed
     python3 samples/python/torch_ext/torch_phases.py [steps] [output-directory]
 """
 
+import inspect
 import os
 import sys
 
@@ -56,7 +57,11 @@ def main(argv):
     buf = t.phases(blocks, PHASES)
     stream = torch.cuda.current_stream()
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities) as prof:
+    # One profiling cycle that keeps its events (newer torch warns that it
+    # clears them at each cycle's end unless told to keep them).
+    keep = {"acc_events": True} if "acc_events" in inspect.signature(torch.profiler.profile).parameters \
+        else {}
+    with torch.profiler.profile(activities=activities, **keep) as prof:
         for _ in range(steps):
             buf.reset(stream.cuda_stream)
             with t.gpu_section("step", stream=stream.cuda_stream, read=4.0 * n,
