@@ -326,7 +326,7 @@ static int stores64(const char *ptx, size_t len)
 {
     return kstat_ptx_ops(ptx, len, "st.global.u64") + kstat_ptx_ops(ptx, len, "st.global.v2.u64") +
            kstat_ptx_ops(ptx, len, "st.u64") + kstat_ptx_ops(ptx, len, "st.v2.u64") +
-           kstat_ptx_ops(ptx, len, "st.release.");
+           kstat_ptx_ops(ptx, len, "st.volatile.u64") + kstat_ptx_ops(ptx, len, "st.release.");
 }
 
 /* The 64-bit stores of kernel k's entry in its `form` PTX; with
@@ -446,24 +446,30 @@ Test(dev_compile, marks_leave_the_arithmetic_alone)
     }
 }
 
-Test(dev_compile, publish_is_a_release_store_without_l1_invalidation)
+Test(dev_compile, publish_is_a_plain_store_or_a_release_one_when_asked)
 {
-    /* DONE is written by st.release.gpu, which orders the record's stores
-     * before it; no sequentially consistent fence (membar.gl /
-     * fence.sc.gpu, which invalidates the SM's L1) is left. */
+    /* DONE is a plain (volatile) store: the records are read after the
+     * kernel. With PT_DEV_END_RELEASE it is st.release.gpu, which orders
+     * the record's stores before it. Either way no sequentially consistent
+     * fence (membar.gl / fence.sc.gpu, which invalidates the SM's L1). */
+    static const char *const form[2] = { "ptkit", "release" };
     for (size_t i = 0; i < NBENCH; i++) {
-        char name[256], *ptx;
-        size_t len;
-        const char *e;
-        snprintf(name, sizeof name, "bench/%s.ptkit.sm_90.ptx", bench[i].file);
-        ptx = read_kernel_file(name);
-        e = kstat_ptx_entry(ptx, bench[i].entry, &len);
-        cr_assert_not_null(e);
-        cr_assert_eq(kstat_ptx_ops(e, len, "st.release.gpu"), 1, "%s: one release store of DONE",
-                     name);
-        cr_assert_eq(kstat_count(e, len, "membar.gl") + kstat_count(e, len, "fence.sc"), 0,
-                     "%s: a sequentially consistent fence is left", name);
-        free(ptx);
+        for (int f = 0; f < 2; f++) {
+            char name[256], *ptx;
+            size_t len;
+            const char *e;
+            snprintf(name, sizeof name, "bench/%s.%s.sm_90.ptx", bench[i].file, form[f]);
+            ptx = read_kernel_file(name);
+            e = kstat_ptx_entry(ptx, bench[i].entry, &len);
+            cr_assert_not_null(e, "%s", name);
+            cr_assert_eq(kstat_ptx_ops(e, len, "st.release.gpu"), f,
+                         "%s: %d release stores of DONE", name, f);
+            cr_assert_eq(kstat_ptx_ops(e, len, "st.volatile.u64"), 1 - f,
+                         "%s: %d plain stores of DONE", name, 1 - f);
+            cr_assert_eq(kstat_count(e, len, "membar.gl") + kstat_count(e, len, "fence.sc"), 0,
+                         "%s: a sequentially consistent fence is left", name);
+            free(ptx);
+        }
     }
 }
 

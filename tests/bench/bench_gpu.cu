@@ -82,7 +82,7 @@ extern "C" int bench_loop_reg(int kind, int iters, long long *cycles, float *sin
                               long long *times, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_shared(long long *cycles, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_reg(long long *cycles, pt_dev_buf buf, cudaStream_t st);
-extern "C" int bench_end_relaxed(long long *cycles, pt_dev_buf buf, cudaStream_t st);
+extern "C" int bench_end_release(long long *cycles, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_probe_shared(int what, int iters, long long *cycles, long long *rec,
                                   cudaStream_t st);
 
@@ -100,12 +100,16 @@ extern "C" __global__ void gemm_orig(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_ptkit(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_reg(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *times);
-extern "C" __global__ void gemm_relaxed(GEMM_ARGS, pt_dev_buf buf);
+extern "C" __global__ void gemm_release(GEMM_ARGS, pt_dev_buf buf);
+extern "C" __global__ void gemm_clock(GEMM_ARGS, pt_dev_buf buf);
+extern "C" __global__ void gemm_clockall(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_hand(ATT_ARGS, long long *times);
-extern "C" __global__ void attention_relaxed(ATT_ARGS, pt_dev_buf buf);
+extern "C" __global__ void attention_release(ATT_ARGS, pt_dev_buf buf);
+extern "C" __global__ void attention_clock(ATT_ARGS, pt_dev_buf buf);
+extern "C" __global__ void attention_clockall(ATT_ARGS, pt_dev_buf buf);
 
 enum { GEMM_PHASES = 3, ATT_PHASES = 6, ATT_D = 64, ATT_BR = 32, ATT_BC = 32 };
 static const char *const gemm_names[GEMM_PHASES] = { "load", "mma", "store" };
@@ -117,13 +121,17 @@ static const char *const att_names[ATT_PHASES] = { "load_kv", "load_q", "scores"
  * prepare(form) sets the form's inputs up, launch(form) launches form 0
  * (bare), 1 (ptkit), 2 (by hand), 3 (ptkit in registers), 4 (bare
  * again: the spread of one form timed twice, against which the forms'
- * differences are read) or 5 (ptkit in shared memory, END's DONE a plain
- * store) on st, and done(form) keeps its output; the events hold the
- * launch alone. */
-enum { NFORMS = 6 };
+ * differences are read), 5 (ptkit in shared memory, END's DONE a release
+ * store: PT_DEV_END_RELEASE), 6 and 7 (the probes of tests/kernels/forms.h:
+ * a clock read stored in shared memory on thread 0, the floor of a
+ * shared-memory mark; a clock read on every thread, the floor of any mark)
+ * on st, and done(form) keeps its output; the events hold the launch
+ * alone. */
+enum { NFORMS = 8 };
 static const char *const form_names[NFORMS] = { "original", "ptkit (shared memory)",
                                                 "hand-written pattern", "ptkit (registers)",
-                                                "original, again", "ptkit (plain DONE)" };
+                                                "original, again", "ptkit (release DONE)",
+                                                "probe: clock, stored", "probe: clock, all" };
 template <typename P, typename F, typename D>
 static void time_forms(cudaStream_t st, int runs, int warm, P prepare, F launch, D done,
                        double med[NFORMS])
@@ -278,7 +286,7 @@ int main(void)
             clock_pair = (double)cyc[1];
         }
         pt_dev_reset(lb, (pt_stream)st);
-        end_cycles[2] = cycles_of(bench_end_relaxed(d_cycles, pt_dev_arg(lb), st));
+        end_cycles[2] = cycles_of(bench_end_release(d_cycles, pt_dev_arg(lb), st));
     }
     /* What END is made of: a %globaltimer read, a clock64 read, a record's
      * stores then DONE with a release store or a plain one (cycles a turn). */
@@ -321,7 +329,11 @@ int main(void)
             else if (form == 3)
                 gemm_reg<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
             else if (form == 5)
-                gemm_relaxed<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+                gemm_release<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+            else if (form == 6)
+                gemm_clock<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
+            else if (form == 7)
+                gemm_clockall<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
             else
                 gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
         };
@@ -384,8 +396,14 @@ int main(void)
             attention_reg<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
                                                        pt_dev_arg(ab));
         else if (form == 5)
-            attention_relaxed<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
+            attention_release<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
                                                            pt_dev_arg(ab));
+        else if (form == 6)
+            attention_clock<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
+                                                         pt_dev_arg(ab));
+        else if (form == 7)
+            attention_clockall<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
+                                                            pt_dev_arg(ab));
         else
             attention_hand<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, a_times);
     };
@@ -477,14 +495,14 @@ int main(void)
     printf("cycles per mark by hand: times[phase] += t1 - t0 in global memory %6.1f, "
            "a global store of each delta %6.1f\n", per_mark[0][4], per_mark[0][3]);
     printf("cycles of PT_DEV_END (3 phases) on the recording thread: shared memory %.0f, "
-           "registers %.0f (two clock reads alone: %.0f); shared memory with a plain DONE %.0f\n",
+           "registers %.0f (two clock reads alone: %.0f); shared memory with a release DONE %.0f\n",
            end_cycles[0], end_cycles[1], clock_pair, end_cycles[2]);
     printf("cycles of END's parts, each waited for: a %%globaltimer read %.1f, a clock64 read %.1f, "
            "two 128-bit stores then a release store %.1f, then a plain store %.1f\n",
            probe_cycles[0], probe_cycles[1], probe_cycles[2], probe_cycles[3]);
     auto forms = [&](const char *what, const double ms[NFORMS], const std::vector<float> *out) {
         printf("%s: %s %.0f cycles (%.4f ms)\n", what, form_names[0], ms[0] * 1e6 * ghz, ms[0]);
-        for (int f : { 4, 1, 5, 3, 2 })
+        for (int f : { 4, 1, 5, 3, 2, 6, 7 })
             printf("    %-22s %10.0f cycles  %+6.2f %%  output %s\n", form_names[f],
                    ms[f] * 1e6 * ghz, 100.0 * (ms[f] / ms[0] - 1.0), same_bits(out[0], out[f]));
     };
@@ -500,7 +518,7 @@ int main(void)
          * as much as two forms differ, one size at a time: the median over
          * sizes is the figure to compare. */
         printf("SGEMM, median slowdown over %zu sizes:", gemms.size());
-        for (int f : { 1, 5, 3, 2 }) {
+        for (int f : { 1, 5, 3, 2, 6, 7 }) {
             std::vector<double> r;
             for (const gemm_result &g : gemms)
                 r.push_back(100.0 * (g.ms[f] / g.ms[0] - 1.0));

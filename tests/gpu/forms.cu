@@ -1,6 +1,6 @@
 /* The GPU suite's view of tests/kernels/: the SGEMM and the attention
  * pass in their five forms (bare, ptkit in shared memory, ptkit in
- * registers, the hand-written pattern, ptkit with END's DONE a plain
+ * registers, the hand-written pattern, ptkit with END's DONE a release
  * store; the objects bench-gpu links too),
  * launched on the same inputs, their outputs hashed bit for bit. */
 #include "kernels.h"
@@ -17,12 +17,12 @@ extern "C" __global__ void gemm_orig(GEMM_ARGS, pt_dev_buf);
 extern "C" __global__ void gemm_ptkit(GEMM_ARGS, pt_dev_buf);
 extern "C" __global__ void gemm_reg(GEMM_ARGS, pt_dev_buf);
 extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *);
-extern "C" __global__ void gemm_relaxed(GEMM_ARGS, pt_dev_buf);
+extern "C" __global__ void gemm_release(GEMM_ARGS, pt_dev_buf);
 extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf);
 extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf);
 extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf);
 extern "C" __global__ void attention_hand(ATT_ARGS, long long *);
-extern "C" __global__ void attention_relaxed(ATT_ARGS, pt_dev_buf);
+extern "C" __global__ void attention_release(ATT_ARGS, pt_dev_buf);
 
 /* FNV-1a over the floats' bits. */
 static unsigned long long hash_of(const float *d, size_t n, int *err)
@@ -90,7 +90,7 @@ extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU
         else if (form == 3)
             gemm_hand<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, times);
         else
-            gemm_relaxed<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, buf);
+            gemm_release<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, buf);
         hash[form] = launched(C, c.size(), &err);
     }
     cudaFree(A);
@@ -127,7 +127,7 @@ extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned 
         else if (form == 3)
             attention_hand<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, times);
         else
-            attention_relaxed<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, buf);
+            attention_release<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, buf);
         hash[form] = launched(O, qkv, &err);
     }
     cudaFree(Q);

@@ -565,7 +565,7 @@ Test(gpu, marked_kernels_compute_what_the_unmarked_ones_do)
      * contracted into fma). */
     static const char *const form[GPU_NFORMS] = { "bare", "ptkit (shared memory)",
                                                   "ptkit (registers)", "by hand",
-                                                  "ptkit (plain DONE)" };
+                                                  "ptkit (release DONE)" };
     const int n = SIZE(512, 64), heads = SIZE(16, 2), seq = SIZE(256, 64);
     unsigned long long g[GPU_NFORMS], a[GPU_NFORMS];
     long long hits[6];
@@ -583,7 +583,7 @@ Test(gpu, marked_kernels_compute_what_the_unmarked_ones_do)
         cr_expect_eq(a[f], a[0], "attention %d heads of %d %s: output hash %016llx, bare %016llx",
                      heads, seq, form[f], a[f], a[0]);
     }
-    /* The marks did run: the last ptkit form's records (plain DONE). */
+    /* The marks did run: the last ptkit form's records (release DONE). */
     slot0_hits(gb, 3, hits);
     cr_assert(hits[0] == n / 32 && hits[1] == n / 32 && hits[2] == 1,
               "SGEMM slot 0 hits %lld %lld %lld, expected %d %d 1", hits[0], hits[1], hits[2],

@@ -51,7 +51,11 @@ static __device__ __forceinline__ bool spin_recorder(void)
 }
 
 /* The phases are a template parameter and the loop is unrolled, so every
- * mark names a constant phase, as real kernels do; `rounds` times over. */
+ * mark names a constant phase, as real kernels do; `rounds` times over.
+ * The parameters are read before BEGIN (the early return is never
+ * taken): on an H100 their first reads from the constant bank, after
+ * BEGIN, were phase 0's, some 100 ns that no spin saw, which made a 10 us
+ * phase 0 read 1% long. */
 template <int NP>
 __global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
 {
@@ -59,6 +63,8 @@ __global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
 #pragma unroll
     for (int p = 0; p < NP; p++)
         act[p] = 0;
+    if (ns < 0 || rounds < 0)
+        return;
     PT_DEV_BEGIN(buf);
     for (int r = 0; r < rounds; r++) {
 #pragma unroll
@@ -95,6 +101,8 @@ __global__ void spin_phases_runtime(pt_dev_buf buf, long long ns, const int *pha
         act[threadIdx.x] = 0;
     }
     __syncthreads();
+    if (ns < 0 || np < 0)
+        return;
     PT_DEV_BEGIN(buf);
 #pragma unroll 1
     for (int p = 0; p < np; p++) {
@@ -135,6 +143,8 @@ __global__ void spin_bad(pt_dev_buf buf, long long ns, int np, long long bad_slo
 /* spin_phases<4> with the records last, as PT_LAUNCH passes them. */
 __global__ void spin4_records_last(long long ns, int rounds, pt_dev_buf buf)
 {
+    if (ns < 0 || rounds < 0)
+        return;
     PT_DEV_BEGIN(buf);
     for (int r = 0; r < rounds; r++) {
 #pragma unroll

@@ -143,8 +143,15 @@ def bench_rows(logs, st):
     end = re.search(r"PT_DEV_END \(3 phases\) on the recording thread: shared memory (\d+), "
                     r"registers (\d+) \(two clock reads alone: (\d+)\)", text)
     if end:
+        rel = re.search(r"with a release DONE (\d+)", text)
+        parts = re.search(r"a %globaltimer read ([\d.]+), a clock64 read ([\d.]+), two 128-bit stores "
+                          r"then a release store ([\d.]+), then a plain store ([\d.]+)", text)
         rows.append(("  PT_DEV_END", "", f"shared {end.group(1)} cycles, registers {end.group(2)} "
-                     f"(two clock reads {end.group(3)})"))
+                     f"(two clock reads {end.group(3)})" +
+                     (f"; with a release DONE {rel.group(1)}" if rel else "") +
+                     (f"; its parts: a %globaltimer read {parts.group(1)}, a clock64 read "
+                      f"{parts.group(2)}, stores then a release store {parts.group(3)}, then a "
+                      f"plain one {parts.group(4)}" if parts else "")))
     # The forms: a header line, then one line per form.
     for m in re.finditer(r"^(SGEMM \d+x\d+|attention [\dx]+), .*?original (\d+) cycles \(([\d.]+) ms\)\n"
                          r"((?:    .*\n)+)", text, re.M):

@@ -8,6 +8,12 @@
  *                     t0 = clock64(); ... times[i] += clock64() - t0;
  *                 one clock64 read per mark, and thread 0 of the block adds
  *                 the delta to times[block * NPH + phase] in global memory
+ *   3  clock      a probe, the floor of a shared-memory mark: thread 0
+ *                 reads the clock and stores it in shared memory, loading
+ *                 nothing (one asm statement, branched over by the others,
+ *                 as ptkit's mark); records nothing usable
+ *   4  clockall   a probe, the floor of any clock mark: every thread reads
+ *                 the clock and adds it to one register, stored at the end
  *
  * A kernel takes K_PARAM as its last parameter and marks with K_BEGIN,
  * K_MARK(phase), K_END; a helper that marks takes K_HELPER_PARAM, is called
@@ -67,8 +73,54 @@ static __device__ __forceinline__ void k_hand_mark(struct k_hand *h, int phase)
 #  define K_HELPER_ARG , &k_h
 #  define K_MARK_IN(phase) k_hand_mark(h, (phase))
 
+#elif PT_KFORM == 3
+#  define K_PT_NOT_REC 0xfffffff0u
+static __device__ __forceinline__ void k_clock_store(unsigned at)
+{
+    asm volatile("{\n\t.reg .pred k_p;\n\t.reg .b64 k_c;\n\t"
+                 "setp.eq.u32 k_p, %0, %1;\n\t"
+                 "@k_p bra K_CLOCK_SKIP%=;\n\t"
+                 "mov.u64 k_c, %%clock64;\n\t"
+                 "st.shared.u64 [%0], k_c;\n"
+                 "K_CLOCK_SKIP%=:\n\t}"
+                 :
+                 : "r"(at), "n"(K_PT_NOT_REC));
+}
+#  define K_PARAM pt_dev_buf buf
+#  define K_BEGIN                                                                          \
+      __shared__ long long k_last;                                                        \
+      const unsigned k_at = (threadIdx.x | threadIdx.y | threadIdx.z) == 0                \
+                                ? (unsigned)__cvta_generic_to_shared(&k_last)             \
+                                : K_PT_NOT_REC;                                           \
+      (void)buf;                                                                          \
+      k_clock_store(k_at)
+#  define K_MARK(phase) ((void)(phase), k_clock_store(k_at))
+#  define K_END ((void)0)
+#  define K_HELPER_PARAM , unsigned k_at
+#  define K_HELPER_ARG , k_at
+#  define K_MARK_IN(phase) ((void)(phase), k_clock_store(k_at))
+
+#elif PT_KFORM == 4
+static __device__ __forceinline__ long long k_clock(void)
+{
+    long long c;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+    return c;
+}
+#  define K_PARAM pt_dev_buf buf
+#  define K_BEGIN long long k_sum = k_clock()
+#  define K_MARK(phase) ((void)(phase), k_sum += k_clock())
+#  define K_END                                                                            \
+      do {                                                                                 \
+          if (k_sum == 1 && buf.data)                                                      \
+              buf.data[0] = k_sum;                                                         \
+      } while (0)
+#  define K_HELPER_PARAM , long long *k_sum
+#  define K_HELPER_ARG , &k_sum
+#  define K_MARK_IN(phase) ((void)(phase), *k_sum += k_clock())
+
 #else
-#  error "PT_KFORM is 0 (original), 1 (ptkit) or 2 (by hand)"
+#  error "PT_KFORM is 0 (original), 1 (ptkit), 2 (by hand), 3 or 4 (probes)"
 #endif
 
 #endif

@@ -92,13 +92,14 @@ TEST_PREREQS += $(KDIR)/phases_c.sm_80.ptx $(KDIR)/phases_c.sm_90.ptx \
 # some (TEST_PREREQS), bench-static all (BENCH_STATIC_FILES).
 BK_DIR     := $(KDIR)/bench
 BK_KERNELS := gemm attention dynamic helper
-BK_FORMS   := orig ptkit reg hand trace off
+BK_FORMS   := orig ptkit reg hand trace off release
 BK_FLAGS_orig  := -DPT_KFORM=0
 BK_FLAGS_ptkit := -DPT_KFORM=1
 BK_FLAGS_reg   := -DPT_KFORM=1 -DPT_DEV_SHARED=0
 BK_FLAGS_hand  := -DPT_KFORM=2
 BK_FLAGS_trace := -DPT_KFORM=1 -DPT_DEV_TRACING
 BK_FLAGS_off   := -DPT_KFORM=1 -DPT_DEV_DISABLE
+BK_FLAGS_release := -DPT_KFORM=1 -DPT_DEV_END_RELEASE
 BK_PREFIX_gemm      := GEMM_
 BK_PREFIX_attention := ATT_
 BK_PREFIX_solve     := SOLVE_
@@ -147,7 +148,7 @@ TEST_PREREQS += $(foreach m,$(CT_MODES),$(KDIR)/contract.$(m).sm_90.ptx)
 # The compile checks' share: the instrumented kernels' registers and stack
 # (sm_80 and sm_90), the GEMM's -G registers, and the PTX they compare.
 TEST_PREREQS += $(foreach k,$(BK_KERNELS),$(foreach a,80 90,$(BK_DIR)/$(k).ptkit.sm_$(a).ptxas.txt) \
-                  $(foreach f,orig ptkit reg hand trace off,$(BK_DIR)/$(k).$(f).sm_90.ptx) \
+                  $(foreach f,orig ptkit reg hand trace off release,$(BK_DIR)/$(k).$(f).sm_90.ptx) \
                   $(foreach f,reg hand,$(BK_DIR)/$(k).$(f).sm_90.ptxas.txt)) \
                 $(BK_DIR)/gemm.orig.sm_90.ptxas.txt $(BK_DIR)/gemm.ptkit.G.sm_90.ptxas.txt \
                 $(BK_DIR)/gemm.reg.G.sm_90.ptxas.txt
@@ -157,9 +158,11 @@ BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit reg hand,
 
 # bench-gpu runs the GEMM and the attention pass in four forms, each an
 # object of its own whose kernel is renamed <kernel>_<form>.
-# relaxed: ptkit with END's DONE a plain store, a candidate bench-gpu times.
-BK_FLAGS_relaxed := -DPT_KFORM=1 -DPT__DEV_END_RELAXED
-BK_OBJ_FORMS    := orig ptkit reg hand relaxed
+# release: ptkit with END's DONE a release store (PT_DEV_END_RELEASE);
+# clock and clockall: the floors of a mark, forms.h's probes.
+BK_FLAGS_clock    := -DPT_KFORM=3
+BK_FLAGS_clockall := -DPT_KFORM=4
+BK_OBJ_FORMS    := orig ptkit reg hand release clock clockall
 BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,$(BK_OBJ_FORMS),$(BK_DIR)/$(k).$(f).o))
 define bk_obj_rule
 $(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)
