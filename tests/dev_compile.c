@@ -326,7 +326,7 @@ static int stores64(const char *ptx, size_t len)
 {
     return kstat_ptx_ops(ptx, len, "st.global.u64") + kstat_ptx_ops(ptx, len, "st.global.v2.u64") +
            kstat_ptx_ops(ptx, len, "st.u64") + kstat_ptx_ops(ptx, len, "st.v2.u64") +
-           kstat_ptx_ops(ptx, len, "st.volatile.u64") + kstat_ptx_ops(ptx, len, "st.release.");
+           kstat_ptx_ops(ptx, len, "st.volatile.global.u64") + kstat_ptx_ops(ptx, len, "st.release.");
 }
 
 /* The 64-bit stores of kernel k's entry in its `form` PTX; with
@@ -464,7 +464,7 @@ Test(dev_compile, publish_is_a_plain_store_or_a_release_one_when_asked)
             cr_assert_not_null(e, "%s", name);
             cr_assert_eq(kstat_ptx_ops(e, len, "st.release.gpu"), f,
                          "%s: %d release stores of DONE", name, f);
-            cr_assert_eq(kstat_ptx_ops(e, len, "st.volatile.u64"), 1 - f,
+            cr_assert_eq(kstat_ptx_ops(e, len, "st.volatile.global.u64"), 1 - f,
                          "%s: %d plain stores of DONE", name, 1 - f);
             cr_assert_eq(kstat_count(e, len, "membar.gl") + kstat_count(e, len, "fence.sc"), 0,
                          "%s: a sequentially consistent fence is left", name);

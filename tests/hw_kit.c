@@ -135,3 +135,25 @@ Test(hw_kit, the_summary_of_an_empty_folder_says_what_is_missing)
     free(text);
     rmdir(dir);
 }
+
+Test(hw_kit, the_summary_reads_the_last_hardware_record)
+{
+    /* The logs an H100 gave (docs/hardware/2026-11-27-h100/run4): the
+     * parser must still read what the kit really writes. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "python3 %s/summary.py docs/hardware/2026-11-27-h100/run4 2>&1", kit);
+    int status;
+    char *text = run(cmd, &status);
+    cr_assert_eq(status, 0, "%s", text);
+    cr_assert(strstr(text, "| card | NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0 |"), "%s",
+              text);
+    cr_assert(strstr(text, "| GPU suite, hardware size | 31 of 32 passed, 1 failed, 0 crashed |"),
+              "%s", text);
+    cr_assert(strstr(text, "SM 1.9805 GHz (rated 1.9800), globaltimer tick 32 ns"), "%s", text);
+    cr_assert(strstr(text, "ptkit (registers) +2.61 %"), "%s", text);
+    cr_assert(strstr(text, "| compute-sanitizer racecheck | met (0 errors) | 26 tests ran"), "%s",
+              text);
+    cr_assert(strstr(text, "| sample cupy | ok, 4.0 s, on the GPU | report: no warning |"), "%s",
+              text);
+    free(text);
+}
