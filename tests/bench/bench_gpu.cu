@@ -103,7 +103,6 @@ extern "C" __global__ void gemm_hand(GEMM_ARGS, long long *times);
 extern "C" __global__ void gemm_release(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_clock(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void gemm_clockall(GEMM_ARGS, pt_dev_buf buf);
-extern "C" __global__ void gemm_warp0(GEMM_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_orig(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_ptkit(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_reg(ATT_ARGS, pt_dev_buf buf);
@@ -111,7 +110,6 @@ extern "C" __global__ void attention_hand(ATT_ARGS, long long *times);
 extern "C" __global__ void attention_release(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_clock(ATT_ARGS, pt_dev_buf buf);
 extern "C" __global__ void attention_clockall(ATT_ARGS, pt_dev_buf buf);
-extern "C" __global__ void attention_warp0(ATT_ARGS, pt_dev_buf buf);
 
 enum { GEMM_PHASES = 3, ATT_PHASES = 6, ATT_D = 64, ATT_BR = 32, ATT_BC = 32 };
 static const char *const gemm_names[GEMM_PHASES] = { "load", "mma", "store" };
@@ -127,15 +125,13 @@ static const char *const att_names[ATT_PHASES] = { "load_kv", "load_q", "scores"
  * store: PT_DEV_END_RELEASE), 6 and 7 (the probes of tests/kernels/forms.h:
  * a clock read stored in shared memory on thread 0, the floor of a
  * shared-memory mark; a clock read on every thread, the floor of any mark)
- * or 8 (ptkit in shared memory, every lane of warp 0 running the marks, a
- * candidate) on st, and done(form) keeps its output; the events hold the
- * launch alone. */
-enum { NFORMS = 9 };
+ * on st, and done(form) keeps its output; the events hold the launch
+ * alone. */
+enum { NFORMS = 8 };
 static const char *const form_names[NFORMS] = { "original", "ptkit (shared memory)",
                                                 "hand-written pattern", "ptkit (registers)",
                                                 "original, again", "ptkit (release DONE)",
-                                                "probe: clock, stored", "probe: clock, all",
-                                                "ptkit (warp 0 marks)" };
+                                                "probe: clock, stored", "probe: clock, all" };
 template <typename P, typename F, typename D>
 static void time_forms(cudaStream_t st, int runs, int warm, P prepare, F launch, D done,
                        double med[NFORMS])
@@ -338,8 +334,6 @@ int main(void)
                 gemm_clock<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
             else if (form == 7)
                 gemm_clockall<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
-            else if (form == 8)
-                gemm_warp0<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(gb));
             else
                 gemm_hand<<<ggrid, 1024, 0, st>>>(n, n, n, 1.0f, A, B, 0.5f, C, g_times);
         };
@@ -410,9 +404,6 @@ int main(void)
         else if (form == 7)
             attention_clockall<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
                                                             pt_dev_arg(ab));
-        else if (form == 8)
-            attention_warp0<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O,
-                                                         pt_dev_arg(ab));
         else
             attention_hand<<<agrid, ATT_BR, smem, st>>>(Q, Kt, V, seq, 0.125f, l, m, O, a_times);
     };
@@ -511,7 +502,7 @@ int main(void)
            probe_cycles[0], probe_cycles[1], probe_cycles[2], probe_cycles[3]);
     auto forms = [&](const char *what, const double ms[NFORMS], const std::vector<float> *out) {
         printf("%s: %s %.0f cycles (%.4f ms)\n", what, form_names[0], ms[0] * 1e6 * ghz, ms[0]);
-        for (int f : { 4, 1, 8, 5, 3, 2, 6, 7 })
+        for (int f : { 4, 1, 5, 3, 2, 6, 7 })
             printf("    %-22s %10.0f cycles  %+6.2f %%  output %s\n", form_names[f],
                    ms[f] * 1e6 * ghz, 100.0 * (ms[f] / ms[0] - 1.0), same_bits(out[0], out[f]));
     };
@@ -527,7 +518,7 @@ int main(void)
          * as much as two forms differ, one size at a time: the median over
          * sizes is the figure to compare. */
         printf("SGEMM, median slowdown over %zu sizes:", gemms.size());
-        for (int f : { 1, 8, 5, 3, 2, 6, 7 }) {
+        for (int f : { 1, 5, 3, 2, 6, 7 }) {
             std::vector<double> r;
             for (const gemm_result &g : gemms)
                 r.push_back(100.0 * (g.ms[f] / g.ms[0] - 1.0));

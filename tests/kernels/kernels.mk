@@ -162,9 +162,7 @@ BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit reg hand,
 # clock and clockall: the floors of a mark, forms.h's probes.
 BK_FLAGS_clock    := -DPT_KFORM=3
 BK_FLAGS_clockall := -DPT_KFORM=4
-# warp0: ptkit with every lane of warp 0 running the marks, a candidate.
-BK_FLAGS_warp0    := -DPT_KFORM=1 -DPT__DEV_WARP0_MARKS
-BK_OBJ_FORMS    := orig ptkit reg hand release clock clockall warp0
+BK_OBJ_FORMS    := orig ptkit reg hand release clock clockall
 BENCH_GPU_KOBJS := $(foreach k,gemm attention,$(foreach f,$(BK_OBJ_FORMS),$(BK_DIR)/$(k).$(f).o))
 define bk_obj_rule
 $(BK_DIR)/$(1).$(2).o: tests/kernels/$(1).cu $(BK_DEPS)

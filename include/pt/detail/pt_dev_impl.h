@@ -335,14 +335,7 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
     s->n = n;
     s->rec = pt__dev_recording();
     s->acc = acc;
-#if PT__DEV_AT && defined(PT__DEV_WARP0_MARKS)
-    /* A candidate bench-gpu times (not a user option): every lane of
-     * warp 0 runs the marks (the same clock, the same stores), so that
-     * the warp never diverges at a mark. */
-    s->at = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z) < 32
-                ? (unsigned)__cvta_generic_to_shared(acc)
-                : PT__DEV_NOT_REC;
-#elif PT__DEV_AT
+#if PT__DEV_AT
     s->at = s->rec ? (unsigned)__cvta_generic_to_shared(acc) : PT__DEV_NOT_REC;
 #else
     s->at = 0;
