@@ -13,7 +13,7 @@
 
 #include "common.h"
 
-static char kit[1024];
+static char kit[512];
 
 static void need_kit(void)
 {
@@ -99,39 +99,58 @@ Test(hw_kit, runs_dry_without_a_device_and_writes_nothing)
     rmdir(out);
 }
 
-Test(hw_kit, the_summary_reads_a_canned_log_into_its_table)
+/* What summary.py prints for the logs in dir; it must exit 0. */
+static char *summary_of(const char *dir)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "python3 %s/summary.py tests/hw/canned 2>&1", kit);
     int status;
+    snprintf(cmd, sizeof cmd, "python3 %s/summary.py %s 2>&1", kit, dir);
     char *text = run(cmd, &status);
-    char *want = test_read_file("tests/hw/canned/summary.expected");
     cr_assert_eq(status, 0, "%s", text);
+    return text;
+}
+
+/* Every one of the NULL-terminated rows is in text. */
+static void expect_rows(const char *text, const char *const *rows)
+{
+    for (; *rows; rows++)
+        cr_assert(strstr(text, *rows), "no \"%s\" in:\n%s", *rows, text);
+}
+
+Test(hw_kit, the_summary_reads_a_canned_log_into_its_table)
+{
+    static const char *const rows[] = {
+        "| GPU suite, hardware size | 24 of 25 passed, 1 failed",
+        "fail: gpu::event_time_of_a_known_kernel",
+        "SGEMM 4096x4096 slowdown | **NOT met**",
+        "outputs DIFFERENT",
+        "compute-sanitizer racecheck | **NOT met**",
+        "report: 1 note; 4 slots skipped",
+        "compute-sanitizer synccheck | skipped",
+        NULL,
+    };
+    char *text = summary_of("tests/hw/canned");
+    char *want = test_read_file("tests/hw/canned/summary.expected");
     cr_assert_not_null(want, "tests/hw/canned/summary.expected");
     cr_assert_str_eq(text, want);
     /* What the table must say of the canned run, whatever its layout. */
-    cr_assert(strstr(text, "| GPU suite, hardware size | 24 of 25 passed, 1 failed"), "%s", text);
-    cr_assert(strstr(text, "fail: gpu::event_time_of_a_known_kernel"), "%s", text);
-    cr_assert(strstr(text, "SGEMM 4096x4096 slowdown | **NOT met**"), "%s", text);
-    cr_assert(strstr(text, "outputs DIFFERENT"), "%s", text);
-    cr_assert(strstr(text, "compute-sanitizer racecheck | **NOT met**"), "%s", text);
-    cr_assert(strstr(text, "report: 1 note; 4 slots skipped"), "%s", text);
-    cr_assert(strstr(text, "compute-sanitizer synccheck | skipped"), "%s", text);
+    expect_rows(text, rows);
     free(text);
     free(want);
 }
 
 Test(hw_kit, the_summary_of_an_empty_folder_says_what_is_missing)
 {
-    char dir[] = "/tmp/ptkit_hw_sum_XXXXXX", cmd[2048];
+    static const char *const rows[] = {
+        "| card | no log |",
+        "| GPU suite, hardware size | not run | no log |",
+        "| compute-sanitizer memcheck | not run | no log |",
+        NULL,
+    };
+    char dir[] = "/tmp/ptkit_hw_sum_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "python3 %s/summary.py %s 2>&1", kit, dir);
-    int status;
-    char *text = run(cmd, &status);
-    cr_assert_eq(status, 0, "%s", text);
-    cr_assert(strstr(text, "| card | no log |"), "%s", text);
-    cr_assert(strstr(text, "| GPU suite, hardware size | not run | no log |"), "%s", text);
-    cr_assert(strstr(text, "| compute-sanitizer memcheck | not run | no log |"), "%s", text);
+    char *text = summary_of(dir);
+    expect_rows(text, rows);
     free(text);
     rmdir(dir);
 }
@@ -140,20 +159,16 @@ Test(hw_kit, the_summary_reads_the_last_hardware_record)
 {
     /* The logs an H100 gave (docs/hardware/2026-11-27-h100/run4): the
      * parser must still read what the kit really writes. */
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "python3 %s/summary.py docs/hardware/2026-11-27-h100/run4 2>&1", kit);
-    int status;
-    char *text = run(cmd, &status);
-    cr_assert_eq(status, 0, "%s", text);
-    cr_assert(strstr(text, "| card | NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0 |"), "%s",
-              text);
-    cr_assert(strstr(text, "| GPU suite, hardware size | 31 of 32 passed, 1 failed, 0 crashed |"),
-              "%s", text);
-    cr_assert(strstr(text, "SM 1.9805 GHz (rated 1.9800), globaltimer tick 32 ns"), "%s", text);
-    cr_assert(strstr(text, "ptkit (registers) +2.61 %"), "%s", text);
-    cr_assert(strstr(text, "| compute-sanitizer racecheck | met (0 errors) | 26 tests ran"), "%s",
-              text);
-    cr_assert(strstr(text, "| sample cupy | ok, 4.0 s, on the GPU | report: no warning |"), "%s",
-              text);
+    static const char *const rows[] = {
+        "| card | NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0 |",
+        "| GPU suite, hardware size | 31 of 32 passed, 1 failed, 0 crashed |",
+        "SM 1.9805 GHz (rated 1.9800), globaltimer tick 32 ns",
+        "ptkit (registers) +2.61 %",
+        "| compute-sanitizer racecheck | met (0 errors) | 26 tests ran",
+        "| sample cupy | ok, 4.0 s, on the GPU | report: no warning |",
+        NULL,
+    };
+    char *text = summary_of("docs/hardware/2026-11-27-h100/run4");
+    expect_rows(text, rows);
     free(text);
 }
