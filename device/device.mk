@@ -8,7 +8,7 @@
 
 BIN2C ?= $(CUDA_HOME)/bin/bin2c
 NVCCFLAGS ?=
-PT_NVCCFLAGS := -O3 -std=c++17 -Iinclude -Idevice -Ihost
+PT_NVCCFLAGS := -O3 -std=c++17 -Iinclude -Idevice
 
 DEVICE_KERNELS := calibrate reduce
 DEVICE_HDRS := device/pt_fold_math.h host/core/hist.h device/pt_calibrate.h include/pt/pt_dev_buf.h include/pt/pt_dev.h \

@@ -35,7 +35,7 @@
 
 #include <pt/pt_dev_buf.h>
 
-#include "core/hist.h" /* the per-block time histogram */
+#include "pt_hist.h" /* the per-block time histogram */
 
 #if defined(__CUDACC__)
 #  define PT__HD static __host__ __device__ __forceinline__
@@ -82,7 +82,7 @@ enum {
 /* Per SM s and phase p (double, ns): */
 #define PT__R_SM(nphases, s, p) (PT__R_PHASES + PT__R_PER_PHASE * (nphases) + (s) * (nphases) + (p))
 /* Per phase p, the histogram of its per-block times: PT__HIST_BINS
- * counts (core/hist.h), after the SM columns. */
+ * counts (device/pt_hist.h), after the SM columns. */
 #define PT__R_HIST(nphases, nsm, p) \
     (PT__R_SM(nphases, nsm, 0) + (long long)(p) * PT__HIST_BINS)
 /* Words in a summary of nphases phases and nsm SM columns. */

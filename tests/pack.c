@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "core/hist.h"
+#include "pt_hist.h"
 #include "core/tree.h"
 
 #define MS 1000000 /* ns */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "core/hist.h"
+#include "pt_hist.h"
 #include "core/model.h"
 
 static test_clock clk;
@@ -781,7 +781,7 @@ static void fake_fold(void)
     ph->phase->block_sum_ns = 8 * MS;   /* mean 2 ms */
     ph->phase->block_min_ns = 1 * MS;
     ph->phase->block_max_ns = 3 * MS;
-    /* Blocks of 1, 2, 2 and 3 ms in the histogram (core/hist.h). */
+    /* Blocks of 1, 2, 2 and 3 ms in the histogram (device/pt_hist.h). */
     ph->phase->hist = calloc(PT__HIST_BINS, sizeof *ph->phase->hist);
     ph->phase->hist[pt__hist_bin(1 * MS)] += 1;
     ph->phase->hist[pt__hist_bin(2 * MS)] += 2;

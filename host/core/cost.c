@@ -19,6 +19,7 @@
  * is marked too short to time. A user clock (pt_clock_set) has no cost
  * known here, and nothing is taken out. */
 #include "core/cost.h"
+#include "core/timing.h"
 
 #include "core/clock.h"
 #include "core/threads.h"
@@ -34,15 +35,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 /* By clock (TSC or not) and PT_TRACE. */
 static pt__cost measured[2][2];
-/* Set while measuring, so the measuring timing's own pt_create() does not
- * measure again (nor read PT_OUTPUT). */
-static _Thread_local int measuring;
-
-int pt__cost_measuring(void)
-{
-    return measuring;
-}
-
 /* A fork's child has only the forking thread: another thread of the
  * parent may have held the lock, measuring, which the child then makes
  * anew (and measures again, what it measured not being kept). */
@@ -68,9 +60,7 @@ static void measure(unsigned flags, pt__cost *out)
     const pt_section *child;
     pt_timing *s;
 
-    measuring = 1;
-    s = pt_create("ptkit's own cost", flags & (PT_NO_TSC | PT_TRACE));
-    measuring = 0;
+    s = pt__create("ptkit's own cost", flags & (PT_NO_TSC | PT_TRACE));
     if (!s)
         return;
     pt_start(s, "parent");
@@ -96,14 +86,14 @@ static void measure(unsigned flags, pt__cost *out)
         out->inside_ns = inner[ROUNDS / 2] < out->pair_ns ? inner[ROUNDS / 2] : out->pair_ns;
         out->state = PT__COST_MEASURED;
     }
-    pt_destroy(s);
+    pt__destroy(s);
 }
 
 void pt__cost_measure(pt_timing *t)
 {
     pt__cost *c;
 
-    if (measuring || t->clock_kind == PT__CLOCK_USER)
+    if (t->clock_kind == PT__CLOCK_USER)
         return;
     c = &measured[t->clock_kind == PT__CLOCK_TSC][(t->flags & PT_TRACE) != 0];
     pthread_once(&atfork_once, cost_atfork);

@@ -10,11 +10,10 @@
  * time: the clock reads and the bookkeeping are a tenth of it or more. */
 #define PT__SHORT_FACTOR 10.0
 
-/* Measure (once per process, clock and PT_TRACE) and keep on t the cost of
- * a pair: pt_create() calls it before any section starts. */
+/* Measure (once per process, clock and PT_TRACE, on a timing of its own
+ * made by pt__create) and keep on t the cost of a pair: pt_create() calls
+ * it before any section starts. */
 PT__HIDDEN void pt__cost_measure(pt_timing *t);
-/* 1 while this thread makes the timing that measures the cost. */
-PT__HIDDEN int pt__cost_measuring(void);
 /* t's cost when it holds for t's clock: measured on the clock t reads
  * now (not a user clock), or given; NULL otherwise. */
 PT__HIDDEN const pt__cost *pt__cost_of(const pt_timing *t);

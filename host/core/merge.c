@@ -11,7 +11,7 @@
 #include "core/merge.h"
 
 #include "core/tree.h"
-#include "core/hist.h"
+#include "pt_hist.h"
 
 #include <float.h>
 #include <stdlib.h>

@@ -37,7 +37,7 @@ typedef struct pt__phase_ext {
     double hits;              /* marks */
     double block_sum_ns;      /* sum of per-block times */
     double block_min_ns, block_max_ns;
-    uint64_t *hist;           /* per-block times, PT__HIST_BINS counts (core/hist.h);
+    uint64_t *hist;           /* per-block times, PT__HIST_BINS counts (device/pt_hist.h);
                                  NULL until a block is folded */
     double *sm_ns;            /* per-SM totals, indexed by %smid; nsm long */
     int nsm;

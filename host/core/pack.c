@@ -23,7 +23,7 @@
  *                     u32 nsm  then nsm f64 per-SM totals
  *                     version 3: u32 nbins  then nbins (u16 bin, u64 count)
  *                     pairs, bins rising, counts > 0: the per-block time
- *                     histogram (core/hist.h) where it is not empty
+ *                     histogram (device/pt_hist.h) where it is not empty
  *
  * Versions 1 and 2, the same without bit 1 and the version 2 figures, or
  * without the histogram, are still read (as 0 and none of them).
@@ -45,7 +45,7 @@
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/tree.h"
-#include "core/hist.h"
+#include "pt_hist.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include "core/restore.h"
 
 #include "core/cost.h"
-#include "core/hist.h"
+#include "pt_hist.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/tree.h"

@@ -9,7 +9,7 @@
 #include "core/timing.h"
 #include "core/trace.h"
 #include "core/tree.h"
-#include "core/hist.h"
+#include "pt_hist.h"
 
 #include <float.h>
 #include <math.h>

@@ -28,7 +28,6 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-_Thread_local struct pt__id *pt__id_tls __attribute__((tls_model("initial-exec")));
 _Thread_local pt__thr_last pt__last __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;

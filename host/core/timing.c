@@ -1,23 +1,22 @@
-/* A timing's life cycle: create, destroy, the process-wide default,
+/* A timing's life cycle as the core knows it: making and freeing one
+ * (pt__create, pt__destroy; the public pt_create, pt_destroy and
+ * pt_default compose these with the layers above, in api/timing.c),
  * enable and disable, reset; and the slots where the layers above the
  * core attach what they keep on a timing, which the life cycle (and the
  * reports, through pt__settle) visit in order. */
 #include "core/timing.h"
 
 #include "core/clock.h"
-#include "core/cost.h"
 #include "core/errors.h"
 #include "core/fork.h"
 #include "core/gate.h"
 #include "core/nvtx.h"
-#include "core/output.h"
 #include "core/ranks.h"
 #include "core/schedule.h"
 #include "core/threads.h"
 #include "core/trace.h"
 #include "core/tree.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,17 +38,12 @@ static void root_init(pt_timing *t)
     t->root.key = t->name;
 }
 
-/* A timing; ptkit's own (internal) read no PT_OUTPUT. */
-static pt_timing *create(const char *name, unsigned flags, int internal)
+pt_timing *pt__create(const char *name, unsigned flags)
 {
     /* Aligned as its cache-line-aligned members ask. */
     size_t size = (sizeof(pt_timing) + 63) & ~(size_t)63;
-    const char *output = NULL;
-    pt_timing *t;
+    pt_timing *t = aligned_alloc(64, size);
 
-    if (!internal && !pt__cost_measuring())
-        flags |= pt__output_flags(&output);
-    t = aligned_alloc(64, size);
     if (!t)
         return NULL;
     memset(t, 0, size);
@@ -71,37 +65,24 @@ static pt_timing *create(const char *name, unsigned flags, int internal)
     pt__clock_init(t);
     t->dev_clock.device = -1;
     if (((flags & PT_TRACE) && pt__trace_init(t) < 0) || ((flags & PT_NVTX) && pt__nvtx_init(t) < 0)) {
-        pt_destroy(t);
+        pt__destroy(t);
         return NULL;
     }
-    /* Before any section starts, so none holds the time it takes. */
-    pt__cost_measure(t);
     for (int i = 0; i < PT__EXT_N; i++)
         if (create_hooks[i])
             create_hooks[i](t);
-    pt__output_init(t, output);
     return t;
-}
-
-pt_timing *pt_create(const char *name, unsigned flags)
-{
-    return create(name, flags, 0);
 }
 
 pt_timing *pt__create_internal(const char *name, unsigned flags)
 {
-    return create(name, flags, 1);
+    return pt__create(name, flags);
 }
 
-static void forget_default(pt_timing *t);
-
-void pt_destroy(pt_timing *t)
+void pt__destroy(pt_timing *t)
 {
-    if (!t || pt__refused_in_callback(t, PT__CB_ERROR | PT__CB_LINE, "pt_destroy"))
+    if (!t)
         return;
-    /* The outputs PT_OUTPUT asked for, from the whole run, first. */
-    pt__output_write(t);
-    forget_default(t);
     pt__fork_untrack(t);
     for (int i = 0; i < PT__EXT_N; i++)
         if (t->ext[i].ops && t->ext[i].ops->destroy)
@@ -112,74 +93,9 @@ void pt_destroy(pt_timing *t)
     pt__ranks_free(t);
     pt__section_free_children(&t->root);
     pt__threads_free(t);
+    free(t->output);
     free(t->name);
     free(t);
-}
-
-static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
-static pt_timing *default_timing;
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
-
-/* A fork's child has only the forking thread: another thread of the
- * parent may have held the lock, which the child then makes anew. */
-static void default_child(void)
-{
-    pthread_mutex_init(&default_lock, NULL);
-}
-
-static void default_atfork(void)
-{
-    pthread_atfork(NULL, NULL, default_child);
-}
-
-/* The default is made outside the lock: pt_create() may itself make and
- * destroy a timing (its cost measured on the first), whose pt_destroy()
- * takes the lock. Two threads asking at once may both make one; the
- * second is destroyed. */
-pt_timing *pt_default(void)
-{
-    pt_timing *t, *made;
-    pthread_once(&default_once, default_atfork);
-    pthread_mutex_lock(&default_lock);
-    t = default_timing;
-    pthread_mutex_unlock(&default_lock);
-    if (t)
-        return t;
-    made = pt_create("ptkit", PT_CPU);
-    pthread_mutex_lock(&default_lock);
-    if (!default_timing) {
-        default_timing = made;
-        made = NULL;
-    }
-    t = default_timing;
-    pthread_mutex_unlock(&default_lock);
-    if (made) {
-        /* Never used: it writes none of PT_OUTPUT's files. */
-        free(made->output);
-        made->output = NULL;
-    }
-    pt_destroy(made);
-    return t;
-}
-
-/* pt_destroy(pt_default()) must not leave a dangling default, and the
- * default is freed when the program ends, which writes its PT_OUTPUT, and
- * so leak checkers stay quiet. */
-static void forget_default(pt_timing *t)
-{
-    pthread_mutex_lock(&default_lock);
-    if (default_timing == t)
-        default_timing = NULL;
-    pthread_mutex_unlock(&default_lock);
-}
-
-__attribute__((destructor)) static void default_at_exit(void)
-{
-    pthread_mutex_lock(&default_lock);
-    pt_timing *t = default_timing;
-    default_timing = NULL;
-    pthread_mutex_unlock(&default_lock);
-    pt_destroy(t);
 }
 
 /* A schedule (schedule.c) also turns recording off between its active

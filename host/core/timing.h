@@ -26,8 +26,15 @@ PT__HIDDEN void pt__settle(pt_timing *t);
  * layers (the GPU side knows a device's). */
 PT__HIDDEN void pt__peaks_resolve(pt_timing *t);
 
-/* pt_create() for ptkit's own timings (its cost measurement, a saved
- * run rebuilt): the same, reading no PT_OUTPUT. */
+/* A timing as the core makes it, with the layers' create hooks run and
+ * no PT_OUTPUT read (api/timing.c's pt_create adds that); NULL on
+ * failure. */
+PT__HIDDEN pt_timing *pt__create(const char *name, unsigned flags);
+/* pt__create() for ptkit's own timings (its cost measurement, a saved
+ * run rebuilt): the same, by the name the tools know. */
 PT__HIDDEN pt_timing *pt__create_internal(const char *name, unsigned flags);
+/* Frees t and all it holds, each attached layer's state first (NULL: no
+ * op); writes nothing. */
+PT__HIDDEN void pt__destroy(pt_timing *t);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hist.h"
+#include "pt_hist.h"
 #include "core/tree.h"
 
 static int64_t now_ns;
@@ -127,7 +127,7 @@ static pt_timing *metrics(void)
     ph->phase->block_min_ns = 1e5;
     ph->phase->block_max_ns = 4e5;
     ph->phase->nsm = 4;
-    /* 128 block times in three bins of the histogram (core/hist.h). */
+    /* 128 block times in three bins of the histogram (device/pt_hist.h). */
     if (!(ph->phase->hist = calloc(PT__HIST_BINS, sizeof *ph->phase->hist))) {
         fprintf(stderr, "pack_seeds: out of memory\n");
         exit(1);

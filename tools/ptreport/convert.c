@@ -19,8 +19,7 @@
  * expanded, as the library's exports do). */
 #include "ptreport.h"
 
-#include "report/export_html.h"
-#include "report/flame.h"
+#include "api/tool.h"
 
 #include <stdlib.h>
 #include <string.h>

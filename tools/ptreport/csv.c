@@ -8,7 +8,7 @@
  * such titles does the CSV differ from the library's. */
 #include "ptreport.h"
 
-#include "report/export_csv.h"
+#include "api/tool.h"
 
 /* Each section's row, depth first without recursion. */
 static int rows(const pr_run *r, FILE *f)

@@ -18,8 +18,7 @@
  * with the number of calls, which a changed workload changes on purpose. */
 #include "ptreport.h"
 
-#include "core/tree.h"
-#include "report/export_csv.h"
+#include "api/tool.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * a failure said at its line and column (where.c). */
 #include "members.h"
 
-#include "core/roofline.h"
+#include "api/tool.h"
 
 #include <math.h>
 #include <string.h>

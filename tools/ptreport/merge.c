@@ -30,10 +30,7 @@
  * one list. */
 #include "ptreport.h"
 
-#include "core/merge.h"
-#include "core/restore.h"
-#include "core/tree.h"
-#include "report/export_json.h"
+#include "api/tool.h"
 
 #include <stdlib.h>
 #include <string.h>

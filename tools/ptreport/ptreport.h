@@ -8,9 +8,7 @@
 #ifndef PT_PTREPORT_H
 #define PT_PTREPORT_H
 
-#include "core/restore.h"
-#include "core/stats.h"
-#include "report/atomic_file.h"
+#include "api/tool.h"
 
 #include <jansson.h>
 #include <stddef.h>

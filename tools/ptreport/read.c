@@ -17,7 +17,7 @@
 #include "sections.h"
 #include "where.h"
 
-#include "core/roofline.h"
+#include "api/tool.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,8 +5,7 @@
  * out by one writer. */
 #include "ptreport.h"
 
-#include "core/restore.h"
-#include "gpu/memory.h"
+#include "api/tool.h"
 
 #include <limits.h>
 #include <math.h>

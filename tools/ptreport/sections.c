@@ -5,8 +5,7 @@
 
 #include "members.h"
 
-#include "core/tree.h"
-#include "core/hist.h"
+#include "api/tool.h"
 
 #include <stdlib.h>
 #include <string.h>

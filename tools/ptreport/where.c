@@ -5,7 +5,7 @@
  * unambiguous. */
 #include "where.h"
 
-#include "report/utf8.h"
+#include "api/tool.h"
 
 #include <stdarg.h>
 #include <stdio.h>

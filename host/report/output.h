@@ -1,8 +1,8 @@
 /* PT_OUTPUT (output.c): the reports a run writes, chosen by the
  * environment, read at pt_create() and written at pt_destroy(). Not
  * installed. */
-#ifndef PT_CORE_OUTPUT_H
-#define PT_CORE_OUTPUT_H
+#ifndef PT_REPORT_OUTPUT_H
+#define PT_REPORT_OUTPUT_H
 
 #include "core/model.h"
 

@@ -18,7 +18,7 @@
  * pt_destroy() is said on stderr, the timing being gone with its error
  * count. ptkit's own timings (its cost measurement, ptreport's) read no
  * PT_OUTPUT. The default timing (pt_default()) writes its outputs at exit. */
-#include "core/output.h"
+#include "report/output.h"
 
 #include "core/errors.h"
 

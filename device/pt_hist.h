@@ -1,12 +1,14 @@
-/* The histogram of a folded phase's per-block times: 16 bins per octave
+/* The histogram of a folded phase's per-block times (the host's
+ * statistics and the device reduction share it; device code includes
+ * nothing of host/): 16 bins per octave
  * from 1 ns to 2^36 ns (69 s), each 1/16 of its octave wide, so a time's
  * bin is read off its double's bits (the exponent and 4 mantissa bits),
  * alike on the host and in the device reduction (device/pt_fold_math.h),
  * and a bin's geometric middle is within 3.2% of any time in it. Below
  * 1 ns is bin 0; from 2^36 ns the last. Plain C11 and CUDA C++. Not
  * installed. */
-#ifndef PT_CORE_HIST_H
-#define PT_CORE_HIST_H
+#ifndef PT_DEVICE_HIST_H
+#define PT_DEVICE_HIST_H
 
 #define PT__HIST_OCTAVES 36
 #define PT__HIST_SUB 16
