@@ -302,11 +302,11 @@ typedef struct pt_dev_state pt_dev_state;
     do { pt__dev_mark(&pt__dev_st, (long long)(phase), PT__DEV_N); } while (0)
 /** \brief The state of this function's PT_DEV_BEGIN, a `pt_dev_state *`
  *  to hand to helpers that mark. */
-#  define PT_DEV_STATE (&pt__dev_st)
+#  define PT_DEV_STATE pt__dev_state_ref(&pt__dev_st)
 /** \brief PT_DEV_MARK in a helper: `st` is the `pt_dev_state *` the
  *  caller passed down (PT_DEV_STATE where it began). */
 #  define PT_DEV_MARK_IN(st, phase) \
-    do { pt__dev_mark((st), (long long)(phase), PT__DEV_N); } while (0)
+    do { pt__dev_mark_in((st), (long long)(phase), PT__DEV_N); } while (0)
 /** \brief Write the record: the slot header and the (cycles, hits) of the
  *  first PT_DEV_PHASES phases, then DONE = 1. `buf` is the buffer given to
  *  BEGIN (its record was fixed there; END reads its shape). */

@@ -223,10 +223,9 @@ PT_DEV_FN int pt__dev_end_record(pt_dev_buf b, long long slot, long long **r)
     return 1;
 }
 
-/* The slot header, then DONE: clock64 and %globaltimer at BEGIN and END,
- * %smid, the bad marks, the trace events stored and dropped. */
-PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long clk0,
-                                  long long clk1, long long gt0, long long gt1, long long bad)
+/* The rest of the slot header, then DONE: %smid, the bad marks, the trace
+ * events stored and dropped (the clocks are the caller's). */
+PT_DEV_FN void pt__dev_end_tail(const pt_dev_state *s, long long *r, long long bad)
 {
     long long where = pt__dev_where(), stored, dropped;
 #if defined(PT_DEV_TRACING)
@@ -240,20 +239,12 @@ PT_DEV_FN void pt__dev_end_header(const pt_dev_state *s, long long *r, long long
     stored = 0;
     dropped = 0;
 #endif
+    /* One word at a time: a 128-bit store of two takes four registers. */
     r[PT_DEV_S_SMID] = where;
-#if PT__DEV_SMEM
-    /* clk0 and gt0 come from one 128-bit load: four 64-bit stores take
-     * them where they are, where two pairs would take four moves. */
-    r[PT_DEV_S_CLK0] = clk0;
-    r[PT_DEV_S_CLK1] = clk1;
-    r[PT_DEV_S_GT0] = gt0;
-    r[PT_DEV_S_GT1] = gt1;
-#else
-    pt__dev_store2(&r[PT_DEV_S_CLK0], clk0, clk1);
-    pt__dev_store2(&r[PT_DEV_S_GT0], gt0, gt1);
-#endif
-    pt__dev_store2(&r[PT_DEV_S_BAD_PHASE], bad, stored);
-    pt__dev_store2(&r[PT_DEV_S_DROPPED], dropped, where);
+    r[PT_DEV_S_BAD_PHASE] = bad;
+    r[PT_DEV_S_NEVENTS] = stored;
+    r[PT_DEV_S_DROPPED] = dropped;
+    r[PT_DEV_S_SMID1] = where;
     pt__dev_publish(r);
 }
 
@@ -364,7 +355,11 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
  * the array's own address) and adds the cycles since the last mark and
  * one hit to the pair at byte offset pair of the array (an offset, so
  * that no pair's address is a loop invariant the compiler keeps in a
- * register); every other thread branches over it, inside the statement
+ * register), each with a shared-memory reduction (red), which returns
+ * nothing to wait for and needs no register for the pair: the mark holds
+ * the clock and the last one, four registers, at its widest (a load, two
+ * adds and a store of the pair took eight, which set the register count
+ * of small kernels); every other thread branches over it, inside the statement
  * (its label made unique by %=: ptxas scopes labels by braces, but not
  * every reader of PTX does). No "memory" clobber: the array is ptkit's
  * alone, and the kernel's own loads and stores may move across a mark as
@@ -374,19 +369,21 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
 PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
 {
     long long now;
-    asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_c, pt_h, pt_l;\n\t"
+    asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_l, pt_v;\n\t"
                  ".reg .b32 pt_q;\n\t"
                  "setp.eq.u32 pt_p, %1, %3;\n\t"
                  "@pt_p bra PT_DEV_MARK_SKIP%=;\n\t"
                  "mov.u64 %0, %%clock64;\n\t"
-                 "add.u32 pt_q, %1, %2;\n\t"
                  "ld.shared.u64 pt_l, [%1];\n\t"
-                 "ld.shared.v2.u64 {pt_c, pt_h}, [pt_q];\n\t"
                  "st.shared.u64 [%1], %0;\n\t"
+                 "add.u32 pt_q, %1, %2;\n\t"
                  "sub.s64 pt_l, %0, pt_l;\n\t"
-                 "add.s64 pt_c, pt_c, pt_l;\n\t"
-                 "add.s64 pt_h, pt_h, 1;\n\t"
-                 "st.shared.v2.u64 [pt_q], {pt_c, pt_h};\n"
+                 "ld.shared.u64 pt_v, [pt_q];\n\t"
+                 "add.s64 pt_v, pt_v, pt_l;\n\t"
+                 "st.shared.u64 [pt_q], pt_v;\n\t"
+                 "ld.shared.u64 pt_v, [pt_q+8];\n\t"
+                 "add.s64 pt_v, pt_v, 1;\n\t"
+                 "st.shared.u64 [pt_q+8], pt_v;\n"
                  "PT_DEV_MARK_SKIP%=:\n\t}"
                  : "=l"(now)
                  : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
@@ -420,47 +417,39 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 {
     const long long *acc = pt__dev_acc(s);
-    long long *r, clk1, gt1, bad;
-    int m, q;
+    long long *r, bad;
+    int m, k, q;
     if (!s->rec || !pt__dev_end_record(b, slot, &r))
         return;
-    clk1 = pt__dev_clock();
-    gt1 = pt__dev_ns();
+    /* The clocks first, each stored as it is read, so that no register
+     * holds them through the copy below: END's register peak is the
+     * kernel's in small kernels, whose count it would otherwise raise. */
+    r[PT_DEV_S_CLK1] = pt__dev_clock();
+    r[PT_DEV_S_GT1] = pt__dev_ns();
+    r[PT_DEV_S_CLK0] = acc[1];
+    r[PT_DEV_S_GT0] = acc[4 + 2 * s->n];
     /* The first min(n, nphases) pairs are written, marked or not, so a
      * reused record never shows an earlier launch's figures; the buffer's
      * pairs past them keep what pt_dev_reset() left there. The marks of a
      * phase the buffer does not have, or beyond this n (a helper's mark
-     * under a larger PT_DEV_PHASES), are counted as bad. Four pairs are
-     * loaded before their stores: the loads then wait on shared memory
-     * once for four, not once a pair (the compiler may not move a load of
-     * the generic pointer above a store through another), which took END
-     * from 938 to about 450 simulated cycles with 16 phases, holding 16
-     * registers, not 64, at its widest. */
+     * under a larger PT_DEV_PHASES), are counted as bad. One pair a turn
+     * (four registers): four a turn, whose loads overlapped, took END
+     * from 938 to about 450 simulated cycles with 16 phases but held 16
+     * registers, which raised small kernels' counts (a reduction from 13
+     * to 29 on sm_90). */
     m = n < s->n ? n : s->n;
+    k = m < b.nphases ? m : b.nphases;
+    PT__DEV_NO_UNROLL
+    for (q = 0; q < k; q++)
+        pt__dev_store2(&r[PT_DEV_SLOT_HDR + 2 * q], acc[2 + 2 * q], acc[3 + 2 * q]);
+    /* The marks of the phases the buffer lacks, of those past this n (a
+     * helper's marks under a larger PT_DEV_PHASES), and of phases out of
+     * range (the pair after the phases'). */
     bad = acc[3 + 2 * s->n];
     PT__DEV_NO_UNROLL
-    for (q = 0; q < m; q += 4) {
-        long long pv[8];
-        PT__DEV_UNROLL
-        for (int k = 0; k < 4; k++)
-            if (q + k < m) {
-                pv[2 * k] = acc[2 + 2 * (q + k)];
-                pv[2 * k + 1] = acc[3 + 2 * (q + k)];
-            }
-        PT__DEV_UNROLL
-        for (int k = 0; k < 4; k++)
-            if (q + k < m) {
-                if (q + k < b.nphases)
-                    pt__dev_store2(&r[PT_DEV_SLOT_HDR + 2 * (q + k)], pv[2 * k], pv[2 * k + 1]);
-                else
-                    bad += pv[2 * k + 1];
-            }
-    }
-    /* Pairs past this n (a helper's marks under a larger PT_DEV_PHASES). */
-    PT__DEV_NO_UNROLL
-    for (q = m; q < s->n; q++)
+    for (q = k; q < s->n; q++)
         bad += acc[3 + 2 * q];
-    pt__dev_end_header(s, r, acc[1], clk1, acc[4 + 2 * s->n], gt1, bad);
+    pt__dev_end_tail(s, r, bad);
 }
 
 #else
@@ -555,6 +544,8 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
      * keep what pt_dev_reset() left there. The marks of a phase the buffer
      * does not have (nphases < n), or beyond this n (a helper's mark under
      * a larger PT_DEV_PHASES), are counted as bad. */
+    pt__dev_store2(&r[PT_DEV_S_CLK0], s->clk0, clk1);
+    pt__dev_store2(&r[PT_DEV_S_GT0], s->gt0, gt1);
     bad = s->bad;
     PT__DEV_UNROLL
     for (int q = 0; q < PT_DEV_MAX_PHASES; q++) {
@@ -563,9 +554,49 @@ PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, 
         else
             bad += s->hits[q];
     }
-    pt__dev_end_header(s, r, s->clk0, clk1, s->gt0, gt1, bad);
+    pt__dev_end_tail(s, r, bad);
 }
 
+#endif
+
+#if PT__DEV_SMEM
+#  if PT__DEV_AT && !defined(PT_DEV_TRACING)
+#    define PT__DEV_STATE_VALUE 1
+#  endif
+#endif
+
+/* What PT_DEV_STATE hands a helper. On the GPU without trace stores, the
+ * state as a value dressed as a pointer (the array's address on the
+ * recording thread, or PT__DEV_NOT_REC, and its phases above it), which
+ * PT_DEV_MARK_IN takes apart: a helper the compiler does not inline then
+ * needs no copy of the state in local memory (a stack frame of 24 bytes
+ * on sm_90, as a pointer to the state took). It is never dereferenced.
+ * Elsewhere (the CPU, -G builds, trace stores, whose state holds more)
+ * the state's address. */
+#if defined(PT__DEV_STATE_VALUE)
+PT_DEV_FN pt_dev_state *pt__dev_state_ref(pt_dev_state *s)
+{
+    return (pt_dev_state *)(((unsigned long long)(unsigned)s->n << 32) | s->at);
+}
+PT_DEV_FN void pt__dev_mark_in(pt_dev_state *st, long long phase, int n)
+{
+    unsigned long long v = (unsigned long long)st;
+    pt_dev_state s;
+    s.at = (unsigned)v;
+    s.n = (int)(v >> 32);
+    s.rec = s.at != PT__DEV_NOT_REC;
+    s.acc = (long long *)PT__DEV_NULL;
+    pt__dev_mark(&s, phase, n);
+}
+#else
+PT_DEV_FN pt_dev_state *pt__dev_state_ref(pt_dev_state *s)
+{
+    return s;
+}
+PT_DEV_FN void pt__dev_mark_in(pt_dev_state *st, long long phase, int n)
+{
+    pt__dev_mark(st, phase, n);
+}
 #endif
 
 #endif
