@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../common.h"
+#include "../kernels/corpus.h"
 #include "../kernels/kstat.h"
 
 static const char *dir;
@@ -202,6 +203,48 @@ static void kernel_row(const char *file, const char *entry, const char *label, i
     form_goals("registers", o, r, h, big_blocks);
 }
 
+/* The corpus (tests/kernels/corpus/, corpus.h): each kernel bare, with
+ * ptkit in shared memory (the default) and in registers, on sm_80 and
+ * sm_90: registers, stack, static shared memory and the warps an SM holds
+ * at the block size its project launches; the default mode held to the
+ * kernel's registers rounded up to the allocation unit, its occupancy and
+ * its stack. Read from BENCH_DIR/../corpus. */
+static void corpus_rows(void)
+{
+    static const char *const forms[3] = { "orig", "ptkit", "reg" };
+    static const char *const names[3] = { "original", "shared", "registers" };
+    printf("\nthe corpus: kernels of public projects rebuilt in their shape "
+           "(tests/kernels/corpus/)\n%-18s %-6s %-9s %5s %6s %6s %6s\n", "kernel", "arch",
+           "form", "regs", "stack", "smem", "warps");
+    for (int i = 0; i < CORPUS_N; i++) {
+        const corpus_kernel *k = &corpus[i];
+        for (int arch = 80; arch <= 90; arch += 10) {
+            kstat_regs r[3];
+            char p[1024], sm[16];
+            snprintf(sm, sizeof sm, "sm_%d", arch);
+            for (int f = 0; f < 3; f++) {
+                snprintf(p, sizeof p, "%s/../corpus/%s.%s.ptxas.txt", dir, k->file, forms[f]);
+                char *rep = test_read_file(p);
+                if (!rep || kstat_ptxas_arch(rep, k->entry, sm, &r[f]) != 0)
+                    memset(&r[f], 0xff, sizeof r[f]);
+                free(rep);
+                printf("%-18s %-6s %-9s %5d %6d %6d %6d\n", f ? "" : k->entry, f ? "" : sm,
+                       names[f], r[f].regs, r[f].stack, r[f].smem + k->dyn_smem,
+                       corpus_warps(r[f].regs, k->threads, r[f].smem + k->dyn_smem, arch));
+            }
+            char what[160];
+            snprintf(what, sizeof what, "%s, %s: shared: registers at most %d (its own rounded "
+                     "to 8)", k->entry, sm, corpus_alloc(r[0].regs));
+            goal(r[1].regs >= 0 && r[1].regs <= corpus_alloc(r[0].regs), what);
+            snprintf(what, sizeof what, "%s, %s: shared: occupancy and stack kept", k->entry, sm);
+            goal(r[1].regs >= 0 && r[1].stack <= r[0].stack &&
+                     corpus_warps(r[1].regs, k->threads, r[1].smem + k->dyn_smem, arch) >=
+                         corpus_warps(r[0].regs, k->threads, r[0].smem + k->dyn_smem, arch),
+                 what);
+        }
+    }
+}
+
 static long cost(const char *entry, int *regs)
 {
     char p[1024];
@@ -241,6 +284,7 @@ int main(int argc, char **argv)
     kernel_row("attention", "attention", "attention", 0); /* 32-thread blocks */
     kernel_row("dynamic", "dynamic", "dynamic", 1);
     kernel_row("helper", "solve", "helper", 1);
+    corpus_rows();
 
     bare = cost("cost_bare", &rb);
     n1 = cost("cost_end_n1", &r1);

@@ -178,3 +178,31 @@ $(GPU_TEST_BIN): $(BENCH_GPU_KOBJS)
 $(BUILD)/obj/tests/nvrtc.o: PT_CPPFLAGS += -isystem $(CUDA_HOME)/include
 TEST_LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 endif
+
+# The corpus (tests/kernels/corpus/): kernels of public projects rebuilt
+# in their shape (each file says which, and its licence), compiled bare,
+# with ptkit in shared memory (the default) and in registers, for sm_80
+# and sm_90 in one nvcc run each; tests/corpus.c holds the default mode
+# to the kernel's registers, stack and occupancy, bench-static prints
+# every form. CORPUS=0 leaves it out (24 compiles).
+CORPUS         ?= $(CUDA)
+CORPUS_KERNELS := $(basename $(notdir $(wildcard tests/kernels/corpus/*.cu)))
+CORPUS_FORMS   := orig ptkit reg
+CORPUS_DIR     := $(KDIR)/corpus
+CORPUS_FLAGS_orig  := -DPT_KFORM=0
+CORPUS_FLAGS_ptkit := -DPT_KFORM=1
+CORPUS_FLAGS_reg   := -DPT_KFORM=1 -DPT_DEV_SHARED=0
+CORPUS_REPORTS := $(foreach k,$(CORPUS_KERNELS),$(foreach f,$(CORPUS_FORMS),$(CORPUS_DIR)/$(k).$(f).ptxas.txt))
+
+ifeq ($(CUDA)$(CORPUS),11)
+define corpus_rule
+$(CORPUS_DIR)/$(1).$(2).ptxas.txt: tests/kernels/corpus/$(1).cu tests/kernels/forms.h $(PT_DEV_HDRS)
+	@mkdir -p $$(@D)
+	$(K_NVCC) -O3 $(CORPUS_FLAGS_$(2)) -gencode arch=compute_80,code=sm_80 \
+	    -gencode arch=compute_90,code=sm_90 -Xptxas -v -c -o $$(@:.ptxas.txt=.o) $$< > $$@.tmp 2>&1
+	mv $$@.tmp $$@
+endef
+$(foreach k,$(CORPUS_KERNELS),$(foreach f,$(CORPUS_FORMS),$(eval $(call corpus_rule,$(k),$(f)))))
+TEST_PREREQS += $(CORPUS_REPORTS)
+BENCH_STATIC_FILES += $(CORPUS_REPORTS)
+endif

@@ -39,9 +39,26 @@ int kstat_ptxas(const char *report, const char *kernel, kstat_regs *out)
                    &out->stack, &out->spill_stores, &out->spill_loads) != 3 ||
             sscanf(used, "Used %d registers", &out->regs) != 1)
             return -1;
+        const char *eol = strchr(used, '\n'), *sm = strstr(used, " bytes smem");
+        out->smem = 0;
+        if (sm && (!eol || sm < eol)) {
+            while (sm > used && sm[-1] >= '0' && sm[-1] <= '9')
+                sm--;
+            out->smem = atoi(sm);
+        }
         return 0;
     }
     return -1;
+}
+
+int kstat_ptxas_arch(const char *report, const char *kernel, const char *arch, kstat_regs *out)
+{
+    char want[600];
+    const char *p;
+    snprintf(want, sizeof want, "Compiling entry function '%s' for '%s'", kernel, arch);
+    p = strstr(report, want);
+    /* From there on, so that kstat_ptxas meets this entry first. */
+    return p ? kstat_ptxas(p, kernel, out) : -1;
 }
 
 static uint64_t le(const unsigned char *p, int n)

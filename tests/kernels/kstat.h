@@ -13,11 +13,16 @@ typedef struct kstat_regs {
     int regs;   /**< registers per thread */
     int stack;  /**< bytes of stack frame */
     int spill_stores, spill_loads;
+    int smem;   /**< bytes of static shared memory (0 when the report names none) */
 } kstat_regs;
 
 /** \brief The figures ptxas -v gave for entry `kernel` in `report`.
  *  \return 0, or -1 when the report has no such entry or no figures. */
 int kstat_ptxas(const char *report, const char *kernel, kstat_regs *out);
+
+/** \brief As kstat_ptxas, for the entry compiled for `arch` ("sm_90") in a
+ *  report of several architectures (nvcc -Xptxas -v with a -gencode each). */
+int kstat_ptxas_arch(const char *report, const char *kernel, const char *arch, kstat_regs *out);
 
 /** \brief The entry functions named in a ptxas -v report, one per call:
  *  `*pos` starts at 0. \return 1 with the name in name[size], 0 at the end. */
