@@ -11,7 +11,7 @@ NVCCFLAGS ?=
 PT_NVCCFLAGS := -O3 -std=c++17 -Iinclude -Idevice
 
 DEVICE_KERNELS := calibrate reduce
-DEVICE_HDRS := device/pt_fold_math.h host/core/hist.h device/pt_calibrate.h include/pt/pt_dev_buf.h include/pt/pt_dev.h \
+DEVICE_HDRS := device/pt_fold_math.h device/pt_hist.h device/pt_calibrate.h include/pt/pt_dev_buf.h include/pt/pt_dev.h \
                $(wildcard include/pt/detail/pt_dev_*.h)
 
 ifeq ($(CUDA),1)

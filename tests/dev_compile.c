@@ -474,7 +474,7 @@ Test(dev_compile, publish_is_a_plain_store_or_a_release_one_when_asked)
 
 Test(dev_compile, host_device_function_runs_on_the_cpu)
 {
-    enum { NSLOTS = 2, NPHASES = 3, MS = 1000000 };
+    enum { NSLOTS = 3, NPHASES = 3, MS = 1000000 };
     long long words = PT_DEV_BUF_WORDS(NSLOTS, NPHASES, 0);
     long long data[PT_DEV_BUF_WORDS(NSLOTS, NPHASES, 0)];
     char *path = kernel_path("hostdev");
@@ -500,5 +500,12 @@ Test(dev_compile, host_device_function_runs_on_the_cpu)
     cr_assert_eq(r1[PT_DEV_S_DONE], 1, "slot 1 not done");
     cr_assert_eq(r1[PT_DEV_SLOT_HDR + 5], 1000, "slot 1 phase 2 hits %lld", r1[PT_DEV_SLOT_HDR + 5]);
     cr_assert_eq(r1[PT_DEV_S_BAD_PHASE], 1, "slot 1 BAD_PHASE %lld", r1[PT_DEV_S_BAD_PHASE]);
+    /* Slot 2 returned before PT_DEV_END: BEGIN's guard wrote its record,
+     * once, with the mark it made. */
+    long long *r2 = r1 + PT_DEV_SLOT_WORDS(NPHASES, 0);
+    cr_assert_eq(r2[PT_DEV_S_DONE], 1, "slot 2, which returned before END, has no record");
+    cr_assert_eq(r2[PT_DEV_SLOT_HDR + 3], 1, "slot 2 phase 1 hits %lld", r2[PT_DEV_SLOT_HDR + 3]);
+    cr_assert_eq(r2[PT_DEV_SLOT_HDR + 1], 0, "slot 2 phase 0 hits %lld", r2[PT_DEV_SLOT_HDR + 1]);
+    cr_assert_geq(r2[PT_DEV_S_CLK1], r2[PT_DEV_S_CLK0], "slot 2's clocks");
     free(path);
 }

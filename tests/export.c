@@ -970,6 +970,7 @@ Test(export, json_device_clock_counts_folds_even_uncalibrated)
     t->dev_clock.cycles_per_ns = 1.5;
     t->dev_clock.folds = 3;
     t->dev_clock.slots_skipped = 2;
+    t->dev_clock.slots_unfinished = 1;
     cr_assert_eq(pt_export_json(t, in_dir("unc.json")), 0, "%s", pt_last_error(t));
     json_t *j = load(in_dir("unc.json"));
     json_t *dc = member(j, "device_clock");
@@ -977,5 +978,6 @@ Test(export, json_device_clock_counts_folds_even_uncalibrated)
     cr_assert(json_is_false(member(dc, "calibrated")), "not calibrated");
     cr_assert_eq(json_integer_value(member(dc, "folds")), 3, "folds");
     cr_assert_eq(json_integer_value(member(dc, "slots_skipped")), 2, "slots_skipped");
+    cr_assert_eq(json_integer_value(member(dc, "slots_unfinished")), 1, "slots_unfinished");
     json_decref(j);
 }

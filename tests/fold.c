@@ -320,13 +320,16 @@ Test(fold, bad_phases_and_slots_are_counted)
     d[PT_DEV_HDR + PT_DEV_SLOT_WORDS(1, 0) + PT_DEV_S_BAD_PHASE] = 3;
     d[PT_DEV_H_BAD_SLOT] = 4;
     launch_cpu("step", 1000000);
+    test_text said = { NULL, 0 };
+    pt_error_fn_set(t, test_text_line, &said);
     int rc = fold(b, "step");
+    pt_error_fn_set(t, NULL, NULL);
     cr_assert_eq(rc, PT_ERANGE, "%s", pt_strerror(rc));
-    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1, "once per fold");
-    cr_assert(strstr(pt_last_error(t), "5 marks with a phase index out of range"), "%s",
-              pt_last_error(t));
-    cr_assert(strstr(pt_last_error(t), "4 blocks with a slot index out of range"), "%s",
-              pt_last_error(t));
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 2, "the marks and the slots, each said once");
+    cr_assert(strstr(said.s, "5 marks with a phase index out of range"), "%s", said.s);
+    cr_assert(strstr(said.s, "4 blocks began at a slot out of range [0, 2)"), "%s", said.s);
+    cr_assert_null(strstr(said.s, " 0 "), "no half of the message says zero: %s", said.s);
+    free(said.s);
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "still folded");
     pt_dev_records_free(b);
 }
@@ -343,7 +346,7 @@ Test(fold, out_of_range_names_the_limit_a_mark_meets)
     pt_dev_arg(b).data[PT_DEV_HDR + PT_DEV_S_BAD_PHASE] = 1;
     launch_cpu("step", 1000000);
     cr_assert_eq(fold(b, "step"), PT_ERANGE);
-    snprintf(want, sizeof want, "below the buffer's %d phases and below the kernel's "
+    snprintf(want, sizeof want, "only a phase below the buffer's %d and below the kernel's "
              "PT_DEV_PHASES (its ptgen list's count, else %d)", np, PT_DEV_MAX_PHASES);
     cr_assert(strstr(pt_last_error(t), want), "%s", pt_last_error(t));
     pt_dev_records_free(b);
@@ -924,7 +927,7 @@ Test(fold, hostile_records_are_left_out_and_said)
                  said.s);
     cr_assert_eq(pt_error_count_of(t, PT_EFULL), 1, "the drops: %s", said.s);
     cr_assert(strstr(said.s, "7 block records hold what no kernel writes"), "%s", said.s);
-    cr_assert(strstr(said.s, "1 marks with a phase index out of range"), "%s", said.s);
+    cr_assert(strstr(said.s, "1 mark with a phase index out of range"), "%s", said.s);
     cr_assert(strstr(said.s, "3 trace events dropped"), "%s", said.s);
     pt_error_fn_set(t, NULL, NULL);
     free(said.s);

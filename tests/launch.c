@@ -204,7 +204,7 @@ Test(launch, a_failed_launch_folds_nothing_and_says_so)
     got.fail = 98; /* cudaErrorInvalidDeviceFunction */
     PT_LAUNCH(t, "step", recs, step, grid, block, 0, NULL, &in, &n);
     pt_sync(t);
-    cr_assert(strstr(pt_last_error(t), "none of the 4 slots finished"), "%s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "none of the 4 slots has a record"), "%s", pt_last_error(t));
     pt_dev_records_free(recs);
 }
 
@@ -282,5 +282,50 @@ Test(launch, with_metrics_the_launch_has_its_rates)
     PT_HOST_LAUNCH_WITH(t, "cpu", ((pt_metrics){ .written = 8 }), h, 2, body, work);
     cr_assert_float_eq(stats("cpu").written_bytes, 8, 1e-9);
     pt_dev_records_free(h);
+    pt_dev_records_free(recs);
+}
+
+/* llm.c's first line, `if (idx >= N) return;`, before BEGIN: odd blocks
+ * of this body record nothing. */
+static void body_returns_early(int block, const int *work, pt_dev_buf buf)
+{
+    if (block % 2)
+        return;
+    body(block, work, buf);
+}
+
+Test(launch, blocks_that_record_nothing_are_counted_and_said)
+{
+    /* The records hold exactly the launch's blocks, so a slot without a
+     * record is a block that returned early: an error that says where to
+     * put BEGIN, a figure of the device clock, a line of the report. */
+    pt_destroy(t);
+    t = pt_create("early", PT_CPU);
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_HOST, 0);
+    int work[6] = { 1, 1, 1, 1, 1, 1 };
+    PT_HOST_LAUNCH(t, "step", recs, 6, body_returns_early, work);
+    cr_assert_eq(pt_error_count_of(t, PT_ESTATE), 1, "%s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "3 of the launch's 6 blocks wrote no record: they "
+                                       "returned before PT_DEV_BEGIN"), "%s", pt_last_error(t));
+    pt_dev_clock dc;
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
+    cr_assert_eq(dc.slots_unfinished, 3);
+    cr_assert_eq(dc.slots_skipped, 3);
+    cr_assert_eq(stats("step/phase 0").blocks, 3, "the other blocks folded");
+    test_text out = { NULL, 0 };
+    pt_log_fn(t, test_text_line, &out);
+    cr_assert(strstr(out.s, "3 slots without a record (3 of them a launch's blocks that returned "
+                            "before PT_DEV_BEGIN or PT_DEV_END: an error)"), "%s", out.s);
+    free(out.s);
+    /* Records larger than the grid, folded by hand: empty slots are the
+     * grid's, no error. */
+    pt_dev_records *big = pt_dev_records_create(t, 8, 1, NULL, PT_DEV_HOST, 0);
+    pt_start(t, "by hand");
+    for (int b = 0; b < 6; b++)
+        body(b, work, pt_dev_arg(big));
+    pt_stop(t, "by hand");
+    cr_assert_eq(pt_dev_fold(t, big, "by hand"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count_of(t, PT_ESTATE), 1, "no second error");
+    pt_dev_records_free(big);
     pt_dev_records_free(recs);
 }

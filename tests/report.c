@@ -829,8 +829,8 @@ Test(report, device_clock_and_dropped_events_are_stated)
     for (size_t i = 0; i < l.n; i++) {
         if (strcmp(l.v[i], "  device clock: NVIDIA H100 80GB HBM3 (device 0), SM clock 1.755 GHz "
                            "calibrated, globaltimer tick 32 ns; 3 blocks timed by their own "
-                           "measured rate, 1 by the calibrated rate; 2 folds, 1 slot skipped "
-                           "(no END); a mark's cost not measured, nothing taken out of the "
+                           "measured rate, 1 by the calibrated rate; 2 folds, 1 slot without a "
+                           "record; a mark's cost not measured, nothing taken out of the "
                            "phases") == 0)
             found_clock = 1;
         if (strcmp(l.v[i], "  note: 7 device trace events dropped: a record buffer's trace_cap "
@@ -875,7 +875,7 @@ Test(report, uncalibrated_device_clock_says_launch_average)
         found |= strcmp(l.v[i], "  device clock: NVIDIA H100 80GB HBM3 (device 0), SM clock "
                                 "1.755 GHz: launch-average rate, calibration unavailable; 3 "
                                 "blocks timed by their own measured rate; 2 folds, 1 slot "
-                                "skipped (no END); a mark's cost not measured, nothing taken "
+                                "without a record; a mark's cost not measured, nothing taken "
                                 "out of the phases") == 0;
     cr_assert(found, "the uncalibrated device clock line");
     lines_free(&l);
@@ -893,8 +893,8 @@ Test(report, host_mode_states_the_host_tsc)
     for (size_t i = 0; i < l.n; i++) {
         found |= strcmp(l.v[i], "  device clock: host, host TSC 1.755 GHz calibrated, "
                                 "globaltimer tick 32 ns; 3 blocks timed by their own measured "
-                                "rate, 1 by the calibrated rate; 2 folds, 1 slot skipped "
-                                "(no END); a mark's cost not measured, nothing taken out of "
+                                "rate, 1 by the calibrated rate; 2 folds, 1 slot without a "
+                                "record; a mark's cost not measured, nothing taken out of "
                                 "the phases") == 0;
         cr_assert_null(strstr(l.v[i], "SM clock"), "no SM clock in host mode: %s", l.v[i]);
     }

@@ -216,7 +216,7 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
     return 0;
 }
 
-int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
+int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot)
 {
     pt_section *parent, *node;
     fold_job *j;
@@ -280,6 +280,7 @@ int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
     j->src.buf = b;
     j->src.node = node;
     j->src.gen = b->fold_gen = b->reset_gen;
+    j->src.every_slot = every_slot;
     b->pending++;
     b->fold_t = t;
     if (b->host && !queued) {
@@ -331,4 +332,9 @@ int pt_dev_clock_get(const pt_timing *t, pt_dev_clock *out)
 int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)
 {
     return pt_dev_clock_get(t, out);
+}
+
+int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
+{
+    return pt__dev_fold(t, b, title, 0);
 }

@@ -9,4 +9,10 @@
  * every record back (tests lower it). */
 PT__HIDDEN extern int pt__reduce_min_slots;
 
+/* pt_dev_fold(), and with every_slot the records hold exactly the
+ * launch's blocks (PT_LAUNCH sized them to its grid), so a slot without a
+ * record is a block that returned early: counted (pt_dev_clock's
+ * slots_unfinished) and an error (PT_ESTATE). */
+PT__HIDDEN int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot);
+
 #endif

@@ -150,13 +150,18 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
      * kernel's own, which the host cannot see (PT_DEV_PHASES where the
      * mark stands: a ptgen list's count, else PT_DEV_MAX_PHASES, 16
      * unless defined): the message names both limits. */
-    if (bad_phase > 0 || bad_slot > 0)
+    if (bad_phase > 0)
         rc = pt__fail(t, PT_ERANGE,
-                      "pt_dev_fold(\"%s\"): %lld marks with a phase index out of range: below "
-                      "the buffer's %d phases and below the kernel's PT_DEV_PHASES (its ptgen "
-                      "list's count, else %d) is recorded; and %lld blocks with a slot index out "
-                      "of range [0, %d); their time is unattributed",
-                      title, bad_phase, np, PT_DEV_MAX_PHASES, bad_slot, b->nslots);
+                      "pt_dev_fold(\"%s\"): %lld mark%s with a phase index out of range: only a "
+                      "phase below the buffer's %d and below the kernel's PT_DEV_PHASES (its "
+                      "ptgen list's count, else %d) is recorded; their time is unattributed",
+                      title, bad_phase, bad_phase == 1 ? "" : "s", np, PT_DEV_MAX_PHASES);
+    if (bad_slot > 0)
+        rc = pt__fail(t, PT_ERANGE,
+                      "pt_dev_fold(\"%s\"): %lld block%s began at a slot out of range [0, %d) "
+                      "(PT_DEV_BEGIN_AT's slot); nothing of %s was recorded",
+                      title, bad_slot, bad_slot == 1 ? "" : "s", b->nslots,
+                      bad_slot == 1 ? "it" : "them");
     if (r[PT__R_IMPLAUSIBLE].i > 0)
         rc = pt__fail(t, PT_ERANGE,
                       "pt_dev_fold(\"%s\"): %lld block records hold what no kernel writes (a "
@@ -270,6 +275,20 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     snprintf(dc->device_name, sizeof dc->device_name, "%s", cv->name);
     dc->folds++;
     dc->slots_skipped += r[PT__R_UNDONE].i;
+    /* The records hold exactly the launch's blocks (PT_LAUNCH sized them):
+     * a slot without a record is a block that returned before BEGIN, or,
+     * built as C (no scope guard), before END. */
+    if (j->every_slot && r[PT__R_UNDONE].i > 0 && done > 0) {
+        long long u = r[PT__R_UNDONE].i;
+        dc->slots_unfinished += u;
+        rc = pt__fail(t, PT_ESTATE,
+                      "pt_dev_fold(\"%s\"): %lld of the launch's %d %s wrote no record: %s "
+                      "before PT_DEV_BEGIN (put it first in the kernel, before any return), or, "
+                      "in C, before PT_DEV_END (in C++ BEGIN's guard writes END on every return "
+                      "after it); %s time is in (unattributed)",
+                      title, u, b->nslots, b->flags & PT_DEV_WARP_SLOTS ? "warps" : "blocks",
+                      u == 1 ? "it returned" : "they returned", u == 1 ? "its" : "their");
+    }
 
     /* Without a device no kernel wrote these records: that is the reason,
      * said once per timing (every later such fold returns PT_ENODEV). */
@@ -280,9 +299,10 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
              : PT_ENODEV;
     else if (done == 0)
         rc = pt__fail(t, PT_ESTATE,
-                      "pt_dev_fold(\"%s\"): none of the %d slots finished (was the buffer passed "
-                      "to the kernel, and reset before it?); the launch is unattributed",
-                      title, b->nslots);
+                      "pt_dev_fold(\"%s\"): none of the %d slots has a record: was the buffer "
+                      "passed to the kernel (pt_dev_arg), reset before it (pt_dev_reset), and "
+                      "does every block reach PT_DEV_END (in C; in C++ BEGIN's guard writes it "
+                      "on any return)? The launch is unattributed", title, b->nslots);
     return rc;
 }
 

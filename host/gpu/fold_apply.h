@@ -17,6 +17,7 @@ typedef struct pt__fold_src {
     double mark_cycles;       /* and the mark's cost it took out */
     int calibrated;
     long gen;                 /* buf->reset_gen when the fold was asked for */
+    int every_slot;           /* the records hold exactly the launch's slots (PT_LAUNCH) */
 } pt__fold_src;
 
 /* Folds src into its launch, whose occurrence lasted launch_ns. Returns 0

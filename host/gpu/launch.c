@@ -6,6 +6,8 @@
  * the kernel, whichever ptkit times with. */
 #include "gpu/records.h"
 
+#include "gpu/fold.h"
+
 #include "core/errors.h"
 #include "gpu/queue.h"
 
@@ -103,6 +105,6 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
     rc = where == PT_LAUNCH_HOST ? pt__stop(t, title, &none)
                                  : pt__stop_gpu(t, title, stream, &none);
     if (b && rc == 0)
-        rc = pt_dev_fold(t, b, title);
+        rc = pt__dev_fold(t, b, title, 1);
     return rc;
 }

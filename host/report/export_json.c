@@ -23,7 +23,7 @@
  *                "recorded" },                        pt_schedule_set()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
  *                "blocks_own", "blocks_cal", "device", "device_name",
- *                "folds", "slots_skipped", "mark_cycles" },
+ *                "folds", "slots_skipped", "slots_unfinished", "mark_cycles" },
  *     "peaks": null | { "bytes_per_s", "flops_per_s", "source" },
  *     "memory": { "tensors": [ { "name", "bytes", "shape": [..], "dtype" } ],
  *                 "total", "peak", "device_free", "device_total",

@@ -136,8 +136,12 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
                 pt__line_printf(k, ", %s %.3f GHz: launch-average rate, calibration unavailable; "
                        "%lld block%s timed by their own measured rate",
                     clk, c->cycles_per_ns, c->blocks_own, c->blocks_own == 1 ? "" : "s");
-            pt__line_printf(k, "; %lld fold%s, %lld slot%s skipped (no END)", c->folds,
+            pt__line_printf(k, "; %lld fold%s, %lld slot%s without a record", c->folds,
                 c->folds == 1 ? "" : "s", c->slots_skipped, c->slots_skipped == 1 ? "" : "s");
+            if (c->slots_unfinished > 0)
+                pt__line_printf(k, " (%lld of them a launch's block%s that returned before "
+                                "PT_DEV_BEGIN or PT_DEV_END: an error)", c->slots_unfinished,
+                                c->slots_unfinished == 1 ? "" : "s");
             if (c->mark_cycles > 0 && c->cycles_per_ns > 0)
                 pt__line_printf(k, "; a mark costs %.1f cycles (%.2f ns), measured, taken out of "
                                    "every phase", c->mark_cycles, c->mark_cycles / c->cycles_per_ns);

@@ -335,11 +335,17 @@ typedef struct pt_dev_clock {
     int device;             /**< CUDA device ordinal, -1 for host mode */
     char device_name[96];   /**< "NVIDIA H100 80GB HBM3", or "host" */
     long long folds;        /**< folds resolved */
-    long long slots_skipped; /**< slots without END (a grid smaller than its buffer) */
+    long long slots_skipped; /**< slots without a record: a grid smaller than its
+                                  buffer, or the blocks below */
     double mark_cycles;     /**< one PT_DEV_MARK's cost, measured by the calibration
                                  kernel on this device (host mode: by the host
                                  calibration), in cycles; 0 when not measured.
                                  Each phase's time is net of hits x this. */
+    long long slots_unfinished; /**< of those, the blocks of a PT_LAUNCH (whose
+                                  records hold exactly its grid) that wrote no
+                                  record: they returned before PT_DEV_BEGIN (or,
+                                  in C, before PT_DEV_END); each fold with some
+                                  is an error */
 } pt_dev_clock;
 /** \brief The clock conversion used so far by pt_dev_fold() on t.
  *  \return 0, or PT_EINVAL for a NULL out. */

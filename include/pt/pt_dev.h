@@ -45,12 +45,19 @@
  *    stack frame of sizeof(pt_dev_state): the last clock and a pointer to
  *    the shared array, or in register mode every accumulator).
  *  - PT_DEV_END(buf) writes the record once, on the recording thread: it
- *    reads clock64, %globaltimer and %smid, writes the slot header and the
- *    (cycles, hits) pair of the first PT_DEV_PHASES phases with 128-bit
- *    stores, then DONE = 1 with a release store (st.release.gpu: the
- *    record's stores are visible before DONE, and the SM's L1 cache is not
- *    invalidated as __threadfence() would). `buf` must be the buffer given
- *    to BEGIN.
+ *    reads clock64 and %globaltimer, storing each at once, copies the
+ *    (cycles, hits) pair of the first PT_DEV_PHASES phases one a turn,
+ *    writes the rest of the slot header and then DONE = 1 (a plain store:
+ *    the records are read after the kernel; PT_DEV_END_RELEASE makes it a
+ *    release store, for a reader during it). `buf` must be the buffer
+ *    given to BEGIN. In C++ (nvcc, NVRTC, a C++ host compiler) BEGIN also
+ *    declares a guard that runs END when the function leaves BEGIN's
+ *    scope by any return, so `if (idx >= n) return;` after BEGIN still
+ *    writes the block's record (its time unattributed); an explicit END
+ *    before that makes the guard's do nothing. In C every return after
+ *    BEGIN must pass END. A block that returns before BEGIN writes no
+ *    record: under PT_LAUNCH, whose records hold exactly the grid, the
+ *    fold counts it and says so (an error); put BEGIN first.
  *
  *  The slot: PT_DEV_BEGIN(buf) uses the linear block index
  *  (x + gridDim.x * (y + gridDim.y * z)), or with PT_DEV_PER_WARP
@@ -291,11 +298,20 @@ typedef struct pt_dev_state pt_dev_state;
  *  slot the buffer does not have (negative, or past its slots; LLONG_MIN
  *  too) is counted as a bad slot and nothing is written. */
 #  define PT_DEV_BEGIN_AT(buf, slot) PT__DEV_BEGIN_SLOT(buf, pt__dev_user_slot((long long)(slot)))
+#  if defined(__cplusplus)
+/* The END that runs on every return after BEGIN (pt_dev_impl.h). */
+#    define PT__DEV_GUARD(buf) \
+    ; pt__dev_end_guard pt__dev_guard = { &pt__dev_st, (buf), pt__dev_slot, PT__DEV_N }; \
+    (void)pt__dev_guard
+#  else
+#    define PT__DEV_GUARD(buf)
+#  endif
 #  define PT__DEV_BEGIN_SLOT(buf, slot) \
     PT__DEV_ACC_DECL \
     pt_dev_state pt__dev_st; \
     const long long pt__dev_slot = (slot); \
-    pt__dev_begin(&pt__dev_st, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot)
+    pt__dev_begin(&pt__dev_st, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot) \
+    PT__DEV_GUARD(buf)
 /** \brief Charge the cycles since the previous mark (or BEGIN) to `phase`
  *  (an integer, ideally a constant) and count one hit. */
 #  define PT_DEV_MARK(phase) \

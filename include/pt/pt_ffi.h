@@ -22,7 +22,7 @@ PT__BEGIN_DECLS
 
 /** The ABI of the structs and calls a binding mirrors: bumped when any of
  *  them changes its layout or meaning. */
-#define PT_ABI_VERSION 1
+#define PT_ABI_VERSION 2
 
 /** \brief The PT_ABI_VERSION the library was built with.
  *  \return that number; a binding refuses a library whose number differs. */

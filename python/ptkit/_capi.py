@@ -11,7 +11,7 @@ import ctypes
 import os
 
 # The PT_ABI_VERSION of include/pt/pt_ffi.h these mirrors are written for.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,7 +44,7 @@ class DevClock(ctypes.Structure):
     _fields_ = [("calibrated", c_int), ("cycles_per_ns", c_double), ("tick_ns", c_double),
                 ("blocks_own", c_ll), ("blocks_cal", c_ll), ("device", c_int),
                 ("device_name", ctypes.c_char * 96), ("folds", c_ll), ("slots_skipped", c_ll),
-                ("mark_cycles", c_double)]
+                ("mark_cycles", c_double), ("slots_unfinished", c_ll)]
 
 
 class SectionStats(ctypes.Structure):

@@ -250,8 +250,8 @@ def ncu_rows(logs, st):
     return [("ncu on the quickstart", status(st, "ncu"), fig)]
 
 
-WARN = re.compile(r"\b([1-9]\d*) (errors?|notes?|sections? open|slots skipped|device trace events dropped|"
-                  r"dropped)\b|warning|Traceback|FAILED|differ", re.I)
+WARN = re.compile(r"\b([1-9]\d*) (errors?|notes?|sections? open|slots skipped|slots? without a record|"
+                  r"device trace events dropped|dropped)\b|warning|Traceback|FAILED|differ", re.I)
 
 
 def sample_rows(logs, st):

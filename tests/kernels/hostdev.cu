@@ -4,7 +4,9 @@
  * uses its host clocks. main() prints the buffer, one word per line, for
  * tests/dev_compile.c to check:
  *   slot 0: phase 0 spun 2 ms, phase 1 spun 1 ms, twice;
- *   slot 1: phase 2 marked 1000 times, then an out-of-range phase. */
+ *   slot 1: phase 2 marked 1000 times, then an out-of-range phase;
+ *   slot 2: phase 1 marked once, then a return before PT_DEV_END, whose
+ *           record BEGIN's guard writes (C++). */
 #include <pt/pt_dev.h>
 
 #include <stdio.h>
@@ -33,10 +35,13 @@ static __host__ __device__ void work(pt_dev_buf buf, int slot)
             spin_ns(1000000);
             PT_DEV_MARK(1);
         }
-    } else {
+    } else if (slot == 1) {
         for (int r = 0; r < 1000; r++)
             PT_DEV_MARK(2);
         PT_DEV_MARK(PT_DEV_MAX_PHASES);
+    } else {
+        PT_DEV_MARK(1);
+        return;
     }
     PT_DEV_END(buf);
 }
@@ -48,7 +53,7 @@ __global__ void work_kernel(pt_dev_buf buf)
 
 int main(void)
 {
-    enum { NSLOTS = 2, NPHASES = 3 };
+    enum { NSLOTS = 3, NPHASES = 3 };
     long long words = PT_DEV_BUF_WORDS(NSLOTS, NPHASES, 0);
     long long *data = (long long *)calloc((size_t)words, sizeof *data);
     pt_dev_buf buf = { data, NSLOTS, NPHASES, 0, PT_DEV_MODE_AGGREGATE };

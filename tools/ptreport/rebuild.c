@@ -133,6 +133,7 @@ void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uin
         dc->device = (int)int_of(o, "device");
         dc->folds = int_of(o, "folds");
         dc->slots_skipped = int_of(o, "slots_skipped");
+        dc->slots_unfinished = int_of(o, "slots_unfinished");
         dc->mark_cycles = num(o, "mark_cycles");
         snprintf(dc->device_name, sizeof dc->device_name, "%s", name ? name : "");
         rr->dev_clock = dc;

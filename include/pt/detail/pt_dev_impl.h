@@ -62,6 +62,7 @@ struct pt_dev_state {
     long long hits[PT_DEV_MAX_PHASES];    /* marks of each phase */
     long long bad;                        /* marks of a phase outside [0, n) */
     long long clk0, gt0;                  /* clock64 and %globaltimer at BEGIN */
+    int ended;                            /* 1 once END has run */
 #endif
 #if defined(PT_DEV_TRACING)
     long long *ev;                        /* trace events of this record; NULL unless tracing */
@@ -414,12 +415,19 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
 #endif
 }
 
-PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
+PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 {
     const long long *acc = pt__dev_acc(s);
     long long *r, bad;
     int m, k, q;
-    if (!s->rec || !pt__dev_end_record(b, slot, &r))
+    /* Once: an END after END (the scope guard's, after an explicit one)
+     * does nothing, nor does a mark after it. */
+    int rec = s->rec;
+    s->rec = 0;
+#if PT__DEV_AT
+    s->at = PT__DEV_NOT_REC;
+#endif
+    if (!rec || !pt__dev_end_record(b, slot, &r))
         return;
     /* The clocks first, each stored as it is read, so that no register
      * holds them through the copy below: END's register peak is the
@@ -471,6 +479,7 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
         s->hits[q] = 0;
     }
     s->bad = 0;
+    s->ended = 0;
     pt__dev_begin_trace(s, b, slot, pt__dev_recording());
     /* Every thread reads both clocks, so BEGIN never branches; clock64
      * last, so that the set-up is not charged to the first phase. */
@@ -532,10 +541,13 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
     pt__dev_mark_trace(s, phase, now);
 }
 
-PT_DEV_FN void pt__dev_end(const pt_dev_state *s, pt_dev_buf b, long long slot, int n)
+PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 {
     long long *r, clk1, gt1, bad;
-    if (!pt__dev_recording() || !pt__dev_end_record(b, slot, &r))
+    int ended = s->ended;
+    /* Once, as in shared-memory mode. */
+    s->ended = 1;
+    if (ended || !pt__dev_recording() || !pt__dev_end_record(b, slot, &r))
         return;
     clk1 = pt__dev_clock();
     gt1 = pt__dev_ns();
@@ -597,6 +609,31 @@ PT_DEV_FN void pt__dev_mark_in(pt_dev_state *st, long long phase, int n)
 {
     pt__dev_mark(st, phase, n);
 }
+#endif
+
+/* C++ (nvcc, NVRTC, a C++ host compiler): BEGIN also declares a guard
+ * whose destructor runs END when the function leaves BEGIN's scope, by
+ * any return: `if (idx >= n) return;` after BEGIN writes the block's
+ * record, its time unattributed, instead of leaving its slot empty. An
+ * explicit PT_DEV_END before it makes the guard's END do nothing (END runs
+ * once). The guard holds copies of what END takes; after inlining they
+ * are the values END would read anyway (the buffer a kernel parameter,
+ * the slot a constant), so it costs no register where END is reached. */
+#if defined(__cplusplus)
+struct pt__dev_end_guard {
+    pt_dev_state *s;
+    pt_dev_buf b;
+    long long slot;
+    int n;
+#  if defined(__CUDACC_RTC__)
+    __forceinline__ __device__
+#  elif defined(__CUDACC__)
+    __forceinline__ __host__ __device__
+#  else
+    inline
+#  endif
+    ~pt__dev_end_guard() { pt__dev_end(s, b, slot, n); }
+};
 #endif
 
 #endif
