@@ -77,11 +77,8 @@ pt_timing *pt_default(void)
     }
     t = default_timing;
     pthread_mutex_unlock(&default_lock);
-    if (made) {
-        /* Never used: it writes none of PT_OUTPUT's files. */
-        free(made->output);
-        made->output = NULL;
-    }
+    if (made) /* Never used: it writes none of PT_OUTPUT's files. */
+        pt__output_drop(made);
     pt_destroy(made);
     return t;
 }
@@ -95,13 +92,12 @@ static void forget_default(pt_timing *t)
     pthread_mutex_unlock(&default_lock);
 }
 
-/* At exit the default timing writes its PT_OUTPUT, and is freed, which
- * keeps leak checkers quiet. */
-__attribute__((destructor)) static void default_at_exit(void)
+/* At exit every timing never destroyed writes its PT_OUTPUT, the default
+ * one too. None is freed: threads the program left running (detached,
+ * say) may still be timing into them while the process ends, and freeing
+ * the default under them crashed them; the default stays reachable (leak
+ * checkers do not count it). */
+__attribute__((destructor)) static void outputs_at_exit(void)
 {
-    pthread_mutex_lock(&default_lock);
-    pt_timing *t = default_timing;
-    default_timing = NULL;
-    pthread_mutex_unlock(&default_lock);
-    pt_destroy(t);
+    pt__output_write_all();
 }

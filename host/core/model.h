@@ -311,7 +311,8 @@ struct pt_timing {
     int user_off;             /* pt_disable(); enabled = !user_off && the schedule's step records */
 
     pt__ext ext[PT__EXT_N];   /* what the layers above attached (timing.c) */
-    char *output;             /* PT_OUTPUT as read at pt_create() (output.c), or NULL */
+    char *output;             /* PT_OUTPUT as read at pt_create() (report/output.c), or NULL */
+    long output_pid;          /* the process that read it: a forked child writes nothing */
 };
 
 enum { PT__HOOK_TRACE = 1u << 0, PT__HOOK_NVTX = 1u << 1, PT__HOOK_EXT = 1u << 2 };
