@@ -71,10 +71,21 @@ def stream_handle(stream):
 
 
 class _Closing:
-    """Freed by close(), at the end of a with block, or when collected."""
+    """Freed by close(), at the end of a with block, or when collected.
+
+    It owns one C object: a copy would be a second owner (two frees), so
+    copy.copy(), copy.deepcopy() and pickle refuse, saying so."""
 
     def __del__(self):
         self.close()
+
+    def _no_copy(self, *args):
+        raise TypeError(f"a ptkit {type(self).__name__} owns its C object and cannot be copied "
+                        f"or pickled: pass the same object around instead")
+
+    __copy__ = _no_copy
+    __deepcopy__ = _no_copy
+    __reduce_ex__ = _no_copy
 
     def __enter__(self):
         return self

@@ -15,6 +15,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <math.h>
+
 #include <string.h>
 
 typedef int (*pair_fn)(void *t, const char *title, const void *metrics);
@@ -118,6 +120,10 @@ static int plain_metrics(PyObject *const *values, PyObject *kwnames, metrics *m)
         } else {
             return 0;
         }
+        /* Negative, NaN or infinite: the Python method refuses it, the
+         * section closed all the same. */
+        if (!(d >= 0) || isinf(d))
+            return 0;
         *to = d;
     }
     return 1;

@@ -1,6 +1,8 @@
 """Timing and its sections, over libptkit."""
 
 import ctypes
+import math
+import numbers
 import functools
 import inspect
 import os
@@ -33,7 +35,16 @@ def _metrics(kw, what):
                         f"the metrics are read, written and flops")
     m = _capi.Metrics()
     for k, v in kw.items():
-        setattr(m, k, float(v))
+        # A number: a string is no count of bytes or FLOPs, even "12".
+        if isinstance(v, (str, bytes, bool)) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{what}: {k}={v!r}: a metric is a number")
+        try:
+            f = float(v)
+        except OverflowError:
+            raise ValueError(f"{what}: {k}={repr(v)[:24]}... is too large for a double") from None
+        if not math.isfinite(f) or f < 0:
+            raise ValueError(f"{what}: {k}={v!r}: a metric is finite and not negative")
+        setattr(m, k, f)
     return ctypes.byref(m)
 
 
@@ -314,14 +325,28 @@ class Timing(_Closing):
     # ---- sections ---------------------------------------------------
 
     def start(self, title, **metrics):
-        """Open the section ``title`` under the open one; metrics may follow."""
-        rc = lib.pt_start_with(self._t, self._title(title), _metrics(metrics, "start"))
+        """Open the section ``title`` under the open one; metrics may follow.
+        A bad metric raises ValueError (TypeError for one that is no number)
+        with the section open all the same, as C opens it."""
+        try:
+            m = _metrics(metrics, "start")
+        except (TypeError, ValueError):
+            lib.pt_start_with(self._t, self._title(title), None)
+            raise
+        rc = lib.pt_start_with(self._t, self._title(title), m)
         if rc or self._msgs:
             self._check(rc, "start")
 
     def stop(self, title, **metrics):
-        """Close the open section, which must be ``title``; metrics may follow."""
-        rc = lib.pt_stop_with(self._t, self._title(title), _metrics(metrics, "stop"))
+        """Close the open section, which must be ``title``; metrics may follow.
+        A bad metric raises ValueError (TypeError for one that is no number)
+        with the section closed all the same, as C closes it."""
+        try:
+            m = _metrics(metrics, "stop")
+        except (TypeError, ValueError):
+            lib.pt_stop_with(self._t, self._title(title), None)
+            raise
+        rc = lib.pt_stop_with(self._t, self._title(title), m)
         if rc or self._msgs:
             self._check(rc, "stop")
 
@@ -336,9 +361,14 @@ class Timing(_Closing):
         self._check(rc, "start_gpu")  # always: the first may bring a note
 
     def stop_gpu(self, title, stream=0, **metrics):
-        """Close a section opened by start_gpu(); no host synchronization."""
-        rc = lib.pt_stop_gpu_with(self._t, self._title(title), stream_handle(stream),
-                                  _metrics(metrics, "stop_gpu"))
+        """Close a section opened by start_gpu(); no host synchronization.
+        A bad metric raises as stop() does, the section closed."""
+        try:
+            m = _metrics(metrics, "stop_gpu")
+        except (TypeError, ValueError):
+            lib.pt_stop_gpu_with(self._t, self._title(title), stream_handle(stream), None)
+            raise
+        rc = lib.pt_stop_gpu_with(self._t, self._title(title), stream_handle(stream), m)
         self._check(rc, "stop_gpu")  # always: the first may bring a note
 
     def section(self, title=None, *, stream=None, **metrics):
