@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <jansson.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -846,4 +847,41 @@ Test(threads, metrics_added_after_a_report_are_pooled)
     get(t, "load", &st);
     cr_assert_float_eq(st.flops, 7, 0, "a report with nothing new changes nothing");
     pt_destroy(t);
+}
+
+/* A thread that opens a section and holds it until told to stop. */
+typedef struct holder {
+    pt_timing *t;
+    atomic_int opened, release;
+} holder;
+
+static void *hold_open(void *arg)
+{
+    holder *h = arg;
+    pt_start(h->t, "held");
+    atomic_store(&h->opened, 1);
+    while (!atomic_load(&h->release))
+        sched_yield();
+    pt_stop(h->t, "held");
+    return NULL;
+}
+
+Test(threads, the_clock_is_not_set_while_another_thread_has_a_section_open)
+{
+    /* Opened on one clock and closed on another, the section would last
+     * what the two readings differ by: refused, naming what is open. */
+    pt_timing *tt = pt_create("clock", PT_CPU);
+    holder h = { tt, 0, 0 };
+    pthread_t th;
+    test_clock c = { 0 };
+    cr_assert_eq(pthread_create(&th, NULL, hold_open, &h), 0);
+    while (!atomic_load(&h.opened))
+        sched_yield();
+    cr_assert_eq(pt_clock_set(tt, test_clock_read, &c), PT_ESTATE);
+    cr_assert(strstr(pt_last_error(tt), "refused while 1 section is open"), "%s",
+              pt_last_error(tt));
+    atomic_store(&h.release, 1);
+    pthread_join(th, NULL);
+    cr_assert_eq(pt_clock_set(tt, test_clock_read, &c), 0, "%s", pt_last_error(tt));
+    pt_destroy(tt);
 }

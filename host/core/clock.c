@@ -8,6 +8,7 @@
  * was made or last given a clock: the trace's times count from it. Every
  * timing keeps the wall clock of that moment. */
 #include "core/clock.h"
+#include "core/threads.h"
 
 #include "core/errors.h"
 
@@ -135,8 +136,18 @@ int pt_clock_set(pt_timing *t, pt_clock_fn fn, void *ctx)
 {
     if (!t)
         return 0;
-    if (t->main.depth > 0)
-        return pt__fail(t, PT_ESTATE, "pt_clock_set with sections open: %zu", t->main.depth);
+    /* Sections open on any thread, not only this one: one opened on the
+     * old clock and closed on the new would last whatever the two
+     * clocks' readings differ by (146 years, or 0 with "the clock went
+     * back"). */
+    size_t open = pt__open_count(t);
+    if (open > 0) {
+        char stack[256];
+        pt__open_str(t, stack, sizeof stack);
+        return pt__fail(t, PT_ESTATE, "pt_clock_set: refused while %zu section%s %s open (%s): "
+                        "set the clock before timing, or after every thread has stopped", open,
+                        open == 1 ? "" : "s", open == 1 ? "is" : "are", stack);
+    }
     if (!fn) {
         pt__clock_init(t);
         return 0;
