@@ -324,29 +324,31 @@ class Timing(_Closing):
 
     # ---- sections ---------------------------------------------------
 
-    def start(self, title, **metrics):
-        """Open the section ``title`` under the open one; metrics may follow.
-        A bad metric raises ValueError (TypeError for one that is no number)
-        with the section open all the same, as C opens it."""
+    @staticmethod
+    def _boundary(call, metrics, what):
+        """call(pt_metrics pointer or None)'s code. A bad metric raises
+        ValueError (TypeError for one that is no number) after call(None):
+        the section is opened or closed all the same, as C does."""
         try:
-            m = _metrics(metrics, "start")
+            m = _metrics(metrics, what)
         except (TypeError, ValueError):
-            lib.pt_start_with(self._t, self._title(title), None)
+            call(None)
             raise
-        rc = lib.pt_start_with(self._t, self._title(title), m)
+        return call(m)
+
+    def start(self, title, **metrics):
+        """Open the section ``title`` under the open one; metrics may follow
+        (a bad one raises, the section open all the same)."""
+        b = self._title(title)
+        rc = self._boundary(lambda m: lib.pt_start_with(self._t, b, m), metrics, "start")
         if rc or self._msgs:
             self._check(rc, "start")
 
     def stop(self, title, **metrics):
-        """Close the open section, which must be ``title``; metrics may follow.
-        A bad metric raises ValueError (TypeError for one that is no number)
-        with the section closed all the same, as C closes it."""
-        try:
-            m = _metrics(metrics, "stop")
-        except (TypeError, ValueError):
-            lib.pt_stop_with(self._t, self._title(title), None)
-            raise
-        rc = lib.pt_stop_with(self._t, self._title(title), m)
+        """Close the open section, which must be ``title``; metrics may
+        follow (a bad one raises, the section closed all the same)."""
+        b = self._title(title)
+        rc = self._boundary(lambda m: lib.pt_stop_with(self._t, b, m), metrics, "stop")
         if rc or self._msgs:
             self._check(rc, "stop")
 
@@ -363,12 +365,8 @@ class Timing(_Closing):
     def stop_gpu(self, title, stream=0, **metrics):
         """Close a section opened by start_gpu(); no host synchronization.
         A bad metric raises as stop() does, the section closed."""
-        try:
-            m = _metrics(metrics, "stop_gpu")
-        except (TypeError, ValueError):
-            lib.pt_stop_gpu_with(self._t, self._title(title), stream_handle(stream), None)
-            raise
-        rc = lib.pt_stop_gpu_with(self._t, self._title(title), stream_handle(stream), m)
+        b, h = self._title(title), stream_handle(stream)
+        rc = self._boundary(lambda m: lib.pt_stop_gpu_with(self._t, b, h, m), metrics, "stop_gpu")
         self._check(rc, "stop_gpu")  # always: the first may bring a note
 
     def section(self, title=None, *, stream=None, **metrics):
