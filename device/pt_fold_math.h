@@ -133,7 +133,9 @@ PT__HD long long pt__count_limit(int nslots)
 }
 
 /* Whether a slot record is one a kernel wrote: 0 when it is not done
- * (DONE is not 1), 1 when done and plausible, -1 when done but holding
+ * (DONE is 0), 1 when done once and plausible, -1 when done more than
+ * once (several blocks began at the slot: their figures are mixed) or
+ * done but holding
  * what no kernel writes (hostile or corrupted memory): a clock going
  * back or a span past 2^62, a negative count or one past `lim`
  * (pt__count_limit), more events than the trace holds, a negative
@@ -143,8 +145,10 @@ PT__HD int pt__slot_ok(const long long *rec, int nphases, int trace_cap, long lo
 {
     const long long *ph = rec + PT_DEV_SLOT_HDR;
     unsigned long long span, sum = 0;
-    if (rec[PT_DEV_S_DONE] != 1)
+    if (rec[PT_DEV_S_DONE] == 0)
         return 0;
+    if (rec[PT_DEV_S_DONE] != 1)
+        return -1;
     if (rec[PT_DEV_S_CLK1] < rec[PT_DEV_S_CLK0] || rec[PT_DEV_S_GT1] < rec[PT_DEV_S_GT0])
         return -1;
     span = (unsigned long long)rec[PT_DEV_S_CLK1] - (unsigned long long)rec[PT_DEV_S_CLK0];

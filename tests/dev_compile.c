@@ -326,7 +326,7 @@ static int stores64(const char *ptx, size_t len)
 {
     return kstat_ptx_ops(ptx, len, "st.global.u64") + kstat_ptx_ops(ptx, len, "st.global.v2.u64") +
            kstat_ptx_ops(ptx, len, "st.u64") + kstat_ptx_ops(ptx, len, "st.v2.u64") +
-           kstat_ptx_ops(ptx, len, "st.volatile.global.u64") + kstat_ptx_ops(ptx, len, "st.release.");
+           kstat_ptx_ops(ptx, len, "st.release.");
 }
 
 /* The 64-bit stores of kernel k's entry in its `form` PTX; with
@@ -364,14 +364,14 @@ Test(dev_compile, no_trace_store_unless_asked)
             reg = entry_stores64(k, "reg", 1), trace = entry_stores64(k, "trace", 1);
         cr_assert_eq(orig, 0, "%s: the kernel itself stores 64-bit values; the test assumes not",
                      k->file);
-        cr_assert_eq(agg, 11,
-                     "%s: %d 64-bit stores without trace stores, expected END's 11 (10 for the "
-                     "header and DONE, one in the loop over the phases, which moves a pair a "
-                     "turn)", k->file, agg);
-        cr_assert_eq(reg, 8 + k->phases,
+        cr_assert_eq(agg, 10,
+                     "%s: %d 64-bit stores without trace stores, expected END's 10 (9 for the "
+                     "header, one in the loop over the phases, which moves a pair a turn; DONE "
+                     "is an increment)", k->file, agg);
+        cr_assert_eq(reg, 7 + k->phases,
                      "%s: %d 64-bit stores in register mode, expected END's %d "
-                     "(8 for the header and DONE, one per phase)",
-                     k->file, reg, 8 + k->phases);
+                     "(7 for the header, one per phase)",
+                     k->file, reg, 7 + k->phases);
         cr_assert_geq(trace, agg + k->marks,
                       "%s: %d 64-bit stores with PT_DEV_TRACING, expected at least %d "
                       "(one more per mark site)",
@@ -445,11 +445,12 @@ Test(dev_compile, marks_leave_the_arithmetic_alone)
     }
 }
 
-Test(dev_compile, publish_is_a_plain_store_or_a_release_one_when_asked)
+Test(dev_compile, publish_is_a_plain_increment_or_a_release_one_when_asked)
 {
-    /* DONE is a plain (volatile) store: the records are read after the
-     * kernel. With PT_DEV_END_RELEASE it is st.release.gpu, which orders
-     * the record's stores before it. Either way no sequentially consistent
+    /* DONE is incremented (a slot two blocks wrote reads 2) by a plain
+     * reduction: the records are read after the kernel. With
+     * PT_DEV_END_RELEASE the reduction has release semantics, ordering the
+     * record's stores before it. Either way no sequentially consistent
      * fence (membar.gl / fence.sc.gpu, which invalidates the SM's L1). */
     static const char *const form[2] = { "ptkit", "release" };
     for (size_t i = 0; i < NBENCH; i++) {
@@ -461,10 +462,11 @@ Test(dev_compile, publish_is_a_plain_store_or_a_release_one_when_asked)
             ptx = read_kernel_file(name);
             e = kstat_ptx_entry(ptx, bench[i].entry, &len);
             cr_assert_not_null(e, "%s", name);
-            cr_assert_eq(kstat_ptx_ops(e, len, "st.release.gpu"), f,
-                         "%s: %d release stores of DONE", name, f);
-            cr_assert_eq(kstat_ptx_ops(e, len, "st.volatile.global.u64"), 1 - f,
-                         "%s: %d plain stores of DONE", name, 1 - f);
+            cr_assert_eq(kstat_ptx_ops(e, len, "red.release.gpu.global.add.u64"), f,
+                         "%s: %d release increments of DONE", name, f);
+            /* And the bad slot's count, a plain increment in both. */
+            cr_assert_eq(kstat_ptx_ops(e, len, "red.global.add.u64"), 2 - f,
+                         "%s: %d plain increments (DONE's, and a bad slot's)", name, 2 - f);
             cr_assert_eq(kstat_count(e, len, "membar.gl") + kstat_count(e, len, "fence.sc"), 0,
                          "%s: a sequentially consistent fence is left", name);
             free(ptx);

@@ -227,6 +227,7 @@ Test(DEV_SUITE, end_rewrites_every_pair_of_a_reused_record)
     long long *r = rec(b, 0);
     for (long long i = 0; i < PT_DEV_SLOT_WORDS(NP, 0); i++)
         r[i] = 77;
+    r[PT_DEV_S_DONE] = 0; /* as pt_dev_reset leaves it: END counts itself there */
     PT_DEV_BEGIN_AT(b, 0);
     PT_DEV_MARK(1);
     PT_DEV_MARK(NP - 1); /* a phase of the buffer, but beyond the accumulators */

@@ -329,3 +329,39 @@ Test(launch, blocks_that_record_nothing_are_counted_and_said)
     pt_dev_records_free(big);
     pt_dev_records_free(recs);
 }
+
+/* A kernel's body converted to host mode that kept PT_DEV_BEGIN, which
+ * is slot 0 on the CPU: every block records into one slot. */
+static void body_one_slot(int block, const int *work, pt_dev_buf buf)
+{
+    (void)block;
+    (void)work;
+    PT_DEV_BEGIN(buf);
+    PT_DEV_MARK(0);
+    PT_DEV_END(buf);
+}
+
+Test(launch, a_slot_that_several_blocks_wrote_is_said_with_the_fix)
+{
+    pt_destroy(t);
+    t = pt_create("one slot", PT_CPU);
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_HOST, 0);
+    int work[8] = { 0 };
+    test_text said = { NULL, 0 };
+    pt_error_fn_set(t, test_text_line, &said);
+    PT_HOST_LAUNCH(t, "step", recs, 8, body_one_slot, work);
+    pt_error_fn_set(t, NULL, NULL);
+    cr_assert(strstr(said.s, "1 slot was written by more than one block"), "%s", said.s);
+    cr_assert(strstr(said.s, "use PT_DEV_BEGIN_AT(buf, block), not PT_DEV_BEGIN"), "%s", said.s);
+    cr_assert_null(strstr(said.s, "hold what no kernel writes"), "not blamed on memory: %s",
+                   said.s);
+    cr_assert_null(strstr(said.s, "none of the"), "the one cause, said once: %s", said.s);
+    const pt_section *ph = pt_find(t, "step/phase 0");
+    pt_section_stats st = { 0 };
+    if (ph)
+        cr_assert_eq(pt_section_get(t, ph, &st), 0);
+    cr_assert_eq(st.blocks, 0, "no mixed figures folded: %llu blocks",
+                 (unsigned long long)st.blocks);
+    free(said.s);
+    pt_dev_records_free(recs);
+}

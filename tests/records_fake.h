@@ -14,7 +14,7 @@
 #include "cuda_fake.h"
 #include "gpu/calibrate.h"
 
-/* Slot s of b done on SM smid: clock64 from 1000000007 for clk_span
+/* Slot s of b done (once more) on SM smid: clock64 from 1000000007 for clk_span
  * cycles, globaltimer from 5 s + gt0 for gt_span ns, each phase's cycles
  * and hits (one each when hits is NULL). Returns the record. */
 static inline long long *test_slot(pt_dev_records *b, int s, long long smid, long long clk_span,
@@ -23,7 +23,7 @@ static inline long long *test_slot(pt_dev_records *b, int s, long long smid, lon
 {
     pt_dev_buf a = pt_dev_arg(b);
     long long *r = a.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(a.nphases, a.trace_cap);
-    r[PT_DEV_S_DONE] = 1;
+    r[PT_DEV_S_DONE] += 1; /* END counts the ENDs that wrote the slot since a reset */
     r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = smid;
     r[PT_DEV_S_CLK0] = 1000000007LL;
     r[PT_DEV_S_CLK1] = r[PT_DEV_S_CLK0] + clk_span;

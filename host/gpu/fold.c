@@ -190,7 +190,10 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
     pt__cuerr e;
     int rc;
 
-    if (b->nslots >= pt__reduce_min_slots && reduce_on_device(t, b, j, s, title) == 0)
+    /* Stale records are read on the host, which can tell their DONE
+     * counts apart (fold_apply.c); the device reduction cannot. */
+    if (b->nslots >= pt__reduce_min_slots && !j->src.stale &&
+        reduce_on_device(t, b, j, s, title) == 0)
         return 0;
     if ((rc = pt__stage_get(t, b, bytes, &st)) != 0)
         return rc;
@@ -222,7 +225,7 @@ int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_s
     fold_job *j;
     pt_stream stream = NULL;
     char stack[256];
-    int queued, rc, stale = 0;
+    int queued, rc, stale = 0, j_stale;
 
     if (!t)
         return 0;
@@ -266,7 +269,8 @@ int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_s
      * folded again. Said; the fold goes on (a kernel that writes every
      * slot leaves nothing stale). Counted when asked, not when applied, so
      * a fold still queued behind its launch counts too. */
-    if (b->fold_gen == b->reset_gen)
+    j_stale = b->fold_gen == b->reset_gen;
+    if (j_stale)
         stale = pt__fail(t, PT_ESTATE, "pt_dev_fold(\"%s\"): the records were folded already "
                          "and not reset since: a slot this launch did not reach shows the "
                          "previous launch's figures (pt_dev_reset before each launch)", title);
@@ -281,6 +285,7 @@ int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_s
     j->src.node = node;
     j->src.gen = b->fold_gen = b->reset_gen;
     j->src.every_slot = every_slot;
+    j->src.stale = j_stale;
     b->pending++;
     b->fold_t = t;
     if (b->host && !queued) {

@@ -135,7 +135,7 @@ static double summary_min(const pt__rword *w)
 
 /* Turns the summary r of one launch (L ns) into the launch's children. */
 static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int nsm, double L,
-                  const conv *cv)
+                  const conv *cv, long long twice)
 {
     pt_dev_records *b = j->buf;
     pt_section *node = j->node, *un, **kids;
@@ -162,12 +162,23 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                       "(PT_DEV_BEGIN_AT's slot); nothing of %s was recorded",
                       title, bad_slot, bad_slot == 1 ? "" : "s", b->nslots,
                       bad_slot == 1 ? "it" : "them");
-    if (r[PT__R_IMPLAUSIBLE].i > 0)
+    /* Slots that several blocks wrote (known where the records are read
+     * here, not after the device reduction, which counts them below). */
+    if (twice > 0)
+        rc = pt__fail(t, PT_ESTATE,
+                      "pt_dev_fold(\"%s\"): %lld slot%s written by more than one block, whose "
+                      "figures are mixed: left out. Every block began at the same slot: in a "
+                      "host-mode body (or another function called per block) use "
+                      "PT_DEV_BEGIN_AT(buf, block), not PT_DEV_BEGIN, which is slot 0 on the CPU; "
+                      "on the GPU give PT_DEV_BEGIN_AT a slot of each block's own",
+                      title, twice, twice == 1 ? " was" : "s were");
+    if (r[PT__R_IMPLAUSIBLE].i > twice)
         rc = pt__fail(t, PT_ERANGE,
                       "pt_dev_fold(\"%s\"): %lld block records hold what no kernel writes (a "
                       "clock going back, a negative or overflowing count, more events than the "
-                      "trace holds, or phases longer than their block): left out, and their "
-                      "time unattributed", title, r[PT__R_IMPLAUSIBLE].i);
+                      "trace holds, phases longer than their block, or a slot written by more "
+                      "than one block): left out, and their time unattributed", title,
+                      r[PT__R_IMPLAUSIBLE].i - twice);
     if (b->mode == PT_DEV_MODE_TRACE && r[PT__R_UNTRACED].i > 0) {
         /* The kernel stored no events at all: built without trace stores. */
         long long untraced = r[PT__R_UNTRACED].i;
@@ -297,7 +308,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
              ? pt__fail(t, PT_ENODEV, "pt_dev_fold(\"%s\"): no kernel ran (%s), so no record was "
                         "written; the launch is unattributed", title, pt__gpu_why(t))
              : PT_ENODEV;
-    else if (done == 0)
+    else if (done == 0 && twice == 0)
         rc = pt__fail(t, PT_ESTATE,
                       "pt_dev_fold(\"%s\"): none of the %d slots has a record: was the buffer "
                       "passed to the kernel (pt_dev_arg), reset before it (pt_dev_reset), and "
@@ -376,6 +387,25 @@ static void keep_heat(pt_section *node, const pt_dev_records *b, const long long
     }
 }
 
+/* DONE counts the ENDs that wrote a slot since the buffer was reset, so
+ * on records folded before and not reset since (said by pt_dev_fold) a
+ * slot each launch wrote reads the number of launches, not a slot
+ * several blocks shared: there each written slot counts once, as it did
+ * before, its latest END's figures whole. d is ptkit's memory (the host
+ * buffer, or the copy of a device one). */
+static void stale_done(const pt__fold_src *j, const long long *d)
+{
+    const pt_dev_records *b = j->buf;
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+    if (!j->stale)
+        return;
+    for (int s = 0; s < b->nslots; s++) {
+        long long *done = (long long *)d + PT_DEV_HDR + s * sw + PT_DEV_S_DONE;
+        if (*done > 1)
+            *done = 1;
+    }
+}
+
 /* Summarizes every slot record in d on the host. */
 static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d, double L)
 {
@@ -383,13 +413,16 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     const char *title = j->node->name;
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
     int nsm = 0, rc;
+    long long twice = 0;
     pt__rword *r;
     conv cv;
 
+    stale_done(j, d);
     conversion(t, b, d, title, &cv);
     for (int s = 0; s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
         long long smid = rec[PT_DEV_S_SMID];
+        twice += rec[PT_DEV_S_DONE] > 1;
         if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0 && smid >= nsm &&
             smid < PT__SM_LIMIT)
             nsm = (int)smid + 1;
@@ -405,7 +438,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
         pt__red_slot(r, d + PT_DEV_HDR + s * sw, b->nphases, nsm,
                      cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, cv.mark_cycles,
                      b->trace_cap, lim);
-    rc = finish(t, j, r, nsm, L, &cv);
+    rc = finish(t, j, r, nsm, L, &cv, twice);
     free(r);
     keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
               cv.mark_cycles);
@@ -447,7 +480,7 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
     cv.device = j->buf->device;
     pt__calib_get(j->buf->cu, j->buf->device, &cal);
     snprintf(cv.name, sizeof cv.name, "%s", cal.name);
-    rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv);
+    rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv, 0);
     /* Only the summary came back: no per-block picture of this fold. */
     free(j->node->heat);
     j->node->heat = NULL;

@@ -18,6 +18,7 @@ typedef struct pt__fold_src {
     int calibrated;
     long gen;                 /* buf->reset_gen when the fold was asked for */
     int every_slot;           /* the records hold exactly the launch's slots (PT_LAUNCH) */
+    int stale;                /* folded before and not reset since: DONE counts more launches */
 } pt__fold_src;
 
 /* Folds src into its launch, whose occurrence lasted launch_ns. Returns 0

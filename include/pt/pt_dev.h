@@ -47,11 +47,12 @@
  *  - PT_DEV_END(buf) writes the record once, on the recording thread: it
  *    reads clock64 and %globaltimer, storing each at once, copies the
  *    (cycles, hits) pair of the first PT_DEV_PHASES phases one a turn,
- *    writes the rest of the slot header and then DONE = 1 (a plain store:
- *    the records are read after the kernel; PT_DEV_END_RELEASE makes it a
- *    release store, for a reader during it). `buf` must be the buffer
- *    given to BEGIN. In C++ (nvcc, NVRTC, a C++ host compiler) BEGIN also
- *    declares a guard that runs END when the function leaves BEGIN's
+ *    writes the rest of the slot header and then adds 1 to DONE (a plain
+ *    reduction: the records are read after the kernel; PT_DEV_END_RELEASE
+ *    makes it a release one, for a reader during it; a slot two blocks
+ *    wrote reads 2, which the fold says and leaves out). `buf` must be
+ *    the buffer given to BEGIN. In C++ (nvcc, NVRTC, a C++ host
+ *    compiler) BEGIN also declares a guard that runs END when the function leaves BEGIN's
  *    scope by any return, so `if (idx >= n) return;` after BEGIN still
  *    writes the block's record (its time unattributed); an explicit END
  *    before that makes the guard's do nothing. In C every return after
@@ -121,10 +122,10 @@
  *  - END's fixed cost, in both: the recording check, the slot and its
  *    bound (a bad slot is one atomic add), the NULL-buffer test,
  *    %globaltimer, clock64 and %smid, the header's stores, and the
- *    release store of DONE (on sm_90 four instructions: MEMBAR.ALL.GPU, two
- *    error barriers, the store), about 60 to 90 instructions that the
- *    hand-written pattern does not pay, since it writes no record. So
- *    against the pattern ptkit adds more code where a kernel has few
+ *    increment of DONE (a RED; with PT_DEV_END_RELEASE a release one, on
+ *    sm_90 a MEMBAR.ALL.GPU, two error barriers and the RED), about 60
+ *    to 90 instructions that the hand-written pattern does not pay,
+ *    since it writes no record. So against the pattern ptkit adds more code where a kernel has few
  *    marks: in shared memory 3.8 times the pattern's code on the SGEMM
  *    (+129 against +34 instructions), 3.0 on the attention pass, 4.4 on
  *    the run-time phases (the compiler unrolls that kernel's loop three
@@ -324,7 +325,7 @@ typedef struct pt_dev_state pt_dev_state;
 #  define PT_DEV_MARK_IN(st, phase) \
     do { pt__dev_mark_in((st), (long long)(phase), PT__DEV_N); } while (0)
 /** \brief Write the record: the slot header and the (cycles, hits) of the
- *  first PT_DEV_PHASES phases, then DONE = 1. `buf` is the buffer given to
+ *  first PT_DEV_PHASES phases, then DONE += 1. `buf` is the buffer given to
  *  BEGIN (its record was fixed there; END reads its shape). */
 #  define PT_DEV_END(buf) \
     do { pt__dev_end(&pt__dev_st, (buf), pt__dev_slot, PT__DEV_N); } while (0)

@@ -19,9 +19,13 @@
  *
  *  PT_DEV_END writes the whole slot header and the first PT_DEV_PHASES
  *  (cycles, hits) pairs (fewer when the buffer has fewer phases; the marks
- *  of the missing phases go to BAD_PHASE), DONE last, with release
- *  semantics: a reader that sees DONE == 1 sees the whole record. The pairs
- *  past PT_DEV_PHASES keep what the host wrote (pt_dev_reset() zeroes them).
+ *  of the missing phases go to BAD_PHASE), DONE last: incremented, so a
+ *  slot two blocks wrote reads 2 (the fold says so and leaves it out);
+ *  read after the kernel, as ptkit reads it, the record is whole (with
+ *  PT_DEV_END_RELEASE the increment has release semantics, for a reader
+ *  during the kernel: one that sees DONE == 1 sees the whole record).
+ *  The pairs past PT_DEV_PHASES keep what the host wrote (pt_dev_reset()
+ *  zeroes them).
  *  A kernel built without trace stores (no PT_DEV_TRACING) writes NEVENTS
  *  and DROPPED as 0; a tracing kernel stores or drops every mark, so on a
  *  trace buffer a record with marks but neither events nor drops came from
@@ -47,7 +51,8 @@
 
 /* Slot header, at the start of each slot record. */
 #define PT_DEV_SLOT_HDR     10
-#define PT_DEV_S_DONE       0      /* 1 once END has flushed this record */
+#define PT_DEV_S_DONE       0      /* ENDs that wrote this record: 1, or more when several
+                                      blocks began at one slot (the fold leaves it out) */
 #define PT_DEV_S_SMID       1      /* %smid at BEGIN (host mode: the CPU, or -1) */
 #define PT_DEV_S_CLK0       2      /* clock64 at BEGIN */
 #define PT_DEV_S_CLK1       3      /* clock64 at END */

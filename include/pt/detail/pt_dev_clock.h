@@ -108,28 +108,31 @@ PT_DEV_FN void pt__dev_store2(long long *p, long long a, long long b)
 #endif
 }
 
-/* Publishes a finished record: DONE = 1, its last store. Readers read
+/* Publishes a finished record: DONE += 1, its last write. Readers read
  * the records after the kernel (a copy, the fold, the device reduction,
  * all ordered after it on a stream), when every store of it is visible,
- * so on the GPU DONE is a plain store. With PT_DEV_END_RELEASE it is a
- * release store (st.release.gpu, sm_70 and later), for a reader that
- * polls the records while the kernel runs: every store before it is then
- * visible before DONE reads 1. On an H100 the release store made END
- * 1,135 cycles instead of 494 (bench-gpu): it waits for the record's
- * stores to reach the GPU's memory. */
+ * so on the GPU it is a plain reduction (a RED, nothing waited for);
+ * with PT_DEV_END_RELEASE a release one (sm_70 and later), for a reader
+ * that polls the records while the kernel runs: every store before it
+ * is then visible before DONE reads 1. On an H100 a release store made
+ * END 1,135 cycles instead of 494 (bench-gpu): it waits for the record's
+ * stores to reach the GPU's memory. DONE counts: 1 for a record one END
+ * wrote, more when several blocks began at one slot (PT_DEV_BEGIN in a
+ * host-mode body, a BEGIN_AT slot given twice), which the fold says. */
 PT_DEV_FN void pt__dev_publish(long long *rec)
 {
 #if PT__DEV_ON_GPU && defined(PT_DEV_END_RELEASE) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    asm volatile("st.release.gpu.b64 [%0], %1;" : : "l"(&rec[PT_DEV_S_DONE]), "l"(1LL) : "memory");
+    asm volatile("red.release.gpu.global.add.u64 [%0], %1;" : : "l"(&rec[PT_DEV_S_DONE]), "l"(1LL)
+                 : "memory");
 #elif PT__DEV_ON_GPU && defined(PT_DEV_END_RELEASE)
     __threadfence();
-    *(volatile long long *)&rec[PT_DEV_S_DONE] = 1;
+    atomicAdd((unsigned long long *)&rec[PT_DEV_S_DONE], 1ULL);
 #elif PT__DEV_ON_GPU
-    *(volatile long long *)&rec[PT_DEV_S_DONE] = 1;
+    asm volatile("red.global.add.u64 [%0], %1;" : : "l"(&rec[PT_DEV_S_DONE]), "l"(1LL) : "memory");
 #elif defined(__GNUC__) || defined(__clang__)
-    __atomic_store_n(&rec[PT_DEV_S_DONE], 1LL, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&rec[PT_DEV_S_DONE], 1LL, __ATOMIC_RELEASE);
 #else
-    *(volatile long long *)&rec[PT_DEV_S_DONE] = 1;
+    rec[PT_DEV_S_DONE] += 1;
 #endif
 }
 

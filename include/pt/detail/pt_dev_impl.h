@@ -22,8 +22,8 @@
  * uniform registers, one copy per warp).
  *
  * In both, all the work on the record is at END, on the recording thread
- * alone: finding the record once, then a few 128-bit stores and a release
- * store of DONE. Trace stores exist only with PT_DEV_TRACING. */
+ * alone: finding the record once, then the header's and pairs' stores
+ * and the increment of DONE. Trace stores exist only with PT_DEV_TRACING. */
 #if !defined(PT__DEV_INSIDE)
 #  error "include <pt/pt_dev.h>"
 #elif !defined(PT_DETAIL_PT_DEV_IMPL_H)
