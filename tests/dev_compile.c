@@ -474,6 +474,36 @@ Test(dev_compile, publish_is_a_plain_increment_or_a_release_one_when_asked)
     }
 }
 
+Test(dev_compile, constant_phases_out_of_range_and_marks_without_begin_stop_the_build)
+{
+    /* tests/kernels/mark_cases.cu, once per case under nvcc: 1 builds,
+     * 2-4 stop at the phase check, 5 at the state's name. */
+    char *list = read_kernel_file("mark_cases.txt");
+    for (int c = 1; c <= 5; c++) {
+        char name[64], *log;
+        const char *at = list;
+        int k, r, rc = -1;
+        for (; at && *at; at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+            if (sscanf(at, "%d %d", &k, &r) == 2 && k == c)
+                rc = r;
+        cr_assert_neq(rc, -1, "case %d missing from mark_cases.txt", c);
+        snprintf(name, sizeof name, "mark_cases.%d.log", c);
+        log = read_kernel_file(name);
+        if (c == 1)
+            cr_assert_eq(rc, 0, "run-time phases did not build:\n%s", log);
+        else
+            cr_assert_neq(rc, 0, "case %d built", c);
+        if (c >= 2 && c <= 4)
+            cr_assert(strstr(log, "a constant phase outside [0, PT_DEV_PHASES)"),
+                      "case %d: no word of the phase's range:\n%s", c, log);
+        if (c == 5)
+            cr_assert(strstr(log, "needs_PT_DEV_BEGIN_before_it"),
+                      "a mark without BEGIN does not name BEGIN:\n%s", log);
+        free(log);
+    }
+    free(list);
+}
+
 Test(dev_compile, host_device_function_runs_on_the_cpu)
 {
     enum { NSLOTS = 3, NPHASES = 3, MS = 1000000 };

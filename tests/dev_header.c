@@ -298,6 +298,19 @@ Test(DEV_SUITE, default_phase_count_and_trace_options)
     free(log);
 }
 
+Test(DEV_SUITE, a_mark_without_begin_names_begin_and_phases_may_follow_the_include)
+{
+    char *log;
+    int rc = header_case(14, &log);
+    cr_assert_neq(rc, 0, "a mark with no PT_DEV_BEGIN before it compiled");
+    cr_assert(strstr(log, "needs_PT_DEV_BEGIN_before_it") && strstr(log, "PT_DEV_MARK_IN"),
+              "the error does not name BEGIN and PT_DEV_MARK_IN:\n%s", log);
+    free(log);
+    rc = header_case(15, &log);
+    cr_assert_eq(rc, 0, "PT_DEV_PHASES defined after the include, under -Werror:\n%s", log);
+    free(log);
+}
+
 Test(DEV_SUITE, detail_headers_refuse_direct_inclusion)
 {
     for (int c = 6; c <= 7; c++) {

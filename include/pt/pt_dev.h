@@ -200,8 +200,11 @@
 #endif
 #ifndef PT_DEV_PHASES
 /** The phases the marks that follow may use; a ptgen header sets it to its
- *  count, and it is read where each macro stands. */
-#  define PT_DEV_PHASES PT_DEV_MAX_PHASES
+ *  count, and it is read where each macro stands. The default is an
+ *  enumerator, not a macro, so a `#define PT_DEV_PHASES n` after the
+ *  include (or a ptgen header's) replaces it where the macros that follow
+ *  stand, with no redefinition to warn of. */
+enum { PT_DEV_PHASES = PT_DEV_MAX_PHASES };
 /* Says that the value is this default, which a ptgen header replaces. */
 #  define PT__DEV_PHASES_DEFAULT 1
 #endif
@@ -290,6 +293,29 @@ typedef struct pt_dev_state pt_dev_state;
 #  include <pt/detail/pt_dev_impl.h>
 #  undef PT__DEV_INSIDE
 
+/* The state BEGIN declares, named so that a compiler's "undefined" error
+ * where a mark, PT_DEV_STATE or END has no BEGIN before it in its
+ * function says the fix. */
+#  define PT__DEV_ST PT_DEV_MARK_or_END_needs_PT_DEV_BEGIN_before_it_in_this_function__a_helper_marks_with_PT_DEV_MARK_IN
+/* In C++ (nvcc, a C++ host compiler) a phase known at compile time
+ * (a literal, an enumerator, a template argument) outside
+ * [0, PT_DEV_PHASES) is a compile error; a run-time one is counted as a
+ * bad mark. In a static_assert __builtin_constant_p is 0 for a run-time
+ * value, whose comparison is then never evaluated. C compilers (host
+ * mode) fold it only after inlining, and NVRTC has no such builtin, so
+ * there the check is at run time. */
+#  define PT__DEV_PHASE_BAD(phase) \
+    (__builtin_constant_p(phase) && ((long long)(phase) < 0 || (long long)(phase) >= PT__DEV_N))
+#  define PT__DEV_PHASE_MSG \
+    "a constant phase outside [0, PT_DEV_PHASES): define PT_DEV_PHASES (or include the ptgen " \
+    "header) with every phase before the mark"
+#  if defined(__cplusplus) && __cplusplus >= 201103L && !defined(__CUDACC_RTC__) && \
+      (defined(__GNUC__) || defined(__clang__))
+#    define PT__DEV_PHASE_CHECK(phase) static_assert(!PT__DEV_PHASE_BAD(phase), PT__DEV_PHASE_MSG)
+#  else
+#    define PT__DEV_PHASE_CHECK(phase) ((void)0)
+#  endif
+
 /** \brief Start timing this block's (or warp's) phases into `buf`, a
  *  pt_dev_buf passed to the kernel by value. Declares the state, so it
  *  comes once per function, before its marks, at block scope. On the CPU
@@ -302,33 +328,33 @@ typedef struct pt_dev_state pt_dev_state;
 #  if defined(__cplusplus)
 /* The END that runs on every return after BEGIN (pt_dev_impl.h). */
 #    define PT__DEV_GUARD(buf) \
-    ; pt__dev_end_guard pt__dev_guard = { &pt__dev_st, (buf), pt__dev_slot, PT__DEV_N }; \
+    ; pt__dev_end_guard pt__dev_guard = { &PT__DEV_ST, (buf), pt__dev_slot, PT__DEV_N }; \
     (void)pt__dev_guard
 #  else
 #    define PT__DEV_GUARD(buf)
 #  endif
 #  define PT__DEV_BEGIN_SLOT(buf, slot) \
     PT__DEV_ACC_DECL \
-    pt_dev_state pt__dev_st; \
+    pt_dev_state PT__DEV_ST; \
     const long long pt__dev_slot = (slot); \
-    pt__dev_begin(&pt__dev_st, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot) \
+    pt__dev_begin(&PT__DEV_ST, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot) \
     PT__DEV_GUARD(buf)
 /** \brief Charge the cycles since the previous mark (or BEGIN) to `phase`
  *  (an integer, ideally a constant) and count one hit. */
 #  define PT_DEV_MARK(phase) \
-    do { pt__dev_mark(&pt__dev_st, (long long)(phase), PT__DEV_N); } while (0)
+    do { PT__DEV_PHASE_CHECK(phase); pt__dev_mark(&PT__DEV_ST, (long long)(phase), PT__DEV_N); } while (0)
 /** \brief The state of this function's PT_DEV_BEGIN, a `pt_dev_state *`
  *  to hand to helpers that mark. */
-#  define PT_DEV_STATE pt__dev_state_ref(&pt__dev_st)
+#  define PT_DEV_STATE pt__dev_state_ref(&PT__DEV_ST)
 /** \brief PT_DEV_MARK in a helper: `st` is the `pt_dev_state *` the
  *  caller passed down (PT_DEV_STATE where it began). */
 #  define PT_DEV_MARK_IN(st, phase) \
-    do { pt__dev_mark_in((st), (long long)(phase), PT__DEV_N); } while (0)
+    do { PT__DEV_PHASE_CHECK(phase); pt__dev_mark_in((st), (long long)(phase), PT__DEV_N); } while (0)
 /** \brief Write the record: the slot header and the (cycles, hits) of the
  *  first PT_DEV_PHASES phases, then DONE += 1. `buf` is the buffer given to
  *  BEGIN (its record was fixed there; END reads its shape). */
 #  define PT_DEV_END(buf) \
-    do { pt__dev_end(&pt__dev_st, (buf), pt__dev_slot, PT__DEV_N); } while (0)
+    do { pt__dev_end(&PT__DEV_ST, (buf), pt__dev_slot, PT__DEV_N); } while (0)
 
 #endif
 

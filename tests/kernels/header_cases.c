@@ -5,7 +5,9 @@
  * headers of 20 and 24 phases). Cases 6-7: the detail headers refuse to be
  * included directly. Cases 8-11: how they settle PT_DEV_PHASES, whatever
  * the order; case 12: no list leaves the default; case 13: the two trace
- * options together stop the build. */
+ * options together stop the build; case 14: a mark with no BEGIN before it
+ * stops the build naming BEGIN; case 15: PT_DEV_PHASES defined after the
+ * include builds under -Werror and counts from there on. */
 #if CASE == 1 /* a long list first: it raises the maximum to its count */
 #  include "many20.h"
 #  include <pt/pt_dev.h>
@@ -58,6 +60,17 @@ _Static_assert(PT_DEV_PHASES == PT_DEV_MAX_PHASES, "the default is PT_DEV_MAX_PH
 #  define PT_DEV_TRACING 1
 #  define PT_DEV_NO_TRACE 1
 #  include <pt/pt_dev.h>
+#elif CASE == 14
+#  include <pt/pt_dev.h>
+void pt_test_no_begin(void);
+void pt_test_no_begin(void)
+{
+    PT_DEV_MARK(0);
+}
+#elif CASE == 15
+#  include <pt/pt_dev.h>
+#  define PT_DEV_PHASES 2
+_Static_assert(PT__DEV_N == 2, "the marks that follow use 2 phases");
 #endif
 
 #if CASE == 1 || CASE == 4

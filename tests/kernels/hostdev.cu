@@ -38,7 +38,7 @@ static __host__ __device__ void work(pt_dev_buf buf, int slot)
     } else if (slot == 1) {
         for (int r = 0; r < 1000; r++)
             PT_DEV_MARK(2);
-        PT_DEV_MARK(PT_DEV_MAX_PHASES);
+        PT_DEV_MARK(PT_DEV_MAX_PHASES + slot - 1); /* out of range, known at run time */
     } else {
         PT_DEV_MARK(1);
         return;

@@ -27,7 +27,7 @@ $(KDIR)/many%.h: $(PTGEN)
 # (0: it compiled) in header_cases.txt, its diagnostics in header_cases.N.log.
 $(KDIR)/header_cases.txt: tests/kernels/header_cases.c $(KDIR)/many20.h $(KDIR)/many24.h \
                           $(KDIR)/pt_test_phases.h $(PT_DEV_HDRS)
-	for c in 1 2 3 4 5 6 7 8 9 10 11 12 13; do \
+	for c in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do \
 	    $(CC) $(PT_CPPFLAGS) -I$(KDIR) $(WARN) -Werror -fsyntax-only -DCASE=$$c $< \
 	        > $(KDIR)/header_cases.$$c.log 2>&1; \
 	    echo "$$c $$?"; \
@@ -65,6 +65,16 @@ $(KDIR)/phases_c.stripped.sm_90.ptx: $(KDIR)/phases_c.stripped.c $(K_DEPS)
 $(KDIR)/phases_cpp.sm_90.ptx: tests/kernels/phases.cu $(K_DEPS)
 	@mkdir -p $(@D)
 	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
+
+# Marks that must build or must not under nvcc, as header_cases.txt above.
+$(KDIR)/mark_cases.txt: tests/kernels/mark_cases.cu $(PT_DEV_HDRS)
+	@mkdir -p $(@D)
+	for c in 1 2 3 4 5; do \
+	    $(K_NVCC) -ptx -arch=sm_90 -DCASE=$$c -o /dev/null $< > $(KDIR)/mark_cases.$$c.log 2>&1; \
+	    echo "$$c $$?"; \
+	done > $@.tmp
+	mv $@.tmp $@
+TEST_PREREQS += $(KDIR)/mark_cases.txt
 
 # Registers, stack and spills, from ptxas -v on the PTX above.
 $(KDIR)/%.ptxas.txt: $(KDIR)/%.ptx
