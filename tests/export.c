@@ -971,6 +971,7 @@ Test(export, json_device_clock_counts_folds_even_uncalibrated)
     t->dev_clock.folds = 3;
     t->dev_clock.slots_skipped = 2;
     t->dev_clock.slots_unfinished = 1;
+    t->dev_clock.untraced = 5;
     cr_assert_eq(pt_export_json(t, in_dir("unc.json")), 0, "%s", pt_last_error(t));
     json_t *j = load(in_dir("unc.json"));
     json_t *dc = member(j, "device_clock");
@@ -979,5 +980,6 @@ Test(export, json_device_clock_counts_folds_even_uncalibrated)
     cr_assert_eq(json_integer_value(member(dc, "folds")), 3, "folds");
     cr_assert_eq(json_integer_value(member(dc, "slots_skipped")), 2, "slots_skipped");
     cr_assert_eq(json_integer_value(member(dc, "slots_unfinished")), 1, "slots_unfinished");
+    cr_assert_eq(json_integer_value(member(dc, "untraced")), 5, "untraced");
     json_decref(j);
 }

@@ -373,7 +373,7 @@ Test(fold, dropped_trace_events_are_counted)
     pt_dev_records_free(b);
 }
 
-Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_dropped)
+Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_untraced)
 {
     /* pt_dev.h without PT_DEV_TRACING stores no event and drops none; a
      * tracing kernel does one or the other for every mark. */
@@ -387,11 +387,20 @@ Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_d
     int rc = fold(b, "step");
     cr_assert_eq(rc, PT_EFULL, "%s", pt_strerror(rc));
     pt_run_stats run;
+    pt_dev_clock dc;
     cr_assert_eq(pt_run_get(t, &run), 0);
-    cr_assert_eq(run.dropped, 11, "3 + 4 + 1 + 1 marks and 2 bad ones: %llu",
-                 (unsigned long long)run.dropped);
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
+    cr_assert_eq(dc.untraced, 11, "3 + 4 + 1 + 1 marks and 2 bad ones: %lld", dc.untraced);
+    cr_assert_eq(run.dropped, 0, "no trace was full: %llu", (unsigned long long)run.dropped);
     cr_assert(strstr(pt_last_error(t), "without trace stores"), "%s", pt_last_error(t));
     cr_assert(strstr(pt_last_error(t), "PT_DEV_TRACING"), "%s", pt_last_error(t));
+    /* The report gives the cause, not a full trace_cap. */
+    test_text out = { NULL, 0 };
+    pt_log_fn(t, test_text_line, &out);
+    cr_assert(strstr(out.s, "11 marks on trace buffers by kernels built without trace stores "
+                            "stored no event (define PT_DEV_TRACING"), "%s", out.s);
+    cr_assert_null(strstr(out.s, "was full"), "%s", out.s);
+    free(out.s);
     cr_assert_gt(get("step/phase 1").total_ms, 0, "the phases are folded all the same");
 
     /* The same record in an aggregate buffer drops nothing. */
@@ -400,7 +409,8 @@ Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_d
     rc = fold(agg, "agg");
     cr_assert_eq(rc, 0, "%s: %s", pt_strerror(rc), pt_last_error(t));
     cr_assert_eq(pt_run_get(t, &run), 0);
-    cr_assert_eq(run.dropped, 11, "an aggregate buffer's record dropped events");
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
+    cr_assert(run.dropped == 0 && dc.untraced == 11, "an aggregate buffer's record dropped events");
     pt_dev_records_free(b);
     pt_dev_records_free(agg);
 }

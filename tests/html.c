@@ -501,6 +501,46 @@ static void browse(const char *page, const char *args, const char *out)
     test_browse(dir, url, args, out);
 }
 
+/* The page's script, run by node where it is installed (no browser
+ * needed): it parses, and its plurals are English ("2 launches"). */
+Test(html, the_script_parses_and_its_plurals_are_english)
+{
+    if (system("command -v node >/dev/null 2>&1") != 0)
+        cr_skip_test("node is not installed (BROWSER=1 installs it with npm): the page's script "
+                     "is not checked without a browser");
+    small_run();
+    const char *p = in_dir("script.html"), *js = in_dir("script.js"), *pl = in_dir("plural.js");
+    cr_assert_eq(pt_export_html(t, p), 0, "%s", pt_last_error(t));
+    char *h = slurp(p, NULL);
+    char *a = strstr(h, "<script>\n"), *b = a ? strstr(a, "</script>") : NULL;
+    cr_assert(a && b, "the page has its script");
+    a += strlen("<script>\n");
+    FILE *f = fopen(js, "w");
+    cr_assert_not_null(f);
+    fwrite(a, 1, (size_t)(b - a), f);
+    fclose(f);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "node --check '%s'", js);
+    cr_assert_eq(system(cmd), 0, "node cannot parse the page's script");
+    /* plural() alone, from its line, called on the words the page uses. */
+    char *fn = strstr(a, "function plural("), *end = fn ? strchr(fn, '\n') : NULL;
+    cr_assert(fn && end && fn < b, "plural() is on one line");
+    f = fopen(pl, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%.*s\nprocess.stdout.write([plural(2, \"launch\"), plural(1, \"launch\"), "
+               "plural(3, \"block\"), plural(0, \"SM\"), plural(2, \"pass\")].join(\"|\"));\n",
+            (int)(end - fn), fn);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "node '%s'", pl);
+    FILE *o = popen(cmd, "r");
+    char out[256] = "";
+    cr_assert_not_null(o);
+    cr_assert_not_null(fgets(out, sizeof out, o), "node printed nothing");
+    pclose(o);
+    cr_assert_str_eq(out, "2 launches|1 launch|3 blocks|0 SMs|2 passes");
+    free(h);
+}
+
 Test(html, the_page_renders_in_chromium, .timeout = 120)
 {
     pt_peaks_set(t, 1e12, 2e13);

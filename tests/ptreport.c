@@ -784,6 +784,29 @@ static pt_timing *rich_run(test_clock *clk)
     return t;
 }
 
+/* A host-mode launch's per-block line says the spread includes the OS;
+ * the file keeps which launches ran on the CPU, so show says it too. */
+Test(ptreport, show_keeps_the_host_mode_note)
+{
+    test_clock clk;
+    pt_timing *t = rich_run(&clk);
+    char *want, *got;
+
+    pt_stop(t, "still open");
+    save(t, "run.json");
+    pt_log_to(t, in_dir("want.txt"), (pt_log_opts){ 0 });
+    want = slurp(in_dir("want.txt"));
+    cr_assert(strstr(want, "(host mode: the spread includes the OS preempting the thread)"),
+              "pt_log has the note: %s", want);
+    cr_assert_eq(run("show %s", in_dir("run.json")), 0, "show failed: %s", err_text());
+    got = out_text();
+    cr_assert(strstr(got, "(host mode: the spread includes the OS preempting the thread)"),
+              "ptreport show dropped the host-mode note:\n%s", got);
+    free(want);
+    free(got);
+    pt_destroy(t);
+}
+
 static json_t *page_data(const char *path, char **page)
 {
     static const char open[] = "<script type=\"application/json\" id=\"pt-data\">";

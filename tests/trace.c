@@ -544,7 +544,7 @@ Test(trace, folded_blocks_sit_on_sm_tracks)
 {
     const char *names[] = { "angular", "energy" };
     t = test_timing(&clk, "run", PT_TRACE);
-    pt_dev_records *b = pt_dev_records_create(t, 2, 2, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, names, 0, 0); /* on the (fake) device */
     cr_assert_not_null(b);
     /* 4,000,000 cycles over 1 ms of globaltimer: 0.25 ns per cycle. */
     slot(b, 0, 3, 4000000, 0, 1000000, (long long[]){ 1200000, 2000000 });
@@ -633,7 +633,7 @@ Test(trace, blocks_resident_at_once_get_lanes_of_their_sm)
 {
     const char *names[] = { "p" };
     t = test_timing(&clk, "run", PT_TRACE);
-    pt_dev_records *b = pt_dev_records_create(t, 5, 1, names, PT_DEV_HOST, 0);
+    pt_dev_records *b = pt_dev_records_create(t, 5, 1, names, 0, 0); /* on the (fake) device */
     cr_assert_not_null(b);
     /* 1,000,000 cycles per ms of globaltimer: 1 ns per cycle. */
     slot(b, 0, 7, 1000000, 0, 1000000, (long long[]){ 500000 });      /* A */
@@ -667,6 +667,39 @@ Test(trace, blocks_resident_at_once_get_lanes_of_their_sm)
     cr_assert_null(track_name(j, SM, 5), "four tracks, C reusing A's");
     json_decref(j);
     pt_dev_records_free(b);
+}
+
+/* Host mode's SMID is the CPU a block ran on: its blocks get tracks of
+ * their own, named as CPUs, never shared with the GPU's SM of that
+ * number, and the process says it holds both. */
+Test(trace, host_mode_blocks_sit_on_cpu_tracks_apart_from_the_sms)
+{
+    const char *names[] = { "p" };
+    t = test_timing(&clk, "run", PT_TRACE);
+    pt_dev_records *gpu = pt_dev_records_create(t, 1, 1, names, 0, 0);
+    pt_dev_records *cpu = pt_dev_records_create(t, 1, 1, names, PT_DEV_HOST, 0);
+    cr_assert(gpu && cpu, "%s", pt_last_error(t));
+    /* Both on "3", at the same time: on one track they would cross. */
+    slot(gpu, 0, 3, 1000000, 0, 1000000, (long long[]){ 500000 });
+    slot(cpu, 0, 3, 1000000, 0, 1000000, (long long[]){ 500000 });
+    clk.now = 0;
+    span("kernel", 0, 2000000);
+    cr_assert_eq(pt_dev_fold(t, gpu, "kernel"), 0, "%s", pt_last_error(t));
+    span("host body", 0, 2000000);
+    cr_assert_eq(pt_dev_fold(t, cpu, "host body"), 0, "%s", pt_last_error(t));
+    json_t *j = export_read();
+    json_t *bg = find(j, "X", SM, "kernel", 0), *bc = find(j, "X", SM, "host body", 0);
+    cr_assert(bg && bc, "one event per block");
+    cr_assert_str_eq(track_name(j, SM, tid_of(bg)), "SM 3, lane 0");
+    cr_assert_str_eq(track_name(j, SM, tid_of(bc)), "host CPU 3, lane 0");
+    cr_assert_neq(tid_of(bg), tid_of(bc), "a CPU and an SM of one number share a track");
+    json_t *p = find(j, "M", SM, "process_name", 0);
+    cr_assert_not_null(p, "the blocks' process is named");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(p, "args"), "name")),
+                     "Blocks by GPU SM and host CPU (folded launches)");
+    json_decref(j);
+    pt_dev_records_free(gpu);
+    pt_dev_records_free(cpu);
 }
 
 /* An aggregate block holds each phase's total: drawn one after another

@@ -89,6 +89,7 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
         s->xfer[i] = fig(f->xfer[i]);
     s->mem_hwm = fig(f->mem_hwm);
     s->cpu_timed = f->cpu_timed;
+    s->ran_here = f->ran_here;
     s->ovh_ns = fig(f->ovh_ns);
     if (f->ranks > 0) {
         if (!s->ranks)

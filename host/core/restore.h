@@ -24,6 +24,7 @@ typedef struct pt__restored {
     double hits, block_mean_ns, block_min_ns, block_max_ns;
     double mem_hwm;
     uint64_t cpu_timed;       /* a GPU section's occurrences timed by the CPU clock */
+    int ran_here;             /* a launch whose host-mode blocks ran inside it */
     double ovh_ns;            /* a phase's marks' cost taken out */
     uint64_t ranks;           /* ranks with the section (0: not merged by rank) */
     double rank_min_ns, rank_mean_ns, rank_max_ns;

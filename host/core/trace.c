@@ -302,6 +302,7 @@ void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *nod
     f->tick_ns = tick_ns;
     f->ns_per_cycle = ns_per_cycle;
     f->launch_us = launch_start(t, node);
+    f->host = b->host;
     tr->blocks_cut += (uint64_t)(b->nslots - keep);
     tr->fold_words += keep * sw;
     tr->nfolds++;

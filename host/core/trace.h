@@ -49,6 +49,7 @@ typedef struct pt__tfold {
     double tick_ns;           /* globaltimer tick (INFINITY: unknown) */
     double ns_per_cycle;      /* for blocks without a rate of their own */
     double launch_us;         /* the launch's start on the host timeline */
+    int host;                 /* host mode: SMID is the CPU the block ran on */
 } pt__tfold;
 
 typedef struct pt__trace {
@@ -116,6 +117,7 @@ PT__HIDDEN void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tic
 typedef struct pt__fold_shape {
     int nslots, nphases, trace_cap;
     char *const *names;
+    int host;                 /* host mode: the records' SMID is a CPU */
 } pt__fold_shape;
 /* Keep the first blocks of a fold's records d (launch node). */
 PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,

@@ -182,7 +182,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     if (b->mode == PT_DEV_MODE_TRACE && r[PT__R_UNTRACED].i > 0) {
         /* The kernel stored no events at all: built without trace stores. */
         long long untraced = r[PT__R_UNTRACED].i;
-        t->dropped += (uint64_t)untraced;
+        t->dev_clock.untraced += untraced;
         rc = pt__fail(t, PT_EFULL,
                       "pt_dev_fold(\"%s\"): %lld trace events dropped: a trace buffer, but the "
                       "kernel was built without trace stores (define PT_DEV_TRACING before "
@@ -443,7 +443,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
               cv.mark_cycles);
     if (t->trace) {
-        pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names };
+        pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host };
         pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,
                        cv.ns_per_cycle);
     }

@@ -23,15 +23,16 @@
  *                "recorded" },                        pt_schedule_set()'s figures
  *     "device_clock": null | { "calibrated", "cycles_per_ns", "tick_ns",
  *                "blocks_own", "blocks_cal", "device", "device_name",
- *                "folds", "slots_skipped", "slots_unfinished", "mark_cycles" },
+ *                "folds", "slots_skipped", "slots_unfinished", "untraced", "mark_cycles" },
  *     "peaks": null | { "bytes_per_s", "flops_per_s", "source" },
  *     "memory": { "tensors": [ { "name", "bytes", "shape": [..], "dtype" } ],
  *                 "total", "peak", "device_free", "device_total",
  *                 "device_used_peak" },       device figures null unless sampled
  *     "errors": { "count", "last", "last_note", "by_code": { "PT_EMISMATCH": 2, ... } },
  *     "sections": [ { "id", "parent", "name", ["name_bytes",] "depth",
- *                     "kind", "open", "count", every figure of the CSV
- *                     export by the same name } ] }
+ *                     "kind", "open", ["host_mode": true,] "count", every
+ *                     figure of the CSV export by the same name } ] }
+ *                     host_mode: a launch whose blocks ran on the CPU
  *
  * Sections are one flat list, depth first, siblings in order of first
  * start: "id" is a section's place in the list (0, 1, ...), "parent" its
@@ -113,6 +114,8 @@ static void section(pt_timing *t, pt__json *w, const pt_section *s, uint64_t id,
     pt__json_k_u64(w, "depth", (uint64_t)st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_bool(w, "open", st.open);
+    if (s->ran_here)
+        pt__json_k_bool(w, "host_mode", 1);
     pt__json_figures(w, &st, pt__bound_name(PT_BOUND_UNKNOWN));
     pt__json_phase(w, s);
     if (more && more->section)

@@ -57,6 +57,7 @@ void pt__json_dev_clock(pt__json *w, const pt_dev_clock *dc)
     pt__json_k_i64(w, "folds", dc->folds);
     pt__json_k_i64(w, "slots_skipped", dc->slots_skipped);
     pt__json_k_i64(w, "slots_unfinished", dc->slots_unfinished);
+    pt__json_k_i64(w, "untraced", dc->untraced);
     pt__json_k_num(w, "mark_cycles", dc->mark_cycles);
     pt__json_close(w, '}');
 }

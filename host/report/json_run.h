@@ -15,7 +15,7 @@ PT__HIDDEN void pt__json_clock(pt__json *w, const pt_run_stats *rs);
 PT__HIDDEN void pt__json_stats(pt__json *w, const pt_run_stats *rs);
 /* null, or, once a fold used it, { "calibrated", "cycles_per_ns",
  * "tick_ns", "blocks_own", "blocks_cal", "device", "device_name",
- * "folds", "slots_skipped", "slots_unfinished", "mark_cycles" } */
+ * "folds", "slots_skipped", "slots_unfinished", "untraced", "mark_cycles" } */
 PT__HIDDEN void pt__json_dev_clock(pt__json *w, const pt_dev_clock *dc);
 /* null, or the peaks in use: { "bytes_per_s", "flops_per_s", "source" } */
 PT__HIDDEN void pt__json_peaks(pt__json *w, pt_timing *t);

@@ -142,6 +142,11 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
                 pt__line_printf(k, " (%lld of them a launch's block%s that returned before "
                                 "PT_DEV_BEGIN or PT_DEV_END: an error)", c->slots_unfinished,
                                 c->slots_unfinished == 1 ? "" : "s");
+            if (c->untraced > 0)
+                pt__line_printf(k, "; %lld mark%s on trace buffers by kernels built without "
+                                "trace stores stored no event (define PT_DEV_TRACING before "
+                                "including pt_dev.h): an error", c->untraced,
+                                c->untraced == 1 ? "" : "s");
             if (c->mark_cycles > 0 && c->cycles_per_ns > 0)
                 pt__line_printf(k, "; a mark costs %.1f cycles (%.2f ns), measured, taken out of "
                                    "every phase", c->mark_cycles, c->mark_cycles / c->cycles_per_ns);

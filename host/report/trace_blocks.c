@@ -29,17 +29,28 @@
 
 typedef struct blk {
     long long t0, t1;         /* ns from the origin */
-    long long sm;             /* %smid, or -1 for host mode */
+    long long sm;             /* %smid (host mode: the CPU), or -1 when unknown */
+    int host;                 /* a host-mode block: sm is a CPU */
     int fold, slot, lane;
 } blk;
 
-/* SMs first by id, host mode last; then by start, the longer first. */
+/* Where a block ran, in track order: the GPU's SMs by id, then host
+ * mode's CPUs by number, an unknown place last in each. */
+static int by_place(const blk *a, const blk *b)
+{
+    unsigned long long sa = (unsigned long long)a->sm, sb = (unsigned long long)b->sm;
+    if (a->host != b->host)
+        return a->host ? 1 : -1;
+    return sa < sb ? -1 : sa > sb;
+}
+
+/* By place, then by start, the longer first. */
 static int by_start(const void *pa, const void *pb)
 {
     const blk *a = pa, *b = pb;
-    unsigned long long sa = (unsigned long long)a->sm, sb = (unsigned long long)b->sm;
-    if (sa != sb)
-        return sa < sb ? -1 : 1;
+    int c = by_place(a, b);
+    if (c)
+        return c;
     if (a->t0 != b->t0)
         return a->t0 < b->t0 ? -1 : 1;
     return a->t1 > b->t1 ? -1 : a->t1 < b->t1;
@@ -48,9 +59,9 @@ static int by_start(const void *pa, const void *pb)
 static int by_track(const void *pa, const void *pb)
 {
     const blk *a = pa, *b = pb;
-    unsigned long long sa = (unsigned long long)a->sm, sb = (unsigned long long)b->sm;
-    if (sa != sb)
-        return sa < sb ? -1 : 1;
+    int c = by_place(a, b);
+    if (c)
+        return c;
     if (a->lane != b->lane)
         return a->lane < b->lane ? -1 : 1;
     return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
@@ -224,6 +235,7 @@ static size_t collect(const pt__trace *tr, blk *v)
             b->t0 = launch + (rec[PT_DEV_S_GT0] - gt_min);
             b->t1 = b->t0 + (clk > 0 && rate > 0 ? llround((double)clk * rate) : gt > 0 ? gt : 0);
             b->sm = rec[PT_DEV_S_SMID] >= 0 ? rec[PT_DEV_S_SMID] : -1;
+            b->host = f->host;
             b->fold = i;
             b->slot = s;
             n++;
@@ -261,22 +273,30 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
     n = collect(tr, v);
     qsort(v, n, sizeof *v, by_start);
     for (i = 0; i < n; i = j) {
-        for (j = i; j < n && v[j].sm == v[i].sm; j++)
+        for (j = i; j < n && by_place(&v[j], &v[i]) == 0; j++)
             ;
         pack(v + i, j - i, &busy, &idle);
     }
     qsort(v, n, sizeof *v, by_track);
+    /* Sorted by place, GPU blocks first: the first and last say which
+     * kinds there are. */
     if (n)
-        pt__ctrace_process(w, PT__CTRACE_SM, "GPU blocks by SM (folded launches)",
-                           "ptkit: one track per block resident at once on an SM");
-    /* Tracks numbered from 1 in (SM, lane) order, which is also their sort order. */
+        pt__ctrace_process(w, PT__CTRACE_SM,
+                           !v[n - 1].host ? "GPU blocks by SM (folded launches)"
+                           : v[0].host    ? "Host-mode blocks by CPU (folded launches)"
+                                          : "Blocks by GPU SM and host CPU (folded launches)",
+                           "ptkit: one track per block resident at once on an SM (host mode: "
+                           "running at once on a CPU)");
+    /* Tracks numbered from 1 in (place, lane) order, which is also their sort order. */
     for (i = 0; i < n; i++) {
-        if (i == 0 || v[i].sm != v[i - 1].sm || v[i].lane != v[i - 1].lane) {
+        if (i == 0 || by_place(&v[i], &v[i - 1]) || v[i].lane != v[i - 1].lane) {
             tid++;
             if (v[i].sm >= 0)
-                snprintf(name, sizeof name, "SM %lld, lane %d", v[i].sm, v[i].lane);
+                snprintf(name, sizeof name, "%s %lld, lane %d", v[i].host ? "host CPU" : "SM",
+                         v[i].sm, v[i].lane);
             else
-                snprintf(name, sizeof name, "host mode, lane %d", v[i].lane);
+                snprintf(name, sizeof name, "%s, lane %d",
+                         v[i].host ? "host mode, CPU unknown" : "SM unknown", v[i].lane);
             pt__ctrace_thread(w, PT__CTRACE_SM, tid, name, tid);
         }
         block(w, tr, &v[i], tid);

@@ -346,6 +346,9 @@ typedef struct pt_dev_clock {
                                   record: they returned before PT_DEV_BEGIN (or,
                                   in C, before PT_DEV_END); each fold with some
                                   is an error */
+    long long untraced;     /**< marks on trace buffers (PT_DEV_TRACE) by kernels built
+                                 without trace stores (no PT_DEV_TRACING): no event
+                                 was stored for them; each fold with some is an error */
 } pt_dev_clock;
 /** \brief The clock conversion used so far by pt_dev_fold() on t.
  *  \return 0, or PT_EINVAL for a NULL out. */

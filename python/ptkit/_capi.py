@@ -44,7 +44,8 @@ class DevClock(ctypes.Structure):
     _fields_ = [("calibrated", c_int), ("cycles_per_ns", c_double), ("tick_ns", c_double),
                 ("blocks_own", c_ll), ("blocks_cal", c_ll), ("device", c_int),
                 ("device_name", ctypes.c_char * 96), ("folds", c_ll), ("slots_skipped", c_ll),
-                ("mark_cycles", c_double), ("slots_unfinished", c_ll)]
+                ("mark_cycles", c_double), ("slots_unfinished", c_ll),
+                ("untraced", c_ll)]
 
 
 class SectionStats(ctypes.Structure):

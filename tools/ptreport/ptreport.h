@@ -26,6 +26,7 @@ struct pr_sec {
     pr_sec *kids;
     size_t nkids;
     int matched;              /* diff: the base has it too */
+    int host_mode;            /* "host_mode": a launch whose blocks ran on the CPU */
     size_t order;             /* position among its siblings in the file */
     json_t *merged;           /* the section's "merged" object, if any (borrowed) */
     double *sm_ms;            /* a folded phase's "sm_ms", by %smid (NULL when absent) */

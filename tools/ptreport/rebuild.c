@@ -51,6 +51,7 @@ static int restore_secs(pt_timing *t, const pr_run *run)
             .rank_min_ns = f->rank_min_ms * 1e6, .rank_mean_ns = f->rank_mean_ms * 1e6,
             .rank_max_ns = f->rank_max_ms * 1e6, .rank_slowest = (long long)f->rank_slowest,
             .sm_ms = x->sm_ms, .nsm = x->nsm, .hist = x->hist, .nhist = x->nhist,
+            .ran_here = x->host_mode,
         };
         pt_section *s;
         if ((size_t)depth >= cap) {
@@ -134,6 +135,7 @@ void pr_run_state(const pr_run *run, pt__restored_run *rr, pt_dev_clock *dc, uin
         dc->folds = int_of(o, "folds");
         dc->slots_skipped = int_of(o, "slots_skipped");
         dc->slots_unfinished = int_of(o, "slots_unfinished");
+        dc->untraced = int_of(o, "untraced");
         dc->mark_cycles = num(o, "mark_cycles");
         snprintf(dc->device_name, sizeof dc->device_name, "%s", name ? name : "");
         rr->dev_clock = dc;

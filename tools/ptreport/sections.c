@@ -308,6 +308,7 @@ static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
         return -1;
     }
     s->merged = merged;
+    s->host_mode = json_is_true(json_object_get(o, "host_mode"));
     return load_sm(c, o, s) < 0 ? -1 : load_hist(c, o, s);
 }
 
