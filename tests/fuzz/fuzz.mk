@@ -45,12 +45,12 @@ PTREPORT_READER := tools/ptreport/read.c tools/ptreport/members.c tools/ptreport
 $(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c $(PTREPORT_READER) \
                                 $(wildcard tools/ptreport/*.h) $(FUZZ_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools/ptreport -Iinclude -Ihost -o $@ $< $(PTREPORT_READER) \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools/ptreport -Iinclude -Ihost -Idevice -o $@ $< $(PTREPORT_READER) \
 	    $(FUZZ_LIB) -ljansson -lm -lpthread -ldl
 
 $(FUZZ_DIR)/fuzz_einsum: tests/fuzz/fuzz_einsum.c host/core/flops.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< host/core/flops.c -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -Idevice -o $@ $< host/core/flops.c -lm
 
 # The library's own make decides what to rebuild, so it runs every time.
 fuzz-lib: $(FUZZ_LIB)
@@ -61,12 +61,12 @@ fuzz-lib-always:
 
 $(FUZZ_DIR)/fuzz_pack: tests/fuzz/fuzz_pack.c tests/fuzz/fuzz_common.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -Idevice -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 
 # Host-mode records folded: the library again (calibrate.h for the clock).
 $(FUZZ_DIR)/fuzz_fold: tests/fuzz/fuzz_fold.c tests/fuzz/fuzz_common.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -Idevice -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 
 $(FUZZ_DIR)/pack_seeds: tests/fuzz/pack_seeds.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
