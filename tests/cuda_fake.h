@@ -50,6 +50,9 @@ typedef struct fake_gpu {
     pt__cuerr meminfo_err;
     long long meminfos;
     long long count_calls;    /* cudaGetDeviceCount calls: the device's probes */
+    long long waits;          /* cudaStreamWaitEvent calls */
+    pt_stream waited_stream;  /* the last one's stream and event */
+    pt__cuevent waited_ev;
 } fake_gpu;
 
 static fake_gpu fake;
@@ -134,6 +137,14 @@ static pt__cuerr f_ev_sync(pt__cuevent ev)
     if (fake.nsynced < 64)
         fake.synced_ms[fake.nsynced++] = ((fake_event *)(void *)ev)->ms;
     return fake.sync_err;
+}
+static pt__cuerr f_stream_wait(pt_stream s, pt__cuevent ev, unsigned flags)
+{
+    (void)flags;
+    fake.waits++;
+    fake.waited_stream = s;
+    fake.waited_ev = ev;
+    return 0;
 }
 static pt__cuerr f_ev_elapsed(float *ms, pt__cuevent a, pt__cuevent b)
 {
@@ -292,6 +303,7 @@ static const pt__cuda_api fake_api = {
     .StreamCreateWithFlags = f_stream_create,
     .StreamSynchronize = f_stream_sync,
     .StreamDestroy = f_stream_destroy,
+    .StreamWaitEvent = f_stream_wait,
     .RegisterFatBinary = f_register_fatbin,
     .RegisterFatBinaryEnd = f_register_end,
     .RegisterFunction = f_register_function,

@@ -150,6 +150,33 @@ Test(records, device_buffer_is_made_on_the_device)
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 }
 
+/* One records object used from two streams: a fold's copy queued on
+ * stream A may not have read the records when stream B resets them for
+ * its launch, so B's clearing waits for A's copy (cudaStreamWaitEvent on
+ * the copy's event); on A's own stream the order alone keeps it. */
+Test(records, a_reset_on_another_stream_waits_for_the_folds_copy)
+{
+    pt_stream a = (pt_stream)(uintptr_t)0xa, b2 = (pt_stream)(uintptr_t)0xb;
+    pt__calib_set(0, 2.0, 1000.0);
+    pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, a), 0);
+    pt_start_gpu(t, "on a", a);
+    fake.now_ms += 1;
+    pt_stop_gpu(t, "on a", a);
+    cr_assert_eq(pt_dev_fold(t, b, "on a"), 0, "queued behind the launch: %s", pt_last_error(t));
+    cr_assert_not_null(b->read_ev, "the copy's event is kept");
+    cr_assert_eq(b->read_stream, a, "the copy runs on the launch's stream");
+    cr_assert_eq(pt_dev_reset(b, a), 0);
+    cr_assert_eq(fake.waits, 0, "on the copy's own stream no wait is needed");
+    cr_assert_eq(pt_dev_reset(b, b2), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.waits, 1, "stream B's reset does not wait for A's copy");
+    cr_assert_eq(fake.waited_stream, b2, "the wait is on B");
+    cr_assert_eq(fake.waited_ev, b->read_ev, "for the copy's event");
+    pt_sync(t);
+    pt_dev_records_free(b);
+}
+
 Test(records, host_reset_clears_records_and_keeps_the_header)
 {
     pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_HOST, 0);

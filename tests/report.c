@@ -892,7 +892,7 @@ Test(report, host_mode_states_the_host_tsc)
     LOG(&l, &rc);
     for (size_t i = 0; i < l.n; i++) {
         found |= strcmp(l.v[i], "  device clock: host, host TSC 1.755 GHz calibrated, "
-                                "globaltimer tick 32 ns; 3 blocks timed by their own measured "
+                                "monotonic clock tick 32 ns; 3 blocks timed by their own measured "
                                 "rate, 1 by the calibrated rate; 2 folds, 1 slot without a "
                                 "record; a mark's cost not measured, nothing taken out of "
                                 "the phases") == 0;

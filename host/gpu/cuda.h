@@ -87,6 +87,8 @@ typedef struct pt__cuda_api {
     pt__cuerr (*StreamCreateWithFlags)(pt_stream *s, unsigned flags);
     pt__cuerr (*StreamSynchronize)(pt_stream s);
     pt__cuerr (*StreamDestroy)(pt_stream s);
+    /* Optional: NULL where missing, and then a wait is a synchronize. */
+    pt__cuerr (*StreamWaitEvent)(pt_stream s, pt__cuevent ev, unsigned flags);
 
     /* ptkit's own kernels (calibration, reduction) are registered as the
      * code nvcc generates registers a program's: a fatbin, then each

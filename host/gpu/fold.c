@@ -170,6 +170,8 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
                               "is copied back", title, what, pt__cuda_errstr(cu, e));
         return 1;
     }
+    b->read_ev = st->ev;
+    b->read_stream = s;
     j->src.data = st->host;
     j->stage = st;
     j->src.reduced = 1;
@@ -204,6 +206,10 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
                         title, pt__cuda_errstr(cu, e));
     }
     e = cu->EventRecord(st->ev, s);
+    if (!e) {
+        b->read_ev = st->ev;
+        b->read_stream = s;
+    }
     if (e) {
         /* Without an event to wait on later, wait for the copy now. */
         pt__cuerr e2 = cu->StreamSynchronize(s);

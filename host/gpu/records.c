@@ -298,6 +298,17 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
         b->data[PT_DEV_H_BAD_SLOT] = 0;
         return 0;
     }
+    /* A fold's copy (or reduction) queued on another stream may not have
+     * read the records yet: the clearing waits for it, on the device
+     * where the runtime can (cudaStreamWaitEvent), else here. */
+    if (b->read_ev && b->read_stream != stream) {
+        e = b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
+                                   : b->cu->EventSynchronize(b->read_ev);
+        if (e)
+            return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: waiting for a fold's read of the "
+                            "records on another stream: %s; nothing reset",
+                            pt__cuda_errstr(b->cu, e));
+    }
     e = b->cu->MemsetAsync(b->data + PT_DEV_HDR, 0, slot_bytes, stream);
     if (!e)
         e = b->cu->MemsetAsync(b->data + PT_DEV_H_BAD_SLOT, 0, sizeof(long long), stream);

@@ -37,6 +37,8 @@ struct pt_dev_records {
     int fallback;             /* there because no device could hold them */
     int device;               /* CUDA ordinal, -1 for host memory */
     pt_stream stream;         /* of the last pt_dev_reset() */
+    pt__cuevent read_ev;      /* recorded after a fold's last read of the records (a stage's) */
+    pt_stream read_stream;    /* the stream that read runs on */
     pt__stage stage[PT__STAGE_MAX];
     int pending;              /* fold jobs not yet resolved */
     long reset_gen;           /* pt_dev_reset calls so far */

@@ -128,9 +128,10 @@ static void header(pt_timing *t, pt__lines *k, const pt_run_stats *rs, int per_t
             pt__line_emit(k);
         } else {
             if (c->calibrated)
-                pt__line_printf(k, ", %s %.3f GHz calibrated, globaltimer tick %.0f ns; "
+                pt__line_printf(k, ", %s %.3f GHz calibrated, %s tick %.0f ns; "
                        "%lld block%s timed by their own measured rate, %lld by the calibrated rate",
-                    clk, c->cycles_per_ns, c->tick_ns, c->blocks_own,
+                    clk, c->cycles_per_ns, c->device >= 0 ? "globaltimer" : "monotonic clock",
+                    c->tick_ns, c->blocks_own,
                     c->blocks_own == 1 ? "" : "s", c->blocks_cal);
             else
                 pt__line_printf(k, ", %s %.3f GHz: launch-average rate, calibration unavailable; "

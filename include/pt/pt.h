@@ -297,13 +297,18 @@ PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
  *      PT_LAUNCH(t, "step", recs, step, blocks, 256, 0, stream, in, out, n);   // .cu
  *      PT_LAUNCH(t, "step", recs, step, grid, block, 0, stream, &in, &out, &n); // C
  */
-/** \def PT_HOST_LAUNCH(t, title, records, nblocks, fn, ...)
+/** \def PT_HOST_LAUNCH(t, title, records, grid, fn, ...)
  *  \brief The same on the CPU, for host mode: grows host-mode `records`
- *  (PT_DEV_HOST) to `nblocks`, resets them, opens the CPU section `title`,
- *  calls `fn(block, args..., buf)` for block = 0 .. nblocks-1, closes the
- *  section and folds. `fn` is the kernel's body as a function of the
- *  block index (`__host__ __device__` to share it with the kernel), which
- *  opens the block's record with PT_DEV_BEGIN_AT(buf, block). */
+ *  (PT_DEV_HOST) to the grid's blocks, resets them, opens the CPU section
+ *  `title`, calls `fn(block, args..., buf)` for each block in CUDA's
+ *  order (x fastest: block = x + gx * (y + gy * z)), closes the section
+ *  and folds. `grid` is a block count, or under nvcc anything a dim3 is
+ *  made from (`dim3(gx, gy)`); a body of a 2D or 3D grid finds its
+ *  coordinates from `block` as that formula says. `fn` is the kernel's
+ *  body as a function of the block index (`__host__ __device__` to share
+ *  it with the kernel), which opens the block's record with
+ *  PT_DEV_BEGIN_AT(buf, block). A block is one CPU thread: the body's
+ *  block-shared memory is a local array there (docs/device.md). */
 /** \def PT_LAUNCH_WITH(t, title, metrics, records, kernel, grid, block, smem, stream, ...)
  *  \brief PT_LAUNCH() declaring the launch's bytes and FLOPs, as pt_start_gpu()
  *  takes them: `(pt_metrics){ .read = r, .flops = f }` in C,

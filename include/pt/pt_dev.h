@@ -301,11 +301,14 @@ typedef struct pt_dev_state pt_dev_state;
  * (a literal, an enumerator, a template argument) outside
  * [0, PT_DEV_PHASES) is a compile error; a run-time one is counted as a
  * bad mark. In a static_assert __builtin_constant_p is 0 for a run-time
- * value, whose comparison is then never evaluated. C compilers (host
+ * value, whose comparison is then never evaluated; a negative phase is
+ * past the count as an unsigned one (one comparison, which no unsigned
+ * phase type makes "always false" for -Wtype-limits). C compilers (host
  * mode) fold it only after inlining, and NVRTC has no such builtin, so
  * there the check is at run time. */
 #  define PT__DEV_PHASE_BAD(phase) \
-    (__builtin_constant_p(phase) && ((long long)(phase) < 0 || (long long)(phase) >= PT__DEV_N))
+    (__builtin_constant_p(phase) && \
+     (unsigned long long)(long long)(phase) >= (unsigned long long)PT__DEV_N)
 #  define PT__DEV_PHASE_MSG \
     "a constant phase outside [0, PT_DEV_PHASES): define PT_DEV_PHASES (or include the ptgen " \
     "header) with every phase before the mark"

@@ -24,6 +24,16 @@ __global__ void step(float *x, int n, pt_dev_buf buf)
     PT_DEV_END(buf);
 }
 
+// A 2D grid's block in host mode: one index, x fastest, its own slot.
+static __host__ __device__ void tile(int block, int gx, float *x, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN_AT(buf, block);
+    int bx = block % gx, by = block / gx;
+    x[block] = (float)(bx + 10 * by);
+    PT_DEV_MARK(PH_LOAD);
+    PT_DEV_END(buf);
+}
+
 int main()
 {
     static const char *names[] = { "load", "compute" };
@@ -46,6 +56,19 @@ int main()
         std::printf("no CUDA device: only the host sections are timed\n");
         rc |= pt_start(t, "host only");
         rc |= pt_stop(t, "host only", pt::flops(1));
+    }
+    {
+        // Host mode over a dim3(4, 3) grid: 12 blocks, each its own record.
+        static float tiles[12];
+        pt_dev_records *h = pt_dev_records_create(t, 0, PH_COUNT, names, PT_DEV_HOST, 0);
+        PT_HOST_LAUNCH(t, "tiles 4x3", h, dim3(4, 3), tile, 4, tiles);
+        pt_section_stats st;
+        const pt_section *s = pt_find(t, "tiles 4x3/load");
+        if (!s || pt_section_get(t, s, &st) != 0 || st.blocks != 12 || tiles[11] != 23.0f) {
+            std::printf("a dim3 host launch did not run its 12 blocks\n");
+            rc |= 1;
+        }
+        pt_dev_records_free(h);
     }
     rc |= pt_log(t, stdout, pt::log_opts().percentages(1));
     pt_dev_records_free(buf);

@@ -70,7 +70,8 @@ $(KDIR)/phases_cpp.sm_90.ptx: tests/kernels/phases.cu $(K_DEPS)
 $(KDIR)/mark_cases.txt: tests/kernels/mark_cases.cu $(PT_DEV_HDRS)
 	@mkdir -p $(@D)
 	for c in 1 2 3 4 5; do \
-	    $(K_NVCC) -ptx -arch=sm_90 -DCASE=$$c -o /dev/null $< > $(KDIR)/mark_cases.$$c.log 2>&1; \
+	    $(K_NVCC) -Xcompiler -Wall,-Wextra,-Werror -c -arch=sm_90 -DCASE=$$c -o /dev/null $< \
+	        > $(KDIR)/mark_cases.$$c.log 2>&1; \
 	    echo "$$c $$?"; \
 	done > $@.tmp
 	mv $@.tmp $@

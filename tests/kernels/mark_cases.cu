@@ -14,6 +14,23 @@ static __device__ __forceinline__ void helper(pt_dev_state *st, int phase)
     PT_DEV_MARK_IN(st, phase);
 }
 
+/* Host and device: the host compiler's -Wextra sees the check too, on an
+ * unsigned enumerator (no "comparison always false"). */
+enum uphase : unsigned { U_LOAD, U_STORE };
+static __host__ __device__ void both(pt_dev_buf buf, unsigned char small)
+{
+    PT_DEV_BEGIN_AT(buf, 0);
+    PT_DEV_MARK(U_STORE);
+    PT_DEV_MARK(small);
+    PT_DEV_END(buf);
+}
+
+void host_side(pt_dev_buf buf);
+void host_side(pt_dev_buf buf)
+{
+    both(buf, 1);
+}
+
 __global__ void runtime_phases(pt_dev_buf buf, const int *which, int n)
 {
     PT_DEV_BEGIN(buf);

@@ -222,9 +222,17 @@ static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, p
                           PT_LAUNCH_GPU);                                                 \
     } while (0)
 #endif
+/* The blocks of PT_HOST_LAUNCH's grid: under nvcc anything a dim3 is
+ * made from (a count, a dim3 of 2 or 3 dimensions), in C a count. */
+#if defined(__CUDACC__)
+#  define PT__HOST_BLOCKS(grid) \
+    ((long long)dim3(grid).x * (long long)dim3(grid).y * (long long)dim3(grid).z)
+#else
+#  define PT__HOST_BLOCKS(grid) ((long long)(grid))
+#endif
 #define PT__HOST_LAUNCH_M(t, title, m, recs, nblocks, fn, ...)                            \
     do {                                                                                  \
-        const long long pt__n_ = (nblocks);                                               \
+        const long long pt__n_ = PT__HOST_BLOCKS(nblocks);                                \
         const pt_dev_buf pt__a_ = pt_dev_launch_begin((t), (title), (m), (recs), pt__n_, 1, \
                                                       0, PT_LAUNCH_HOST);                 \
         for (long long pt__i_ = 0; pt__i_ < pt__n_; pt__i_++)                             \
