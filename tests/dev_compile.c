@@ -190,7 +190,7 @@ static kstat_regs bench_regs(const struct bench_kernel *k, const char *form, con
 }
 
 /* Checks ptxas -v's report: no spills and no stack for any kernel, phases
- * known at run time included; prints each kernel's registers. */
+ * known at run time included (make bench-static prints the registers). */
 static void check_ptxas(const char *file)
 {
     char *txt = read_kernel_file(file), kname[256];
@@ -200,9 +200,6 @@ static void check_ptxas(const char *file)
     while (kstat_ptxas_next(txt, &pos, kname, sizeof kname)) {
         kstat_regs r;
         cr_assert_eq(kstat_ptxas(txt, kname, &r), 0, "%s: no properties for %s", file, kname);
-        /* Printed on every run: the register cost is worth seeing. */
-        fprintf(stderr, "[info] %s: %s: %d registers, %d bytes stack, %d/%d bytes spilled\n", file,
-                kname, r.regs, r.stack, r.spill_stores, r.spill_loads);
         cr_assert_eq(r.spill_stores, 0, "%s: %s spills %d bytes", file, kname, r.spill_stores);
         cr_assert_eq(r.spill_loads, 0, "%s: %s reloads %d spilled bytes", file, kname,
                      r.spill_loads);

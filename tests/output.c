@@ -226,7 +226,11 @@ Test(output, at_exit_timings_never_destroyed_write_and_threads_still_timing_surv
     if (pid == 0) {
         /* The program just exits: a timing never destroyed, and detached
          * threads timing into the default one while main returns. */
-        pt_timing *t = pt_create("forgotten", PT_CPU);
+        pt_timing *t;
+        /* What the exit says goes to a file, read below, not the suite's output. */
+        if (!freopen(test_path(dir, "exit-stderr.txt"), "w", stderr))
+            _exit(3);
+        t = pt_create("forgotten", PT_CPU);
         pt_start(t, "work");
         pt_stop(t, "work");
         for (int i = 0; i < 4; i++) {
@@ -244,6 +248,11 @@ Test(output, at_exit_timings_never_destroyed_write_and_threads_still_timing_surv
     cr_assert(j && strstr(j, "\"work\""), "the timing never destroyed wrote its report: %s", j);
     free(j);
     cr_assert_eq(access(test_path(dir, "ptkit.json"), R_OK), 0, "so did the default timing");
+    /* The threads' sections were open at exit: written, and said so. */
+    char *said = test_read_file(test_path(dir, "exit-stderr.txt"));
+    cr_assert(said && (strstr(said, "open section") || said[0] == '\0'),
+              "the exit said something else: %s", said ? said : "(no file)");
+    free(said);
 }
 
 Test(output, unset_writes_nothing)

@@ -44,8 +44,20 @@ $(BUILD)/tests/plugins/title_%.so: tests/plugins/title_plugin.c
 	$(CC) -shared -fPIC -O1 $(WARN) $(CFLAGS) $(LDFLAGS) -DTITLE='"$*"' -o $@ $<
 TEST_PREREQS += $(TITLE_PLUGINS)
 
-test: test-deps $(TEST_BIN) $(TEST_PREREQS)
-	cd $(CURDIR) && PT_BUILD=$(BUILD) $(TEST_BIN) $(TEST_ARGS)
+# make test is quiet unless something fails: the build's commands go to
+# $(BUILD)/test-build.log, printed whole when the build fails; V=1 shows
+# them as they run. Then the suite, whose summary is the last line.
+test:
+ifeq ($(V),1)
+	@$(MAKE) --no-print-directory test-build
+else
+	@mkdir -p $(BUILD) && echo "make test: building the suite ($(BUILD)/test-build.log; V=1 shows the commands)" && \
+	    $(MAKE) --no-print-directory test-build > $(BUILD)/test-build.log 2>&1 || \
+	    { cat $(BUILD)/test-build.log; echo "make test: the build failed (its log above)"; exit 1; }
+endif
+	@cd $(CURDIR) && PT_BUILD=$(BUILD) $(TEST_BIN) $(TEST_ARGS)
+test-build: test-deps $(TEST_BIN) $(TEST_PREREQS)
+.PHONY: test test-build
 
 BENCH_HOST := $(BUILD)/bench/bench_host
 BENCH_HOST_OBJS := $(BUILD)/obj/tests/bench/bench_host.o
