@@ -251,3 +251,42 @@ Test(layout, pt_h_declares_and_its_detail_headers_refuse_direct_inclusion)
                      "#error \"include <pt/pt.h>\"", detail[i]);
     }
 }
+
+/* docs/python.md installs what python/python.mk installs (its tests'
+ * pytest apart), and makes the venv from the same python3. */
+Test(layout, the_python_install_lines_are_the_makefiles)
+{
+    FILE *f = fopen("python/python.mk", "r");
+    char line[512], deps[1024] = "", *doc, *apt, *end;
+    int in_deps = 0;
+    cr_assert_not_null(f, "python/python.mk: %s", strerror(errno));
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "PY_DEPS", 7) == 0)
+            in_deps = 1;
+        if (in_deps) {
+            char *s = strstr(line, ":=");
+            strncat(deps, s ? s + 2 : line, sizeof deps - strlen(deps) - 1);
+            in_deps = strchr(line, '\\') != NULL;
+        }
+    }
+    fclose(f);
+    cr_assert(deps[0], "PY_DEPS not found in python/python.mk");
+    f = fopen("docs/python.md", "r");
+    cr_assert_not_null(f, "docs/python.md: %s", strerror(errno));
+    doc = calloc(1, 1 << 16);
+    cr_assert_not_null(doc);
+    cr_assert_gt(fread(doc, 1, (1 << 16) - 1, f), 0);
+    fclose(f);
+    apt = strstr(doc, "apt-get install");
+    cr_assert_not_null(apt, "docs/python.md has no apt-get line");
+    end = strchr(apt, '\n');
+    *end = '\0';
+    for (char *save = NULL, *p = strtok_r(deps, " \t\\\n", &save); p;
+         p = strtok_r(NULL, " \t\\\n", &save))
+        if (strcmp(p, "python3-pytest") != 0)
+            cr_assert(strstr(apt, p), "docs/python.md does not install %s, which "
+                      "python/python.mk installs: %s", p, apt);
+    *end = '\n';
+    cr_assert(strstr(doc, "/usr/bin/python3 -m venv"), "the docs' venv is not Debian's python3");
+    free(doc);
+}
