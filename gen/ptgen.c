@@ -168,13 +168,15 @@ static int by_name(const void *key, const void *item)
     return strcmp((const char *)key, *(const char *const *)item);
 }
 
-/* 1 when prefix + upper is one of ptkit's names. */
+/* 1 when prefix + upper is one of ptkit's names, or in its internal
+ * PT__ namespace: the whole name is what the preprocessor sees, however
+ * it is split between prefix and phase ("PT" + "_DEV_MARK"). */
 static int reserved_by_ptkit(const char *prefix, const char *upper)
 {
     char full[2 * PTGEN_MAX_LINE + 2];
-    if (strncmp(prefix, "PT_", 3) != 0)
-        return 0;
     snprintf(full, sizeof full, "%s%s", prefix, upper);
+    if (strncmp(full, "PT__", 4) == 0)
+        return 1;
     return bsearch(full, reserved, sizeof reserved / sizeof *reserved, sizeof *reserved,
                    by_name) != NULL;
 }

@@ -402,6 +402,30 @@ Test(ptgen_tool, a_bad_list_leaves_an_existing_header_alone)
     unlink(path);
 }
 
+/* ptkit's names are refused however the prefix and the phase split them:
+ * "PT" + "_DEV_PHASES" is PT_DEV_PHASES, whose macro would replace the
+ * phase (marking "phase 0" would record another). */
+Test(ptgen_tool, ptkit_names_split_across_the_prefix_are_refused)
+{
+    static const char *const cases[][2] = {
+        { "--prefix PT", "_DEV_PHASES\n" },
+        { "--prefix P", "T_DEV_MARK\n" },
+        { "--prefix PT_", "DEV_BEGIN\n" },
+        { "--prefix PT_", "_DEV_N\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run r = ptgen_run(cases[i][1], cases[i][0]);
+        cr_assert_eq(r.status, 1, "%s with %s: exit %d", cases[i][0], cases[i][1], r.status);
+        cr_assert(strstr(r.err, "a name ptkit's headers define") || strstr(r.err, "PT__"),
+                  "%s", r.err);
+        cr_assert_null(r.out, "a header was written");
+        run_free(&r);
+    }
+    run r = ptgen_run("dev_mark\n", "--prefix PTX_");
+    cr_assert_eq(r.status, 0, "PTX_DEV_MARK is the user's: %s", r.err);
+    run_free(&r);
+}
+
 Test(ptgen_tool, missing_input_and_usage_errors)
 {
     run r = ptgen_run(NULL, NULL); /* phases.txt was never written */
