@@ -901,3 +901,48 @@ Test(report, host_mode_states_the_host_tsc)
     cr_assert(found, "the host-mode clock line");
     lines_free(&l);
 }
+
+/* ---- the bottlenecks --------------------------------------------- */
+
+/* Opens title, lets `self` ms pass in it around its children's (run by
+ * the caller between), and closes it. */
+static void self_span(const char *title, int self_ms, void (*inside)(void))
+{
+    pt_start(t, title);
+    clk.now += self_ms * (int64_t)MS;
+    if (inside)
+        inside();
+    pt_stop(t, title);
+}
+static void d3(void) { self_span("d3", 4, NULL); }
+static void d2(void) { self_span("d2", 1, d3); }
+
+/* Largest self time first; a tie keeps the order of the walk (b before
+ * c); a top larger than the tree gives every section once; the view
+ * labels each row with its path, deep ones included. */
+Test(report, bottlenecks_rank_self_time_ties_in_walk_order_with_paths)
+{
+    lines l = { 0 };
+    int rc;
+    const pt_section *v[16];
+
+    self_span("a", 5, NULL);
+    self_span("b", 3, NULL);
+    self_span("c", 3, NULL);
+    self_span("d1", 1, d2);
+    size_t n = pt_bottlenecks(t, 3, v);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(v[0]->name, "a");
+    cr_assert_str_eq(v[1]->name, "d3", "the deep one, 4 ms of its own");
+    cr_assert_str_eq(v[2]->name, "b", "b and c tie: the earlier first");
+    n = pt_bottlenecks(t, 16, v);
+    cr_assert_eq(n, 6, "every section once: %zu", n);
+    cr_assert_str_eq(v[3]->name, "c");
+    LOG(&l, &rc, .view = PT_VIEW_BOTTLENECKS, .top = 3);
+    cr_assert_eq(rc, 0, "%s", pt_strerror(rc));
+    int seen = 0;
+    for (size_t i = 0; i < l.n; i++)
+        seen |= strncmp(l.v[i], "   2  d1/d2/d3 ", 15) == 0;
+    cr_assert(seen, "rank 2 is labelled with its path");
+    lines_free(&l);
+}

@@ -395,29 +395,85 @@ static double self_ns(const pt_timing *t, const pt_section *s)
     return self_net(t, s, &ovh);
 }
 
+/* A candidate of pt_bottlenecks: its self time, computed once, and its
+ * place in the walk, which breaks ties (the earlier first). */
+typedef struct bneck {
+    double v;
+    size_t at;
+    const pt_section *s;
+} bneck;
+
+/* a ranks below b: less self time, or as much and later in the walk. */
+static int bneck_below(const bneck *a, const bneck *b)
+{
+    return a->v < b->v || (a->v == b->v && a->at > b->at);
+}
+
+static int bneck_order(const void *pa, const void *pb)
+{
+    const bneck *a = pa, *b = pb;
+    return bneck_below(a, b) ? 1 : bneck_below(b, a) ? -1 : 0;
+}
+
+/* Restores the min-heap h[0..k) (lowest-ranked at the root) from i down. */
+static void bneck_sift(bneck *h, size_t k, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < k && bneck_below(&h[l], &h[m]))
+            m = l;
+        if (l + 1 < k && bneck_below(&h[l + 1], &h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        bneck x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
 size_t pt_bottlenecks(pt_timing *t, size_t n, const pt_section **out)
 {
-    size_t k = 0;
+    size_t k = 0, at = 0;
     const pt_section *s;
+    bneck *h;
 
     if (!t || !out || n == 0)
         return 0;
     pt__read_begin(t);
     pt__settle(t);
-    /* Depth-first walk; keep the n largest by self time, insertion-sorted. */
-    for (s = t->root.child; s; s = pt__tree_next(s, &t->root)) {
-        double v = self_ns(t, s);
-        size_t i = k < n ? k++ : n;
-        if (i == n && self_ns(t, out[n - 1]) >= v)
-            continue;
-        if (i == n)
-            i = n - 1;
-        while (i > 0 && self_ns(t, out[i - 1]) < v) {
-            out[i] = out[i - 1];
-            i--;
-        }
-        out[i] = s;
+    /* No more candidates than sections: a generous n costs nothing. */
+    if (n > t->main.nsections)
+        n = t->main.nsections ? t->main.nsections : 1;
+    h = malloc(n * sizeof *h);
+    if (!h) {
+        pt__read_end(t);
+        pt__fail(t, PT_ENOMEM, "pt_bottlenecks: out of memory");
+        return 0;
     }
+    /* Depth-first walk keeping the n highest in a min-heap, each self
+     * time computed once: O(N log n) for N sections, then the n sorted. */
+    for (s = t->root.child; s; s = pt__tree_next(s, &t->root), at++) {
+        bneck c = { self_ns(t, s), at, s };
+        if (k < n) {
+            size_t i = k++;
+            h[i] = c;
+            while (i > 0 && bneck_below(&h[i], &h[(i - 1) / 2])) {
+                bneck x = h[i];
+                h[i] = h[(i - 1) / 2];
+                h[(i - 1) / 2] = x;
+                i = (i - 1) / 2;
+            }
+        } else if (bneck_below(&h[0], &c)) {
+            h[0] = c;
+            bneck_sift(h, k, 0);
+        }
+    }
+    qsort(h, k, sizeof *h, bneck_order);
+    for (size_t i = 0; i < k; i++)
+        out[i] = h[i].s;
+    free(h);
     pt__read_end(t);
     return k;
 }

@@ -6,6 +6,7 @@
 #include "core/stats.h"
 #include "core/tree.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,32 +141,52 @@ static int add_row(const pt_timing *t, pt__rows *r, const pt_section *s, char *l
     return 0;
 }
 
-int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s, int paths)
+typedef struct wanted {
+    const pt_section *s;
+    size_t at;                /* its place in the caller's order */
+} wanted;
+
+static int by_address(const void *pa, const void *pb)
 {
+    uintptr_t a = (uintptr_t)((const wanted *)pa)->s, b = (uintptr_t)((const wanted *)pb)->s;
+    return a < b ? -1 : a > b;
+}
+
+int pt__rows_add_paths(const pt_timing *t, pt__rows *r, const pt_section *const *v, size_t n)
+{
+    wanted *w = malloc((n ? n : 1) * sizeof *w), key, *hit;
+    char **label = calloc(n ? n : 1, sizeof *label);
     pt__chain c = { 0 };
-    char *label = NULL;
-    size_t d = 0;
+    size_t found = 0;
     int rc = 0;
 
-    if (!paths)
-        return add_row(t, r, s, title_label(s));
-    /* Its ancestors from the top, found by walking up once. */
-    for (const pt_section *p = s; p->parent; p = p->parent)
-        d++;
-    c.anc = malloc((d + 1) * sizeof *c.anc);
-    c.cum = malloc((d + 1) * sizeof *c.cum);
-    if (c.anc && c.cum) {
-        c.cap = d + 1;
-        c.cum[0] = 0;
-        for (const pt_section *p = s; p->parent; p = p->parent)
-            c.anc[p->depth] = p;
-        for (size_t i = 1; i <= d; i++)
-            c.cum[i] = c.cum[i - 1] + (i > 1) + component_w(c.anc[i]);
-        label = path_label(c.anc, c.cum, d);
+    if (!w || !label) {
+        free(w);
+        free(label);
+        return PT_ENOMEM;
     }
-    rc = add_row(t, r, s, label);
-    free(c.anc);
-    free(c.cum);
+    for (size_t i = 0; i < n; i++)
+        w[i] = (wanted){ v[i], i };
+    qsort(w, n, sizeof *w, by_address);
+    /* Depth first, the chain of ancestors kept by depth on the way. */
+    for (const pt_section *s = t->root.child; s && found < n && rc == 0;
+         s = pt__tree_next(s, &t->root)) {
+        rc = pt__chain_set(&c, s);
+        key.s = s;
+        if (rc == 0 && (hit = bsearch(&key, w, n, sizeof *w, by_address)) != NULL) {
+            label[hit->at] = pt__chain_path(&c, s);
+            found++;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0)
+            rc = add_row(t, r, v[i], label[i] ? label[i] : title_label(v[i]));
+        else
+            free(label[i]);
+    }
+    pt__chain_free(&c);
+    free(w);
+    free(label);
     return rc;
 }
 

@@ -44,10 +44,12 @@ PT__HIDDEN void pt__rows_free(pt__rows *r);
 /* Row i's figures (pt_section_get()'s), in the time of its children:
  * O(n) over every row. */
 PT__HIDDEN void pt__row_stats(const pt__rows *r, size_t i, pt_section_stats *st);
-/* One more row: s with its figures, labelled by its clean path or title.
- * O(depth): for a few rows (the bottlenecks); pt__rows_collect() labels
- * each row in constant time. */
-PT__HIDDEN int pt__rows_add(const pt_timing *t, pt__rows *r, const pt_section *s, int paths);
+/* Rows for v[0..n) of t's tree, in that order (the bottlenecks), each
+ * labelled with its path: the labels made in one walk of the tree, so
+ * O(N log n) for N sections at any depth, not a walk up from each row
+ * (O(n x depth)). 0, or PT_ENOMEM. */
+PT__HIDDEN int pt__rows_add_paths(const pt_timing *t, pt__rows *r, const pt_section *const *v,
+                                  size_t n);
 /* The sections under parent to show, depth first, siblings in the order
  * o asks, down to o's depth; without recursion, O(n log n) in the
  * sections and linear in the depth. 0, or PT_ENOMEM. */

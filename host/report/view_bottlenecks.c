@@ -24,8 +24,7 @@ int pt__view_bottlenecks(pt_timing *t, pt__lines *k, const pt_log_opts *o, const
     if (!v)
         return PT_ENOMEM;
     n = pt_bottlenecks(t, top, v);
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = pt__rows_add(t, &r, v[i], 1);
+    rc = pt__rows_add_paths(t, &r, v, n);
     free(v);
     if (rc == 0) {
         static const char *const head[BCOL] = { "Rank", "Section", "Self ms", "% of whole",

@@ -65,9 +65,10 @@ static int run(const char *cmd)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-enum { LOG, JSON, HTML, CSV, SHOW, MERGE, NOPS };
-static const char *const op_name[NOPS] = { "pt_log", "pt_export_json", "pt_export_html",
-                                           "pt_export_csv", "ptreport show", "ptreport merge" };
+enum { LOG, BNECK, JSON, HTML, CSV, SHOW, MERGE, NOPS };
+static const char *const op_name[NOPS] = { "pt_log", "bottlenecks", "pt_export_json",
+                                           "pt_export_html", "pt_export_csv", "ptreport show",
+                                           "ptreport merge" };
 
 /* Seconds per section of each operation, median of `rounds`; the CSV's
  * bytes per section into *csv_bytes. */
@@ -90,6 +91,11 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
         if (pt_log(t, null) != 0)
             return -1;
         v[LOG][r] = now_s() - t0;
+        /* The bottlenecks view ranking every section (top = N). */
+        t0 = now_s();
+        if (pt_log(t, null, .view = PT_VIEW_BOTTLENECKS, .top = (int)n) != 0)
+            return -1;
+        v[BNECK][r] = now_s() - t0;
         t0 = now_s();
         if (pt_export_json(t, json) != 0)
             return -1;
