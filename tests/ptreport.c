@@ -353,6 +353,37 @@ Test(ptreport, diff_regression_beyond_threshold_and_noise_fails)
     free(out);
 }
 
+/* Two runs of one program, a section under ptkit's own cost in both
+ * ([short]) tripling: not judged, so the diff passes; its times show at
+ * a resolution where the change is visible, not as 0.000. */
+static void save_tiny(const char *file, int64_t tiny_ns)
+{
+    test_clock clk;
+    pt_timing *t = test_timing(&clk, "tiny run", PT_CPU);
+    pt__cost_set(t, 100, 40);
+    for (int i = 0; i < 4; i++) {
+        TEST_SPAN(t, &clk, "work", 10 * MS);
+        TEST_SPAN(t, &clk, "tiny", tiny_ns);
+    }
+    save(t, file);
+    pt_destroy(t);
+}
+
+Test(ptreport, diff_judges_no_short_section)
+{
+    char *out;
+    save_tiny("a.json", 100);
+    save_tiny("b.json", 300);
+    cr_assert_eq(run("diff %s %s", in_dir("a.json"), in_dir("b.json")), 0,
+                 "a [short] section failed the diff: %s", err_text());
+    out = out_text();
+    cr_assert(strstr(out, "no regression"), "%s", out);
+    cr_assert(strstr(out, "not judged ([short]: too short to time)"), "%s", out);
+    cr_assert(strstr(out, "1.00e-04") && strstr(out, "3.00e-04"),
+              "the per-call times are not visible:\n%s", out);
+    free(out);
+}
+
 Test(ptreport, diff_change_within_noise_passes)
 {
     /* +10% on the mean of calls spread from 0.5 to 2.5 ms: beyond the

@@ -14,7 +14,8 @@
  *     core/roofline.h) and the histogram of block times (pt_hist.h);
  *   - the writers' parts, so that a converted or merged run is written as
  *     the library writes one (report/: JSON, CSV, HTML, flame graph, the
- *     all-or-nothing file, UTF-8 widths). */
+ *     all-or-nothing file, UTF-8 widths, the numbers as the reports
+ *     write them). */
 #ifndef PT_API_TOOL_H
 #define PT_API_TOOL_H
 
@@ -31,6 +32,7 @@
 #include "report/export_html.h"
 #include "report/export_json.h"
 #include "report/flame.h"
+#include "report/format.h"
 #include "report/json.h"
 #include "report/utf8.h"
 

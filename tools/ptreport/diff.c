@@ -14,8 +14,12 @@
  *     deviation exists); otherwise the threshold alone decides.
  * An improvement is the same with the signs turned. A section whose base
  * time is 0 cannot be judged relatively and is shown but never a
- * regression. Totals are shown beside the means, not judged: they move
- * with the number of calls, which a changed workload changes on purpose. */
+ * regression. A section either run marks too short to time ([short]: a
+ * typical call under 10x ptkit's own cost) is shown but never judged:
+ * its change is ptkit's noise, not the program's. Totals are shown beside
+ * the means, not judged: they move with the number of calls, which a
+ * changed workload changes on purpose. Times are written as the reports
+ * write them, so a change below a microsecond still shows. */
 #include "ptreport.h"
 
 #include "api/tool.h"
@@ -140,9 +144,10 @@ static char *cut_path(anc *a, const pr_sec *s, int depth)
     return b.p;
 }
 
-enum { V_OK, V_REGRESSED, V_IMPROVED, V_NOISE, V_UNJUDGED };
+enum { V_OK, V_REGRESSED, V_IMPROVED, V_NOISE, V_UNJUDGED, V_SHORT };
 static const char *const verdict_name[] = { "ok", "REGRESSED", "improved", "within noise",
-                                            "not judged (base 0)" };
+                                            "not judged (base 0)",
+                                            "not judged ([short]: too short to time)" };
 
 typedef struct cmp {
     const pr_sec *a, *b;      /* b NULL: only in the base */
@@ -176,6 +181,10 @@ static void judge(cmp *c, double thr)
         return;
     }
     c->rel = d / c->ma;
+    if (c->a->st.too_short || c->b->st.too_short) {
+        c->verdict = V_SHORT;
+        return;
+    }
     if (c->rel > thr)
         c->verdict = d > c->noise ? V_REGRESSED : V_NOISE;
     else if (c->rel < -thr)
@@ -203,11 +212,16 @@ static cmp *grow_cmp(cmp *v, size_t *cap)
 
 static void print_row(const cmp *c, int w)
 {
-    char r1[32], r2[32];
+    char r1[32], r2[32], ma[PT__CELL], mb[PT__CELL], no[PT__CELL], ta[PT__CELL], tb[PT__CELL];
     pct(r1, sizeof r1, c->rel);
     pct(r2, sizeof r2, c->ta > 0 ? (c->tb - c->ta) / c->ta : NAN);
-    printf("  %-*s  %12.3f  %12.3f  %8s  %10.3f  %13.3f  %13.3f  %8s  %s\n", w, c->path, c->ma,
-           c->mb, r1, c->noise, c->ta, c->tb, r2, verdict_name[c->verdict]);
+    pt__fmt_ms(ma, c->ma);
+    pt__fmt_ms(mb, c->mb);
+    pt__fmt_ms(no, c->noise);
+    pt__fmt_ms(ta, c->ta);
+    pt__fmt_ms(tb, c->tb);
+    printf("  %-*s  %12s  %12s  %8s  %10s  %13s  %13s  %8s  %s\n", w, c->path, ma, mb, r1, no,
+           ta, tb, r2, verdict_name[c->verdict]);
 }
 
 static const char diff_usage[] = "usage: ptreport diff BASE.json NEW.json [--threshold 5%]\n";
@@ -316,10 +330,13 @@ int pr_diff(int argc, char **argv)
         printf("%zu section%s regressed:\n", nreg, nreg == 1 ? "" : "s");
         for (size_t i = 0; i < nc; i++)
             if (cs[i].b && cs[i].verdict == V_REGRESSED) {
-                char r[32];
+                char r[32], ma[PT__CELL], mb[PT__CELL], no[PT__CELL];
                 pct(r, sizeof r, cs[i].rel);
-                printf("  %s: %.3f -> %.3f ms per call (%s, noise %.3f ms)\n", cs[i].path,
-                       cs[i].ma, cs[i].mb, r, cs[i].noise);
+                pt__fmt_ms(ma, cs[i].ma);
+                pt__fmt_ms(mb, cs[i].mb);
+                pt__fmt_ms(no, cs[i].noise);
+                printf("  %s: %s -> %s ms per call (%s, noise %s ms)\n", cs[i].path, ma, mb, r,
+                       no);
             }
     } else {
         printf("no regression\n");
