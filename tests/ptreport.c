@@ -564,6 +564,32 @@ Test(ptreport, convert_csv_is_pt_export_csv)
     pt_destroy(t);
 }
 
+/* -o - is standard output, as for ptgen: the CSV there, no file named
+ * "-"; a full standard output is said with its reason and exit 2. */
+Test(ptreport, convert_to_standard_output)
+{
+    test_clock clk;
+    pt_timing *t = workload(&clk, "to stdout");
+    char *out, *csv, cmd[4096];
+    save(t, "run.json");
+    pt_destroy(t);
+    cr_assert_eq(run("convert %s --to csv -o -", in_dir("run.json")), 0, "%s", err_text());
+    out = out_text();
+    cr_assert_eq(run("convert %s --to csv -o %s", in_dir("run.json"), in_dir("run.csv")), 0);
+    csv = slurp(in_dir("run.csv"));
+    cr_assert_str_eq(out, csv, "-o - writes what -o FILE writes");
+    cr_assert_eq(access("-", F_OK), -1, "a file named '-' was written where it ran");
+    free(out);
+    free(csv);
+    snprintf(cmd, sizeof cmd, "%s convert %s --to csv -o - >/dev/full 2>%s/err.txt", tool,
+             in_dir("run.json"), dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "a full standard output: status %d", st);
+    out = err_text();
+    cr_assert(strstr(out, "No space left on device"), "no reason given: %s", out);
+    free(out);
+}
+
 Test(ptreport, convert_unknown_formats_and_usage_exit_2)
 {
     static const double s[] = { 1 };

@@ -21,11 +21,12 @@
 
 #include "api/tool.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char convert_usage[] =
-    "usage: ptreport convert RUN.json --to csv|html|trace -o OUT\n";
+    "usage: ptreport convert RUN.json --to csv|html|trace -o OUT   (-o -: standard output)\n";
 
 static int to_csv(const pr_run *run, const char *outp)
 {
@@ -33,9 +34,11 @@ static int to_csv(const pr_run *run, const char *outp)
 
     if (pr_out_open(&a, outp))
         return 2;
+    errno = 0;
     if (pr_write_csv(run, a.f) != 0) {
-        pt__afile_abort(&a);
-        return pr_fail("convert: writing %s failed", outp);
+        int e = errno;
+        pr_out_abort(&a);
+        return pr_fail("convert: writing %s: %s", outp, e ? strerror(e) : "out of memory");
     }
     return pr_out_commit(&a, outp);
 }
@@ -62,7 +65,7 @@ static int to_timing_writer(const pr_run *run, const char *outp, int html)
     }
     rc = html ? pt__html_write(t, a.f, &from) : pt__flame_write(t, a.f, &from);
     if (rc < 0) {
-        pt__afile_abort(&a);
+        pr_out_abort(&a);
         rc = rc == PT_ENOMEM ? pr_fail("convert: out of memory")
                              : pr_fail("convert: %s", pt_last_error(t));
     } else {

@@ -271,7 +271,7 @@ int pr_merge(int argc, char **argv)
         goto done;
     }
     if (pt__json_export_write(pool, o.f, &more) < 0) {
-        pt__afile_abort(&o);
+        pr_out_abort(&o);
         rc = pr_fail("merge: out of memory");
         goto done;
     }

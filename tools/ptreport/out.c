@@ -3,13 +3,26 @@
  * library's atomic writer. */
 #include "ptreport.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/stat.h>
+
+/* "-" is standard output, as for ptgen: written as it goes, so there no
+ * failure can take back what was written. */
+static int is_stdout(const char *path)
+{
+    return strcmp(path, "-") == 0;
+}
 
 int pr_out_open(pt__afile *a, const char *path)
 {
     char why[320];
 
+    if (is_stdout(path)) {
+        *a = (pt__afile){ .f = stdout };
+        return 0;
+    }
     if (pt__afile_open(a, path, why, sizeof why) != 0)
         return pr_fail("%s: %s", path, why);
     return 0;
@@ -19,15 +32,28 @@ int pr_out_commit(pt__afile *a, const char *path)
 {
     char why[600];
 
+    if (is_stdout(path)) {
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return pr_fail("standard output: %s", strerror(errno));
+        return 0;
+    }
     if (pt__afile_commit(a, why, sizeof why) != 0)
         return pr_fail("%s: %s", path, why);
     return 0;
 }
 
+void pr_out_abort(pt__afile *a)
+{
+    if (a->f == stdout && !a->tmp)
+        fflush(stdout);
+    else
+        pt__afile_abort(a);
+}
+
 int pr_out_not_an_input(const char *cmd, const char *out, const char *const *in, int n)
 {
     struct stat so, si;
-    if (stat(out, &so) != 0)
+    if (is_stdout(out) || stat(out, &so) != 0)
         return 0; /* a new file is no input */
     for (int i = 0; i < n; i++)
         if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)

@@ -83,10 +83,14 @@ int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char
 void pr_run_free(pr_run *r);
 
 /* Output through the library's atomic writer: a temporary file renamed
- * into place on success, nothing left behind on failure. Each returns 0,
- * or says "ptreport: OUT: why" and returns 2; pt__afile_abort() gives up. */
+ * into place on success, nothing left behind on failure; "-" is standard
+ * output. Each returns 0, or says "ptreport: OUT: why" and returns 2;
+ * pr_out_abort() gives up. */
 int pr_out_open(pt__afile *a, const char *path);
 int pr_out_commit(pt__afile *a, const char *path);
+/* Drops what pr_out_open() opened: the temporary file removed (on
+ * standard output, what was written stays). */
+void pr_out_abort(pt__afile *a);
 /* 2, said, when the output `out` is one of the n input files (the same
  * file, by device and inode: a link or another spelling too); else 0. */
 int pr_out_not_an_input(const char *cmd, const char *out, const char *const *in, int n);
