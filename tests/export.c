@@ -770,6 +770,11 @@ Test(export, a_failed_write_removes_the_temporary_file)
     cr_assert_not_null(strstr(pt_last_error(t), strerror(EFBIG)), "%s", pt_last_error(t));
     rc = pt_export_csv(t, in_dir("big.csv"));
     cr_assert_eq(rc, PT_EIO, "a write that fails: %s", pt_strerror(rc));
+    cr_assert_not_null(strstr(pt_last_error(t), strerror(EFBIG)), "%s", pt_last_error(t));
+    /* The text report says the same reason, not a bare "I/O error". */
+    rc = pt_export_text(t, in_dir("big.txt"));
+    cr_assert_eq(rc, PT_EIO, "a write that fails: %s", pt_strerror(rc));
+    cr_assert_not_null(strstr(pt_last_error(t), strerror(EFBIG)), "%s", pt_last_error(t));
     cr_assert_eq(entries(dir, ""), 0, "no partial file and no temporary left");
 }
 

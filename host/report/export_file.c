@@ -52,7 +52,10 @@ int pt__export_finish(pt_timing *t, pt__afile *a, int rc, const char *fn, const 
     char why[600], stack[256], *dest;
     pt_run_stats rs;
 
-    if (rc < 0) {
+    /* A write that failed (a full disk, a file size limit) is the
+     * commit's to say, with the reason the stream kept; other failures
+     * (memory) are said here. */
+    if (rc < 0 && !(rc == PT_EIO && a->f && ferror(a->f))) {
         pt__afile_abort(a);
         return pt__fail(t, rc, "%s(\"%s\"): %s", fn, path, pt_strerror(rc));
     }
