@@ -8,6 +8,10 @@
 # to $(BUILD)/fuzz/<target>-crash-*. Clang's libFuzzer is in Debian's
 # libclang-rt-14-dev (a Recommends of clang, so not always there).
 #
+# The output target (tests/fuzz/fuzz_output.c) claims the files of a
+# PT_OUTPUT value and lets them go unwritten; its seeds in
+# tests/fuzz/corpus/output/ are values users write, and broken ones.
+#
 # The fold target (tests/fuzz/fuzz_fold.c) folds host-mode records whose
 # words are the input's; its seeds in tests/fuzz/corpus/fold/ are a shape
 # header and records as END leaves them.
@@ -26,7 +30,7 @@ FUZZ_CFLAGS  := -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unu
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_DIR     := $(BUILD)/fuzz
 # The einsum parser is fuzzed where host/core/flops.c provides it.
-FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/core/flops.c),einsum) pack fold
+FUZZ_TARGETS := ptgen ptreport_json $(if $(wildcard host/core/flops.c),einsum) pack fold output
 FUZZ_LIB_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB     := $(FUZZ_DIR)/lib/lib/libptkit.a
 
@@ -65,6 +69,11 @@ $(FUZZ_DIR)/fuzz_pack: tests/fuzz/fuzz_pack.c tests/fuzz/fuzz_common.h $(FUZZ_LI
 
 # Host-mode records folded: the library again (calibrate.h for the clock).
 $(FUZZ_DIR)/fuzz_fold: tests/fuzz/fuzz_fold.c tests/fuzz/fuzz_common.h $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -Idevice -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+
+# PT_OUTPUT claimed and let go, never written: the library again.
+$(FUZZ_DIR)/fuzz_output: tests/fuzz/fuzz_output.c tests/fuzz/fuzz_common.h $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iinclude -Ihost -Idevice -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 
