@@ -104,6 +104,15 @@ static int run(const char *fmt, ...)
     return WEXITSTATUS(st);
 }
 
+/* A copy of the run `name` in the folder, as `copy`: the same runs as
+ * another file (merge refuses one file given twice). */
+static void copy_run(const char *name, const char *copy)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp '%s/%s' '%s/%s'", dir, name, dir, copy);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
 static char *out_text(void)
 {
     return slurp(in_dir("out.txt"));
@@ -543,6 +552,37 @@ Test(ptreport, merge_pools_like_one_run)
 }
 
 /* ---- convert -------------------------------------------------------------- */
+
+/* One file given twice (by two names: a hard link), or a merged file
+ * beside one of the runs it merged, would count the same occurrences
+ * twice: refused, naming both, nothing written. Copies are other runs. */
+Test(ptreport, merge_refuses_a_run_it_would_count_twice)
+{
+    static const double ms[] = { 1, 2 };
+    char *err;
+    save_spans("a.json", ms, 2, NULL);
+    save_spans("b.json", ms, 2, NULL);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("a.json"), in_dir("a.json"), in_dir("m.json")),
+                 2, "one file twice");
+    err = err_text();
+    cr_assert(strstr(err, "are one file: its runs would count twice"), "%s", err);
+    free(err);
+    cr_assert_eq(link(in_dir("a.json"), in_dir("a-link.json")), 0);
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("a.json"), in_dir("a-link.json"),
+                     in_dir("m.json")), 2, "a file and its hard link");
+    cr_assert_neq(access(in_dir("m.json"), F_OK), 0, "merge wrote nothing");
+    /* A merge of a and b, then that merge with b again. */
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("a.json"), in_dir("b.json"), in_dir("ab.json")),
+                 0, "%s", err_text());
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("ab.json"), in_dir("b.json"), in_dir("m.json")),
+                 2, "a merged file with one of its inputs");
+    err = err_text();
+    cr_assert(strstr(err, "already holds") && strstr(err, "b.json"), "%s", err);
+    free(err);
+    copy_run("b.json", "b-copy.json");
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("ab.json"), in_dir("b-copy.json"),
+                     in_dir("m.json")), 0, "a copy is another run: %s", err_text());
+}
 
 Test(ptreport, convert_csv_is_pt_export_csv)
 {
@@ -1191,7 +1231,8 @@ Test(ptreport, merge_outputs_are_refused_as_convert_refuses_them)
     /* A temporary name beside a 250-byte name would pass NAME_MAX. */
     memset(name, 'm', 245);
     memcpy(name + 245, ".json", 6);
-    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run.json"), in_dir(name)), 0,
+    copy_run("run.json", "run2.json");
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run2.json"), in_dir(name)), 0,
                  "a 250-byte name");
     text = slurp(in_dir(name));
     cr_assert(strstr(text, "\"schema\""), "a whole run");
@@ -1281,7 +1322,8 @@ Test(ptreport, titles_that_differ_in_bytes_stay_apart)
     cr_assert(strstr(o, "1     1.000"), "a\\xff kept: %s", o);
     cr_assert(strstr(o, "2     4.000"), "a\\xfe kept: %s", o);
     free(o);
-    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run.json"), in_dir("all.json")),
+    copy_run("run.json", "run2.json");
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("run.json"), in_dir("run2.json"), in_dir("all.json")),
                  0);
     doc = load_json(in_dir("all.json"));
     cr_assert_eq(json_array_size(json_object_get(doc, "sections")), 2, "two sections, not one");
@@ -1328,7 +1370,8 @@ Test(ptreport, a_run_10000_deep_reads_back)
     o = out_text();
     cr_assert(strstr(o, "10000 sections"), "%.300s", o);
     free(o);
-    cr_assert_eq(run("merge %s %s -o %s", in_dir("deep.json"), in_dir("deep.json"),
+    copy_run("deep.json", "deep2.json");
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("deep.json"), in_dir("deep2.json"),
                      in_dir("all.json")), 0, "merge reads it");
     cr_assert_eq(run("convert %s --to csv -o %s", in_dir("all.json"), in_dir("all.csv")), 0,
                  "and reads what it wrote");
@@ -1401,8 +1444,10 @@ Test(ptreport, figures_out_of_range_are_refused_and_merged_counts_saturate)
     /* Counts that overflow when summed stay at the largest count, never
      * negative, and the merged file reads back. */
     save_section_member("big.json", "count", "4611686018427387904");
-    cr_assert_eq(run("merge %s %s %s -o %s", in_dir("big.json"), in_dir("big.json"),
-                     in_dir("big.json"), in_dir("all.json")), 0);
+    copy_run("big.json", "big2.json");
+    copy_run("big.json", "big3.json");
+    cr_assert_eq(run("merge %s %s %s -o %s", in_dir("big.json"), in_dir("big2.json"),
+                     in_dir("big3.json"), in_dir("all.json")), 0);
     cr_assert_eq(run("show %s", in_dir("all.json")), 0, "the merged file reads back");
     o = out_text();
     cr_assert(strstr(o, "9223372036854775807"), "saturated: %s", o);
@@ -1590,7 +1635,8 @@ Test(ptreport, whatever_ptkit_writes_it_reads)
     save(t, "huge.json");
     pt_destroy(t);
     cr_assert_eq(run("show %s", in_dir("huge.json")), 0);
-    cr_assert_eq(run("merge %s %s -o %s", in_dir("huge.json"), in_dir("huge.json"),
+    copy_run("huge.json", "huge2.json");
+    cr_assert_eq(run("merge %s %s -o %s", in_dir("huge.json"), in_dir("huge2.json"),
                      in_dir("both.json")), 0);
     cr_assert_eq(run("show %s", in_dir("both.json")), 0, "the merged run reads back");
     char *o = out_text();

@@ -337,8 +337,11 @@ Test(sm, ptreport_reads_them_back)
     free(csv);
     free(again);
 
-    /* Merged with itself, each SM's time doubles. */
-    snprintf(args, sizeof args, "merge '%s' '%s' -o '%s'", in_dir("run.json"), in_dir("run.json"),
+    /* Merged with a copy of itself (one file twice is refused), each
+     * SM's time doubles. */
+    snprintf(args, sizeof args, "cp '%s' '%s'", in_dir("run.json"), in_dir("run2.json"));
+    cr_assert_eq(system(args), 0, "%s", args);
+    snprintf(args, sizeof args, "merge '%s' '%s' -o '%s'", in_dir("run.json"), in_dir("run2.json"),
              in_dir("both.json"));
     cr_assert_eq(ptreport(args), 0);
     snprintf(args, sizeof args, "show '%s'", in_dir("both.json"));

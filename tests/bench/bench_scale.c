@@ -19,11 +19,13 @@
  * JSON tree; the limits suite makes both shapes on a small stack).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* wait4 */
 #include <pt/pt.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -113,7 +115,12 @@ static int measure(const char *ptreport, const char *dir, long n, int deep, int 
         if (run(cmd) != 0)
             return -1;
         v[SHOW][r] = now_s() - t0;
-        snprintf(cmd, sizeof cmd, "%s merge %s %s -o %s/all.json", ptreport, json, json, dir);
+        /* Two runs (a copy: one file given twice is refused). */
+        snprintf(cmd, sizeof cmd, "cp %s %s/run2.json", json, dir);
+        if (run(cmd) != 0)
+            return -1;
+        snprintf(cmd, sizeof cmd, "%s merge %s %s/run2.json -o %s/all.json", ptreport, json, dir,
+                 dir);
         t0 = now_s();
         if (run(cmd) != 0)
             return -1;
@@ -188,6 +195,69 @@ static int edges(const char *ptreport, const char *dir, long deep, long wide)
     return 0;
 }
 
+/* Runs cmd through sh; its seconds into *s and its peak resident set in
+ * kB into *kb (wait4's, of that process alone). -1 if it failed. */
+static int run_measured(const char *cmd, double *s, long *kb)
+{
+    struct rusage ru;
+    double t0 = now_s();
+    int st;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    *s = now_s() - t0;
+    *kb = ru.ru_maxrss;
+    return 0;
+}
+
+/* ptreport merge of 10 and of `many` runs of 100 sections each (copies of
+ * one): seconds per input and peak memory, each at many over at 10. The
+ * inputs are read one at a time, so the memory stays that of the pool
+ * and one input: the goal is a ratio near 1 for both. */
+static int merge_many(const char *ptreport, const char *dir, int many)
+{
+    char json[512], cmd[1024], *list;
+    double s[2];
+    long kb[2];
+    int counts[2] = { 10, many };
+    pt_timing *t = tree(100, 100);
+    size_t cap = (size_t)many * 64 + 256;
+
+    snprintf(json, sizeof json, "%s/in-0.json", dir);
+    if (!t || pt_export_json(t, json) != 0)
+        return -1;
+    pt_destroy(t);
+    list = malloc(cap);
+    if (!list)
+        return -1;
+    for (int i = 1; i < many; i++) {
+        snprintf(cmd, sizeof cmd, "cp %s %s/in-%d.json", json, dir, i);
+        if (run(cmd) != 0)
+            return -1;
+    }
+    for (int k = 0; k < 2; k++) {
+        size_t at = (size_t)snprintf(list, cap, "%s merge", ptreport);
+        for (int i = 0; i < counts[k]; i++)
+            at += (size_t)snprintf(list + at, cap - at, " %s/in-%d.json", dir, i);
+        snprintf(list + at, cap - at, " -o %s/merged.json", dir);
+        if (run_measured(list, &s[k], &kb[k]) < 0) {
+            free(list);
+            return -1;
+        }
+    }
+    free(list);
+    printf("ptreport merge of %d runs against 10: %.2f ms and %.2f ms per input (ratio %.2f); "
+           "peak memory %ld kB and %ld kB (ratio %.2f)\n", many, s[1] * 1e3 / many,
+           s[0] * 1e3 / 10, s[1] / many / (s[0] / 10), kb[1], kb[0], (double)kb[1] / kb[0]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("PT_BENCH_SECTIONS");
@@ -226,6 +296,10 @@ int main(int argc, char **argv)
     printf("worst ratio (goal <= 2): %.2f\n", worst);
     printf("CSV bytes per section at 1,000 and at N: flat %.0f, %.0f; deep %.0f, %.0f\n",
            bytes[0][0], bytes[0][1], bytes[1][0], bytes[1][1]);
+    if (merge_many(argv[1], dir, 1000) < 0) {
+        fprintf(stderr, "bench_scale: the merge of many inputs failed\n");
+        return 1;
+    }
     fflush(stdout);
     rc = edges(argv[1], dir, edge_deep, edge_wide);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

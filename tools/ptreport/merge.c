@@ -27,13 +27,23 @@
  * clock, device clock and peaks are the first input's, and the roofline
  * figures are those peaks'. A pooled run has no threads of its own and
  * no tracked tensors: tensors of different processes do not add up to
- * one list. */
+ * one list.
+ *
+ * The inputs are read one at a time, each pooled and let go before the
+ * next is read, so memory is the pool plus the first input (whose name,
+ * clock and device clock the pool keeps) plus the one being read, however
+ * many there are. One file given twice (by any name: the same device and
+ * inode), or a merged file given beside one of the inputs it lists, would
+ * count the same occurrences twice: refused, naming both. */
 #include "ptreport.h"
 
 #include "api/tool.h"
 
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- across the inputs ------------------------------------------- */
 
@@ -183,30 +193,127 @@ static int pool_run(merge *m, pt_timing *pool, const pr_run *run)
     return rc;
 }
 
-/* The run-level state: the first input's, counts summed over all. */
-static int pool_state(pt_timing *pool, const pr_run *runs, int n)
-{
-    uint64_t by_code[-PT__ERR_LAST], codes[-PT__ERR_LAST];
-    pt__restored_run rr, one;
-    pt_dev_clock dc, dc_one;
+/* The run-level state: the first input's, counts summed over all, added
+ * one input at a time. The strings kept are copies: the input they came
+ * from is let go. */
+typedef struct state {
+    pt__restored_run rr;
+    pt_dev_clock dc;
+    uint64_t by_code[-PT__ERR_LAST];
+    char *last_error, *fallback_why;
+} state;
 
-    pr_run_state(&runs[0], &rr, &dc, by_code);
-    for (int i = 1; i < n; i++) {
-        pr_run_state(&runs[i], &one, &dc_one, codes);
-        rr.errors += one.errors;
+static int keep_str(char **dst, const char *s)
+{
+    char *c;
+    if (!s || !*s)
+        return 0;
+    c = strdup(s);
+    if (!c)
+        return -1;
+    free(*dst);
+    *dst = c;
+    return 0;
+}
+
+static int state_add(state *st, const pr_run *run, int first)
+{
+    uint64_t codes[-PT__ERR_LAST];
+    pt__restored_run one;
+    pt_dev_clock dc_one;
+
+    if (first) {
+        pr_run_state(run, &st->rr, &st->dc, st->by_code);
+        one = st->rr;
+    } else {
+        pr_run_state(run, &one, &dc_one, codes);
+        st->rr.errors += one.errors;
         for (int k = 1; k < -PT__ERR_LAST; k++)
-            by_code[k] += codes[k];
-        if (one.last_error && *one.last_error)
-            rr.last_error = one.last_error;
-        rr.gpu_timing |= one.gpu_timing;
-        rr.gpu_fallback |= one.gpu_fallback;
-        if (!rr.gpu_fallback_why || !*rr.gpu_fallback_why)
-            rr.gpu_fallback_why = one.gpu_fallback_why;
-        rr.notes += one.notes;
-        rr.dropped += one.dropped;
+            st->by_code[k] += codes[k];
+        st->rr.gpu_timing |= one.gpu_timing;
+        st->rr.gpu_fallback |= one.gpu_fallback;
+        st->rr.notes += one.notes;
+        st->rr.dropped += one.dropped;
     }
-    rr.section_count = pool->main.nsections;
-    return pt__restore_run(pool, &rr) == 0 ? 0 : -1;
+    if (keep_str(&st->last_error, one.last_error) ||
+        (!st->fallback_why && keep_str(&st->fallback_why, one.gpu_fallback_why)))
+        return -1;
+    return 0;
+}
+
+static int pool_state(pt_timing *pool, state *st)
+{
+    st->rr.last_error = st->last_error;
+    st->rr.gpu_fallback_why = st->fallback_why;
+    st->rr.section_count = pool->main.nsections;
+    return pt__restore_run(pool, &st->rr) == 0 ? 0 : -1;
+}
+
+/* Where one input lies, to find a file given twice by any name. */
+typedef struct ident {
+    dev_t dev;
+    ino_t ino;
+    int at;                   /* its index among the inputs */
+} ident;
+
+static int by_ident(const void *pa, const void *pb)
+{
+    const ident *a = pa, *b = pb;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino)
+        return a->ino < b->ino ? -1 : 1;
+    return a->at - b->at;
+}
+
+/* 2, said, when two inputs are one file; else 0 (one that cannot be
+ * stat'ed is left to the reader, which says why). O(n log n). */
+static int refuse_twice(char **files, int n, ident *id, int *nid)
+{
+    struct stat sb;
+    *nid = 0;
+    for (int i = 0; i < n; i++)
+        if (stat(files[i], &sb) == 0)
+            id[(*nid)++] = (ident){ sb.st_dev, sb.st_ino, i };
+    qsort(id, (size_t)*nid, sizeof *id, by_ident);
+    for (int i = 1; i < *nid; i++)
+        if (id[i].dev == id[i - 1].dev && id[i].ino == id[i - 1].ino)
+            return pr_fail("merge: %s and %s are one file: its runs would count twice",
+                           files[id[i - 1].at], files[id[i].at]);
+    return 0;
+}
+
+/* 2, said, when run (input `at`) is a merge whose listed inputs include
+ * another input of this merge (found by device and inode, the listed
+ * name taken from here or beside the merged file); else 0. */
+static int refuse_listed(const pr_run *run, char **files, const ident *id, int nid, int at)
+{
+    json_t *list = run->merged ? json_object_get(run->merged, "files") : NULL, *v;
+    char *copy = strdup(run->file), *dir = copy ? dirname(copy) : ".", path[4096];
+    size_t i;
+    int rc = 0;
+
+    json_array_foreach(list, i, v) {
+        const char *name = json_string_value(v);
+        for (int k = 0; name && k < 2 && rc == 0; k++) {
+            struct stat sb;
+            if (k == 1 && name[0] != '/')
+                snprintf(path, sizeof path, "%s/%s", dir, name);
+            else
+                snprintf(path, sizeof path, "%s", name);
+            if (stat(path, &sb) != 0)
+                continue;
+            ident key = { sb.st_dev, sb.st_ino, -1 };
+            for (int j = 0; j < nid && rc == 0; j++)
+                if (id[j].dev == key.dev && id[j].ino == key.ino && id[j].at != at)
+                    rc = pr_fail("merge: %s already holds %s (one of the runs it merged): "
+                                 "its runs would count twice", files[at], files[id[j].at]);
+        }
+        if (rc)
+            break;
+    }
+    free(copy);
+    return rc;
 }
 
 static const char merge_usage[] = "usage: ptreport merge A.json B.json ... -o ALL.json\n";
@@ -216,15 +323,17 @@ int pr_merge(int argc, char **argv)
     const char *outp = NULL;
     char err[1024];
     merge m = { 0 };
-    pr_run *runs;
+    pr_run first = { 0 }, cur = { 0 };
     pt_timing *pool = NULL;
     pt__json_more more = { section_more, document_more, &m, 1 };
     pt__afile o;
-    int n = 0, rc = 0, loaded = 0;
+    state st = { 0 };
+    ident *id;
+    int n = 0, rc = 0, nid = 0;
 
     m.files = calloc((size_t)argc + 1, sizeof *m.files);
-    runs = calloc((size_t)argc + 1, sizeof *runs);
-    if (!m.files || !runs) {
+    id = calloc((size_t)argc + 1, sizeof *id);
+    if (!m.files || !id) {
         rc = pr_fail("merge: out of memory");
         goto done;
     }
@@ -244,26 +353,34 @@ int pr_merge(int argc, char **argv)
                      merge_usage);
         goto done;
     }
-    if ((rc = pr_out_not_an_input("merge", outp, (const char *const *)m.files, n)) != 0)
+    if ((rc = pr_out_not_an_input("merge", outp, (const char *const *)m.files, n)) != 0 ||
+        (rc = refuse_twice(m.files, n, id, &nid)) != 0)
         goto done;
-    for (; loaded < n; loaded++) {
-        if (pr_run_load(&runs[loaded], m.files[loaded], err, sizeof err)) {
+    /* One input at a time: read, checked, pooled, let go (the first kept
+     * for the run's name, clock and device clock). */
+    for (int i = 0; i < n; i++) {
+        pr_run *r = i == 0 ? &first : &cur;
+        if (pr_run_load(r, m.files[i], err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
             rc = 2;
             goto done;
         }
+        if ((rc = refuse_listed(r, m.files, id, nid, i)) != 0)
+            goto done;
+        if (i == 0 && !(pool = pt__restore_create(first.name))) {
+            rc = pr_fail("merge: out of memory");
+            goto done;
+        }
+        if (pool_run(&m, pool, r) < 0 || state_add(&st, r, i == 0) < 0) {
+            rc = pr_fail("merge: out of memory");
+            goto done;
+        }
+        if (i > 0)
+            pr_run_free(&cur);
     }
-    pool = pt__restore_create(runs[0].name);
-    for (int i = 0; pool && i < n && rc == 0; i++)
-        if (pool_run(&m, pool, &runs[i]) < 0)
-            rc = -1;
-    if (!pool || rc) {
-        rc = pr_fail("merge: out of memory");
-        goto done;
-    }
-    if (pool_state(pool, runs, n) < 0) {
-        rc = pr_fail("merge: %s: clock '%s' (at %g GHz) cannot be shown", runs[0].file,
-                     runs[0].clock, runs[0].clock_ghz);
+    if (pool_state(pool, &st) < 0) {
+        rc = pr_fail("merge: %s: clock '%s' (at %g GHz) cannot be shown", first.file,
+                     first.clock, first.clock_ghz);
         goto done;
     }
     if (pr_out_open(&o, outp)) {
@@ -278,10 +395,12 @@ int pr_merge(int argc, char **argv)
     rc = pr_out_commit(&o, outp);
 done:
     pt_destroy(pool);
-    for (int i = 0; i < loaded; i++)
-        pr_run_free(&runs[i]);
+    pr_run_free(&first);
+    pr_run_free(&cur);
+    free(st.last_error);
+    free(st.fallback_why);
     free(m.p);
-    free(runs);
+    free(id);
     free(m.files);
     return rc;
 }

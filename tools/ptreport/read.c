@@ -267,6 +267,12 @@ int pr_run_parse(pr_run *r, const char *file, const char *text, size_t len, char
     }
     r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!r->doc) {
+        /* Memory that ran out is no fault of the file's. */
+        if (json_error_code(&je) == json_error_out_of_memory || !je.text[0]) {
+            snprintf(err, errlen, "%s: out of memory reading it (the file is not at fault)",
+                     file);
+            return -1;
+        }
         /* jansson counts lines from 1 and columns from 1; column 0 or -1
          * means the error is about the input as a whole (such as an empty
          * file), reported at its end. */
