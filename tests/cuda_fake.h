@@ -51,6 +51,8 @@ typedef struct fake_gpu {
     long long meminfos;
     long long count_calls;    /* cudaGetDeviceCount calls: the device's probes */
     long long waits;          /* cudaStreamWaitEvent calls */
+    pt_stream capturing;      /* the stream cudaStreamIsCapturing says is captured (NULL: none) */
+    long long capture_asks;
     pt_stream waited_stream;  /* the last one's stream and event */
     pt__cuevent waited_ev;
 } fake_gpu;
@@ -144,6 +146,12 @@ static pt__cuerr f_stream_wait(pt_stream s, pt__cuevent ev, unsigned flags)
     fake.waits++;
     fake.waited_stream = s;
     fake.waited_ev = ev;
+    return 0;
+}
+static pt__cuerr f_is_capturing(pt_stream s, int *status)
+{
+    fake.capture_asks++;
+    *status = fake.capturing && s == fake.capturing ? 1 : 0;
     return 0;
 }
 static pt__cuerr f_ev_elapsed(float *ms, pt__cuevent a, pt__cuevent b)
@@ -304,6 +312,7 @@ static const pt__cuda_api fake_api = {
     .StreamSynchronize = f_stream_sync,
     .StreamDestroy = f_stream_destroy,
     .StreamWaitEvent = f_stream_wait,
+    .StreamIsCapturing = f_is_capturing,
     .RegisterFatBinary = f_register_fatbin,
     .RegisterFatBinaryEnd = f_register_end,
     .RegisterFunction = f_register_function,

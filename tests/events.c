@@ -371,3 +371,35 @@ Test(events, the_real_runtime_times_the_section_with_or_without_a_driver)
         cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     }
 }
+
+/* Under a stream capture (CUDA graphs) ptkit makes no call on the
+ * captured stream: an event recorded there would be a graph node, and a
+ * query of it would invalidate the user's capture. pt_start_gpu and
+ * pt_stop_gpu are refused alike (said, no mismatch), PT_LAUNCH captures
+ * the kernel with no slots, and other streams are timed as before. */
+Test(events, nothing_is_recorded_on_a_stream_being_captured)
+{
+    pt_stream cap = (pt_stream)(uintptr_t)0xc4, other = (pt_stream)(uintptr_t)0x0e;
+    t = test_timing(&clk, "events", PT_GPU_EVENTS);
+    launch("before", 1.0); /* the device probed, events in use */
+    long long records = fake.records, queries = fake.queries;
+    fake.capturing = cap;
+    cr_assert_eq(pt_start_gpu(t, "captured", cap), PT_ESTATE);
+    cr_assert(strstr(pt_last_error(t), "captured into a CUDA graph"), "%s", pt_last_error(t));
+    cr_assert_eq(pt_stop_gpu(t, "captured", cap), PT_ESTATE);
+    cr_assert_eq(pt_error_count_of(t, PT_EMISMATCH), 0, "the refused pair is no mismatch");
+    cr_assert_null(pt_find(t, "captured"), "no section for the captured pair");
+    pt_dev_buf a = pt_dev_launch_begin(t, "graph kernel", NULL, NULL, 4, 128, cap, PT_LAUNCH_GPU);
+    cr_assert_eq(a.nslots, 0, "the captured kernel gets no slots");
+    cr_assert_eq(pt_dev_launch_end(t, "graph kernel", NULL, cap, PT_LAUNCH_GPU), PT_ESTATE);
+    cr_assert_null(pt_find(t, "graph kernel"), "no section for the captured launch");
+    cr_assert_eq(fake.records, records, "an event was recorded on the captured stream");
+    cr_assert_eq(fake.queries, queries, "an event was queried during the capture");
+    /* Another stream meanwhile: timed as ever. */
+    cr_assert_eq(pt_start_gpu(t, "beside", other), 0, "%s", pt_last_error(t));
+    fake.now_ms += 2.0;
+    cr_assert_eq(pt_stop_gpu(t, "beside", other), 0, "%s", pt_last_error(t));
+    fake.capturing = NULL;
+    cr_assert_float_eq(get("beside").total_ms, 2.0, 1e-9);
+    cr_assert_eq(run_stats(t).open_count, 0, "nothing left open");
+}

@@ -148,6 +148,7 @@ static void load(void)
         OPT(RegisterFunction, "__cudaRegisterFunction") ||
         OPT(LaunchKernel, "cudaLaunchKernel") || OPT(MemGetInfo, "cudaMemGetInfo") ||
         OPT(StreamWaitEvent, "cudaStreamWaitEvent") ||
+        OPT(StreamIsCapturing, "cudaStreamIsCapturing") ||
         OPT(RuntimeGetVersion, "cudaRuntimeGetVersion")) {
         /* A runtime missing a basic entry point is not one ptkit can use;
          * keep it loaded (other code of the process may use it) but unused. */

@@ -89,6 +89,9 @@ typedef struct pt__cuda_api {
     pt__cuerr (*StreamDestroy)(pt_stream s);
     /* Optional: NULL where missing, and then a wait is a synchronize. */
     pt__cuerr (*StreamWaitEvent)(pt_stream s, pt__cuevent ev, unsigned flags);
+    /* Optional: whether a stream is being captured into a CUDA graph
+     * (status 0: no; 1: active; 2: invalidated). */
+    pt__cuerr (*StreamIsCapturing)(pt_stream s, int *status);
 
     /* ptkit's own kernels (calibration, reduction) are registered as the
      * code nvcc generates registers a program's: a fatbin, then each

@@ -130,6 +130,11 @@ static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metr
         return 0;
     if ((rc = pt__owner_only(t, "pt_start_gpu")) < 0)
         return rc;
+    if (t->enabled && title && (t->flags & PT_GPU_EVENTS) && pt__gpu_capturing(t, s))
+        return pt__fail(t, PT_ESTATE,
+                        "pt_start_gpu(\"%s\"): the stream is being captured into a CUDA graph, "
+                        "whose replays ptkit does not time yet: not opened, and nothing of "
+                        "ptkit's is captured (its pt_stop_gpu is refused alike)", title);
     if (t->enabled && title) {
         why = events_on(t);
         if (!why && (i = pair_take(t, title, s, &err)) < 0)
@@ -176,6 +181,11 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
     now = pt__now(t);
     if ((rc = pt__owner_only(t, "pt_stop_gpu")) < 0)
         return rc;
+    if (t->enabled && title && (t->flags & PT_GPU_EVENTS) && pt__gpu_capturing(t, s))
+        return pt__fail(t, PT_ESTATE,
+                        "pt_stop_gpu(\"%s\"): the stream is being captured into a CUDA graph: "
+                        "not closed (a section opened during the capture was not opened)",
+                        title ? title : "(null)");
     rc = pt__stop_check(t, &t->main, title, "pt_stop_gpu", &f);
     if (rc)
         return rc > 0 ? 0 : rc;

@@ -43,6 +43,17 @@ const pt__cuda_api *pt__gpu_api(pt_timing *t)
     return g ? g->cu : pt__cuda();
 }
 
+int pt__gpu_capturing(pt_timing *t, pt_stream s)
+{
+    const pt__cuda_api *cu;
+    int status = 0;
+
+    if (!pt__gpu_device(t))
+        return 0;
+    cu = pt__gpu_api(t);
+    return cu && cu->StreamIsCapturing && cu->StreamIsCapturing(s, &status) == 0 && status != 0;
+}
+
 int pt__gpu_device(pt_timing *t)
 {
     pt__gpu *g = pt__gpu_get(t);

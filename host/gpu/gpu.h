@@ -13,6 +13,11 @@ PT__HIDDEN const pt__cuda_api *pt__gpu_api(pt_timing *t);
 /* 1 when t can use a device: the runtime loads and has a device. Probes
  * once per timing; why not is kept for the first fallback to say. */
 PT__HIDDEN int pt__gpu_device(pt_timing *t);
+/* 1 when stream s is being captured into a CUDA graph (t has a device
+ * and the runtime says so). ptkit then makes no call on s: an event
+ * query or a wait on a capturing stream would invalidate the user's
+ * capture, and a replay's times and records are not the capture's. */
+PT__HIDDEN int pt__gpu_capturing(pt_timing *t, pt_stream s);
 /* Why pt__gpu_device() said no ("" before it was asked). */
 PT__HIDDEN const char *pt__gpu_why(const pt_timing *t);
 /* Say once per timing, as a note, that GPU buffers were made in host memory. */

@@ -9,6 +9,7 @@
 #include "gpu/fold.h"
 
 #include "core/errors.h"
+#include "gpu/gpu.h"
 #include "gpu/queue.h"
 
 #include <limits.h>
@@ -81,6 +82,14 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
         return arg;
     if (!title)
         title = "(null)";
+    if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
+        /* The kernel is captured as the user asked, with no slots: a
+         * replay would write records no fold reads. */
+        pt__fail(t, PT_ESTATE, "PT_LAUNCH(\"%s\"): the stream is being captured into a CUDA "
+                 "graph, whose replays ptkit does not time yet: the kernel is captured "
+                 "unmeasured (no slots), with none of ptkit's calls", title);
+        return arg;
+    }
     if (b && ready(t, title, b, blocks, threads, stream, where) == 0)
         arg = pt_dev_arg(b);
     memset(&none, 0, sizeof none);
@@ -101,6 +110,8 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
 
     if (!t)
         return 0;
+    if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream))
+        return PT_ESTATE; /* said by pt_dev_launch_begin */
     memset(&none, 0, sizeof none);
     rc = where == PT_LAUNCH_HOST ? pt__stop(t, title, &none)
                                  : pt__stop_gpu(t, title, stream, &none);
