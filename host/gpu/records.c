@@ -285,6 +285,7 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
 {
     size_t slot_bytes;
     pt__cuerr e;
+    int capturing = 0;
 
     if (!b)
         return 0;
@@ -300,8 +301,13 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
     }
     /* A fold's copy (or reduction) queued on another stream may not have
      * read the records yet: the clearing waits for it, on the device
-     * where the runtime can (cudaStreamWaitEvent), else here. */
-    if (b->read_ev && b->read_stream != stream) {
+     * where the runtime can (cudaStreamWaitEvent), else here; but not
+     * under a stream capture, where a wait on an event from outside it
+     * would invalidate the user's capture (the clearing is captured alone). */
+    if (b->read_ev && b->read_stream != stream && b->cu->StreamIsCapturing &&
+        b->cu->StreamIsCapturing(stream, &capturing) != 0)
+        capturing = 0;
+    if (b->read_ev && b->read_stream != stream && !capturing) {
         e = b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
                                    : b->cu->EventSynchronize(b->read_ev);
         if (e)
