@@ -13,18 +13,29 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-pt_timing *pt_create(const char *name, unsigned flags)
+/* A timing with its cost measured and the flags PT_OUTPUT asks for; its
+ * files not claimed yet (*output: what to claim). */
+static pt_timing *create(const char *name, unsigned flags, const char **output)
 {
-    const char *output = NULL;
     pt_timing *t;
 
-    flags |= pt__output_flags(&output);
+    *output = NULL;
+    flags |= pt__output_flags(output);
     t = pt__create(name, flags);
     if (!t)
         return NULL;
     /* Before any section starts, so none holds the time it takes. */
     pt__cost_measure(t);
-    pt__output_init(t, output);
+    return t;
+}
+
+pt_timing *pt_create(const char *name, unsigned flags)
+{
+    const char *output;
+    pt_timing *t = create(name, flags, &output);
+
+    if (t)
+        pt__output_init(t, output);
     return t;
 }
 
@@ -59,9 +70,12 @@ static void default_atfork(void)
 /* The default is made outside the lock: pt_create() may itself make and
  * destroy a timing (its cost measured on the first), whose pt_destroy()
  * takes the lock. Two threads asking at once may both make one; the
- * second is destroyed. */
+ * second is destroyed. Only the one kept claims PT_OUTPUT's files, under
+ * the lock (the claims' lock is taken inside it, never the other way),
+ * so the other says nothing of them (it said "another timing's file"). */
 pt_timing *pt_default(void)
 {
+    const char *output;
     pt_timing *t, *made;
     pthread_once(&default_once, default_atfork);
     pthread_mutex_lock(&default_lock);
@@ -69,17 +83,16 @@ pt_timing *pt_default(void)
     pthread_mutex_unlock(&default_lock);
     if (t)
         return t;
-    made = pt_create("ptkit", PT_CPU);
+    made = create("ptkit", PT_CPU, &output);
     pthread_mutex_lock(&default_lock);
-    if (!default_timing) {
+    if (!default_timing && made) {
+        pt__output_init(made, output);
         default_timing = made;
         made = NULL;
     }
     t = default_timing;
     pthread_mutex_unlock(&default_lock);
-    if (made) /* Never used: it writes none of PT_OUTPUT's files. */
-        pt__output_drop(made);
-    pt_destroy(made);
+    pt_destroy(made); /* never used, and claimed nothing */
     return t;
 }
 
