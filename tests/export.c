@@ -188,7 +188,9 @@ static const char *const csv_columns[] = {
     "ai", "pct_peak_bw", "pct_peak_flops", "bound",
     "mem_high_water", "overhead_ms", "too_short", "cpu_clock", "ranks", "rank_min_ms",
     "rank_mean_ms", "rank_max_ms", "rank_slowest", "sms", "sm_busiest", "sm_mean_ms",
-    "sm_min_ms", "sm_max_ms", "sm_imbalance", "sm_ms", "id", "parent"
+    "sm_min_ms", "sm_max_ms", "sm_imbalance", "shape_folds", "waves", "sm_resident", "device_sms",
+    "span_ms", "tail_ms", "tail_pct", "sm_idle_pct", "slowest_block", "slowest_block_ms",
+    "slowest_block_sm", "stragglers", "straggler_sm", "sm_ms", "id", "parent"
 };
 #define NCSV ((int)(sizeof csv_columns / sizeof csv_columns[0]))
 
@@ -202,7 +204,8 @@ static double figure(const pt_section_stats *s, const char *name)
         F(write_gbs), F(gflops), F(hits), F(block_mean_ms), F(block_min_ms), F(block_max_ms),
         F(imbalance), F(block_p50_ms), F(block_p90_ms), F(block_p99_ms), F(ai), F(pct_peak_bw), F(pct_peak_flops), F(mem_high_water),
         F(overhead_ms), F(rank_min_ms), F(rank_mean_ms), F(rank_max_ms),
-        F(sm_mean_ms), F(sm_min_ms), F(sm_max_ms), F(sm_imbalance),
+        F(sm_mean_ms), F(sm_min_ms), F(sm_max_ms), F(sm_imbalance), F(waves), F(span_ms),
+        F(tail_ms), F(tail_pct), F(sm_idle_pct), F(slowest_block_ms),
 #undef F
         { "h2d_bytes", offsetof(pt_section_stats, xfer_bytes[0]) },
         { "d2h_bytes", offsetof(pt_section_stats, xfer_bytes[1]) },
@@ -225,7 +228,10 @@ static int is_double_column(const char *name)
            strcmp(name, "blocks") && strcmp(name, "bound") && strcmp(name, "too_short") &&
            strcmp(name, "cpu_clock") && strcmp(name, "ranks") && strcmp(name, "rank_slowest") &&
            strcmp(name, "sms") && strcmp(name, "sm_busiest") && strcmp(name, "sm_ms") &&
-           strcmp(name, "id") && strcmp(name, "parent");
+           strcmp(name, "shape_folds") && strcmp(name, "sm_resident") &&
+           strcmp(name, "device_sms") && strcmp(name, "slowest_block") &&
+           strcmp(name, "slowest_block_sm") && strcmp(name, "stragglers") &&
+           strcmp(name, "straggler_sm") && strcmp(name, "id") && strcmp(name, "parent");
 }
 
 static pt_section_stats stats_of(const char *path)

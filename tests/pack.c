@@ -385,7 +385,7 @@ Test(pack, each_field_checked)
         const char *says;
     } bytes[] = {
         { 0, 'X', "PTPK" },        /* magic */
-        { 4, 4, "version" },       /* a later format */
+        { 4, 5, "version" },       /* a later format */
         { 4, 0, "version" },       /* no format */
         { 8, 2, "end inside" },    /* two sections announced, one there */
         { 8, 0, "bytes after" },   /* none announced, one there */
@@ -393,7 +393,8 @@ Test(pack, each_field_checked)
         { 16, 0, "depth" },        /* depth 0 */
         { 16, 2, "depth" },        /* depth 2 under nothing */
         { 20, 4, "kind" },
-        { 21, 4, "flag" },         /* bit 2: no such flag */
+        { 21, 8, "flag" },         /* bit 3: no such flag */
+        { 21, 4, "end inside a launch's shape" }, /* bit 2: a shape announced, none there */
         { 21, 1, "end inside" },   /* phase figures announced, none there */
         { 26, 0, "NUL" },
         { 43, 0x7f, "finite" },    /* total's top byte: 0x7ff... with its high mantissa, NaN */
@@ -713,11 +714,12 @@ Test(pack, fuzz_seeds_are_packed_trees)
 
 /* Bytes of earlier versions (tests/fuzz/corpus/pack/nested_v1, before
  * the CPU-clock counts and the marks' cost were packed; nested_v2, before
- * the block histogram) still read: as the same tree with none of those,
- * which packs as today's "nested" seed. */
+ * the block histogram; nested_v3, before the launch's shape) still read:
+ * as the same tree with none of those, which packs as today's "nested"
+ * seed. */
 Test(pack, earlier_versions_read_without_the_later_figures)
 {
-    static const char *const old[] = { "nested_v1", "nested_v2" };
+    static const char *const old[] = { "nested_v1", "nested_v2", "nested_v3" };
     size_t n2, nagain;
     char *v2 = malloc(1 << 16), *v = malloc(1 << 16);
     FILE *g = fopen("tests/fuzz/corpus/pack/nested", "rb");
@@ -725,7 +727,7 @@ Test(pack, earlier_versions_read_without_the_later_figures)
     cr_assert_not_null(g, "the seeds (the suite runs from the repository's root)");
     n2 = fread(v2, 1, 1 << 16, g);
     fclose(g);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         char path[128];
         void *again;
         pt_timing *t = pt_create("old", PT_CPU);

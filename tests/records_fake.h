@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <criterion/criterion.h>
 #include <pt/pt_dev.h>
 
+#include "common.h"
 #include "cuda_fake.h"
 #include "gpu/calibrate.h"
 
@@ -47,6 +49,28 @@ static inline void fake_run_setup(char *dir, size_t n, const char *tag)
     pt__calib_set(0, 2.0, 1000.0);
     snprintf(dir, n, "/tmp/ptkit-%s-XXXXXX", tag);
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+/* ptreport ARGS (from $PT_BUILD, else build/), its stdout in dir/out.txt
+ * and its stderr in dir/err.txt; its exit status. */
+static inline int fake_ptreport(const char *dir, const char *args)
+{
+    const char *b = getenv("PT_BUILD");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/bin/ptreport %s > '%s/out.txt' 2> '%s/err.txt'",
+             b && *b ? b : "build", args, dir, dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st), "%s", cmd);
+    return WEXITSTATUS(st);
+}
+
+/* The text report of x, malloc'ed. */
+static inline char *fake_report(pt_timing *x)
+{
+    test_text b = { 0 };
+    cr_assert_eq(pt_log_fn(x, test_text_line, &b), 0);
+    cr_assert_not_null(b.s);
+    return b.s;
 }
 
 /* Undoes fake_run_setup(): the runtime removed, the folder deleted. */

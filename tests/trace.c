@@ -664,7 +664,9 @@ Test(trace, blocks_resident_at_once_get_lanes_of_their_sm)
         cr_assert_not_null(track_name(j, SM, tid), "tracks numbered 1 to 4");
     cr_assert_str_eq(track_name(j, SM, 1), "SM 2, lane 0");
     cr_assert_str_eq(track_name(j, SM, 4), "SM 7, lane 2");
-    cr_assert_null(track_name(j, SM, 5), "four tracks, C reusing A's");
+    cr_assert_str_eq(track_name(j, SM, 5), "launch tails (first SM idle to last END)",
+                     "four block tracks, C reusing A's, then the tails'");
+    cr_assert_null(track_name(j, SM, 6));
     json_decref(j);
     pt_dev_records_free(b);
 }

@@ -10,6 +10,7 @@
  * back. No real run comes near. */
 #include "core/merge.h"
 
+#include "core/shape.h"
 #include "core/tree.h"
 #include "pt_hist.h"
 
@@ -176,6 +177,8 @@ static int merge_node(pt_section *dst, const pt_section *src)
         dst->mem_hwm = src->mem_hwm;
     dst->ran_here |= src->ran_here;
     dst->ovh_ns = sum(dst->ovh_ns, src->ovh_ns);
+    if (src->shape && pt__shape_merge(dst, src->shape) < 0)
+        return PT_ENOMEM;
     return src->phase ? merge_phase(dst, src->phase) : 0;
 }
 

@@ -44,6 +44,28 @@ typedef struct pt__phase_ext {
     int on_host;              /* folded in host mode: sm_ns is by host CPU, not reported */
 } pt__phase_ext;
 
+/* How a launch's blocks filled the device (gpu/shape.c), pooled over the
+ * folds that read its block records on the host: sums where the report
+ * gives a mean, the most where it gives a most. "SM" is the %smid, or in
+ * host mode the CPU a block ran on. */
+typedef struct pt__shape {
+    uint64_t folds;           /* folds with a shape */
+    int on_host;              /* host-mode records: the SMs are CPUs */
+    double waves_sum;         /* per fold: blocks / (resident * sms) */
+    double span_ns_sum;       /* per fold: first BEGIN to last END (globaltimer) */
+    double tail_ns_sum;       /* per fold: first SM falling idle to the last END */
+    double idle_sum;          /* per fold: the SMs' idle share of the span, 0..1 */
+    uint64_t resident;        /* the most blocks one SM held at once */
+    uint64_t sms;             /* the device's SMs (else those seen) */
+    double slowest_ns;        /* the longest block of any fold */
+    long long slowest_block, slowest_sm;
+    int nslow;                /* its phases: names (owned) and times */
+    char **slow_names;
+    double *slow_ns;
+    uint64_t stragglers;      /* the most straggler SMs of a fold */
+    long long straggler_sm;   /* that fold's SM that finished last */
+} pt__shape;
+
 /* One section: a title under a parent, aggregated over its occurrences
  * (tree.c keeps the tree, stats.c reads the figures). */
 struct pt_section {
@@ -87,6 +109,7 @@ struct pt_section {
     double mem_hwm;           /* peak of the tracked total while open (gpu/memory.c) */
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
     struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
+    pt__shape *shape;         /* a folded launch: how its blocks filled the device */
     uint64_t folded;          /* a launch: the occurrence (its count) folded last, 0: none */
 };
 

@@ -2,7 +2,7 @@
  * process's sections reach another's (pt_mpi.h gathers every MPI rank's
  * tree to rank 0 this way).
  *
- * The format, version 3, every integer and double little-endian whatever
+ * The format, version 4, every integer and double little-endian whatever
  * the machine (doubles as their IEEE-754 bits):
  *
  *   "PTPK"  u32 version  u64 sections
@@ -24,9 +24,16 @@
  *                     version 3: u32 nbins  then nbins (u16 bin, u64 count)
  *                     pairs, bins rising, counts > 0: the per-block time
  *                     histogram (device/pt_hist.h) where it is not empty
+ *     version 4, flag bit 2, a launch's shape (model.h's pt__shape):
+ *                     u64 folds, resident, sms, slowest block, its SM,
+ *                     stragglers, the last SM  u8 on_host  f64 waves, span,
+ *                     tail, idle (sums over the folds), slowest  u32 nslow
+ *                     then nslow (u32 name_len, the name's bytes, f64 time):
+ *                     the slowest block's phases
  *
- * Versions 1 and 2, the same without bit 1 and the version 2 figures, or
- * without the histogram, are still read (as 0 and none of them).
+ * Versions 1 to 3, the same without bit 1 and the version 2 figures,
+ * without the histogram, or without the shape, are still read (as 0 and
+ * none of them).
  *
  * These are the figures pt__merge_tree() pools, so a tree packed on one
  * rank and merged on another adds up exactly as if it had been recorded
@@ -42,6 +49,8 @@
 #include "core/gate.h"
 #include "core/merge.h"
 #include "core/ranks.h"
+#include "core/pack.h"
+#include "core/shape.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/tree.h"
@@ -51,7 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_VERSION 3u
+#define PACK_VERSION 4u
 #define PACK_HEADER 16u
 #define PACK_NFIG 14
 
@@ -59,90 +68,56 @@ static const unsigned char magic[4] = { 'P', 'T', 'P', 'K' };
 
 /* ---- writing ------------------------------------------------------ */
 
-typedef struct wbuf {
-    unsigned char *p;
-    size_t n, cap;
-    int oom;
-} wbuf;
-
-static void put(wbuf *w, const void *src, size_t n)
+static void put_phase(pt__wbuf *w, const pt__phase_ext *p)
 {
-    if (w->oom)
-        return;
-    if (w->cap - w->n < n) {
-        size_t cap = w->cap ? w->cap : 256;
-        unsigned char *q;
-        while (cap - w->n < n)
-            cap *= 2;
-        q = realloc(w->p, cap);
-        if (!q) {
-            w->oom = 1;
-            return;
+    pt__pk_put_u(w, p->blocks, 8);
+    pt__pk_put_f(w, p->hits);
+    pt__pk_put_f(w, p->block_sum_ns);
+    pt__pk_put_f(w, p->block_min_ns);
+    pt__pk_put_f(w, p->block_max_ns);
+    /* A host-mode fold's totals are by host CPU: none are reported. */
+    pt__pk_put_u(w, (uint64_t)(p->nsm > 0 && !p->on_host ? p->nsm : 0), 4);
+    for (int i = 0; i < p->nsm && !p->on_host; i++)
+        pt__pk_put_f(w, p->sm_ns[i]);
+    uint32_t nbins = 0;
+    for (int k = 0; p->hist && k < PT__HIST_BINS; k++)
+        nbins += p->hist[k] > 0;
+    pt__pk_put_u(w, nbins, 4);
+    for (int k = 0; nbins && k < PT__HIST_BINS; k++)
+        if (p->hist[k] > 0) {
+            pt__pk_put_u(w, (uint64_t)k, 2);
+            pt__pk_put_u(w, p->hist[k], 8);
         }
-        w->p = q;
-        w->cap = cap;
-    }
-    memcpy(w->p + w->n, src, n);
-    w->n += n;
 }
 
-static void put_u(wbuf *w, uint64_t v, int bytes)
-{
-    unsigned char b[8];
-    for (int i = 0; i < bytes; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-    put(w, b, (size_t)bytes);
-}
-
-static void put_f(wbuf *w, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, sizeof v);
-    put_u(w, v, 8);
-}
-
-static void put_section(wbuf *w, const pt_section *s, uint32_t depth)
+static void put_section(pt__wbuf *w, const pt_section *s, uint32_t depth)
 {
     const double fig[PACK_NFIG] = { s->total_ns, s->first_ns, s->last_ns, s->mean_ns,
                                     s->m2_ns, s->min_ns, s->max_ns, s->read, s->written,
                                     s->flops, s->xfer[0], s->xfer[1], s->xfer[2], s->mem_hwm };
     const pt__phase_ext *p = s->phase;
 
-    put_u(w, depth, 4);
-    put_u(w, (uint64_t)s->kind, 1);
-    put_u(w, (p ? 1u : 0u) | (s->ran_here ? 2u : 0u), 1);
-    put_u(w, s->name_len, 4);
-    put(w, s->name, s->name_len);
-    put_u(w, s->count, 8);
+    pt__pk_put_u(w, depth, 4);
+    pt__pk_put_u(w, (uint64_t)s->kind, 1);
+    const pt__shape *sh = s->shape && s->shape->folds ? s->shape : NULL;
+
+    pt__pk_put_u(w, (p ? 1u : 0u) | (s->ran_here ? 2u : 0u) | (sh ? 4u : 0u), 1);
+    pt__pk_put_u(w, s->name_len, 4);
+    pt__pk_put(w, s->name, s->name_len);
+    pt__pk_put_u(w, s->count, 8);
     for (int i = 0; i < PACK_NFIG; i++)
-        put_f(w, fig[i]);
-    put_u(w, s->cpu_timed, 8);
-    put_f(w, s->ovh_ns);
-    if (!p)
-        return;
-    put_u(w, p->blocks, 8);
-    put_f(w, p->hits);
-    put_f(w, p->block_sum_ns);
-    put_f(w, p->block_min_ns);
-    put_f(w, p->block_max_ns);
-    /* A host-mode fold's totals are by host CPU: none are reported. */
-    put_u(w, (uint64_t)(p->nsm > 0 && !p->on_host ? p->nsm : 0), 4);
-    for (int i = 0; i < p->nsm && !p->on_host; i++)
-        put_f(w, p->sm_ns[i]);
-    uint32_t nbins = 0;
-    for (int k = 0; p->hist && k < PT__HIST_BINS; k++)
-        nbins += p->hist[k] > 0;
-    put_u(w, nbins, 4);
-    for (int k = 0; nbins && k < PT__HIST_BINS; k++)
-        if (p->hist[k] > 0) {
-            put_u(w, (uint64_t)k, 2);
-            put_u(w, p->hist[k], 8);
-        }
+        pt__pk_put_f(w, fig[i]);
+    pt__pk_put_u(w, s->cpu_timed, 8);
+    pt__pk_put_f(w, s->ovh_ns);
+    if (p)
+        put_phase(w, p);
+    if (sh)
+        pt__pack_put_shape(w, sh);
 }
 
 int pt_pack(pt_timing *t, void **buf, size_t *len)
 {
-    wbuf w = { NULL, 0, 0, 0 };
+    pt__wbuf w = { NULL, 0, 0, 0 };
     uint64_t n = 0;
     size_t open = 0;
 
@@ -150,9 +125,9 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
         return pt__fail(t, PT_EINVAL, "pt_pack: NULL %s", buf ? "len" : "buf");
     *buf = NULL;
     *len = 0;
-    put(&w, magic, sizeof magic);
-    put_u(&w, PACK_VERSION, 4);
-    put_u(&w, 0, 8); /* the count, written at the end */
+    pt__pk_put(&w, magic, sizeof magic);
+    pt__pk_put_u(&w, PACK_VERSION, 4);
+    pt__pk_put_u(&w, 0, 8); /* the count, written at the end */
     if (t) {
         pt__read_begin(t);
         pt__settle(t);
@@ -189,78 +164,28 @@ int pt_pack(pt_timing *t, void **buf, size_t *len)
 
 /* ---- reading ------------------------------------------------------ */
 
-typedef struct rbuf {
-    const unsigned char *p;
-    size_t n, at;
-    uint64_t version;         /* of the bytes, once the header is read */
-    const char *why;          /* the first fault, or NULL */
-    size_t why_at;
-    int cut;                  /* why names what the bytes end inside of */
-} rbuf;
-
-/* Notes the first fault and where; returns PT_EPARSE. */
-static int fault(rbuf *r, const char *why)
-{
-    if (!r->why) {
-        r->why = why;
-        r->why_at = r->at;
-    }
-    return PT_EPARSE;
-}
-
-static int get_u(rbuf *r, uint64_t *v, int bytes, const char *what)
-{
-    if (r->n - r->at < (size_t)bytes) {
-        r->cut = !r->why;
-        return fault(r, what);
-    }
-    *v = 0;
-    for (int i = 0; i < bytes; i++)
-        *v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
-    r->at += (size_t)bytes;
-    return 0;
-}
-
-static int get_f(rbuf *r, double *d, const char *what)
-{
-    uint64_t v;
-    if (get_u(r, &v, 8, what) < 0)
-        return PT_EPARSE;
-    memcpy(d, &v, sizeof *d);
-    if (!isfinite(*d))
-        return fault(r, "a figure that is not a finite number");
-    if (*d < 0)
-        return fault(r, "a negative figure (times, spreads, bytes and FLOPS are >= 0)");
-    return 0;
-}
-
-/* a <= b, but for the last bits of rounding: sums and Welford's mean are
- * rounded once per occurrence merged or recorded. */
-static int at_most(double a, double b)
-{
-    return a <= b + fabs(b) * 1e-9;
-}
-
 /* Figures that a run can record: counts every JSON reader takes as
  * integers (merge.c saturates there), the first and last occurrence
  * within the total, the rest's mean within their least and largest, no
  * more CPU-clocked occurrences than occurrences. Bytes that break any of
  * these were not written by pt_pack(). */
-static int consistent(rbuf *r, const pt_section *s)
+static int consistent(pt__rbuf *r, const pt_section *s)
 {
     if (s->count > (uint64_t)INT64_MAX || s->cpu_timed > s->count)
-        return fault(r, "a count above 2^63-1, or more CPU-clocked occurrences than "
+        return pt__pk_fault(r, "a count above 2^63-1, or more CPU-clocked occurrences than "
                         "occurrences");
     if (s->count == 0 ? s->total_ns != 0
-                      : !at_most(s->first_ns, s->total_ns) || !at_most(s->last_ns, s->total_ns))
-        return fault(r, "a first or last occurrence longer than the total");
-    if (s->count >= 2 && (!at_most(s->min_ns, s->max_ns) || !at_most(s->min_ns, s->mean_ns) ||
-                          !at_most(s->mean_ns, s->max_ns)))
-        return fault(r, "a mean, least or largest occurrence out of order");
+                      : !pt__pk_at_most(s->first_ns, s->total_ns) ||
+                            !pt__pk_at_most(s->last_ns, s->total_ns))
+        return pt__pk_fault(r, "a first or last occurrence longer than the total");
+    if (s->count >= 2 && (!pt__pk_at_most(s->min_ns, s->max_ns) ||
+                          !pt__pk_at_most(s->min_ns, s->mean_ns) ||
+                          !pt__pk_at_most(s->mean_ns, s->max_ns)))
+        return pt__pk_fault(r, "a mean, least or largest occurrence out of order");
     return 0;
 }
 
-static int get_phase(rbuf *r, pt_section *s)
+static int get_phase(pt__rbuf *r, pt_section *s)
 {
     pt__phase_ext *p = calloc(1, sizeof *p);
     uint64_t nsm;
@@ -268,43 +193,45 @@ static int get_phase(rbuf *r, pt_section *s)
     if (!p)
         return PT_ENOMEM;
     s->phase = p;
-    if (get_u(r, &p->blocks, 8, "phase figures") < 0 || get_f(r, &p->hits, "phase figures") < 0 ||
-        get_f(r, &p->block_sum_ns, "phase figures") < 0 ||
-        get_f(r, &p->block_min_ns, "phase figures") < 0 ||
-        get_f(r, &p->block_max_ns, "phase figures") < 0 ||
-        get_u(r, &nsm, 4, "phase figures") < 0)
+    if (pt__pk_get_u(r, &p->blocks, 8, "phase figures") < 0 ||
+        pt__pk_get_f(r, &p->hits, "phase figures") < 0 ||
+        pt__pk_get_f(r, &p->block_sum_ns, "phase figures") < 0 ||
+        pt__pk_get_f(r, &p->block_min_ns, "phase figures") < 0 ||
+        pt__pk_get_f(r, &p->block_max_ns, "phase figures") < 0 ||
+        pt__pk_get_u(r, &nsm, 4, "phase figures") < 0)
         return PT_EPARSE;
     if (p->blocks > (uint64_t)INT64_MAX ||
-        (p->blocks && !at_most(p->block_min_ns, p->block_max_ns)))
-        return fault(r, "a block count above 2^63-1, or a block's least time above its largest");
+        (p->blocks && !pt__pk_at_most(p->block_min_ns, p->block_max_ns)))
+        return pt__pk_fault(r, "a block count above 2^63-1, or a block's least time above "
+                               "its largest");
     if (nsm > (r->n - r->at) / 8 || nsm > INT32_MAX)
-        return fault(r, "more per-SM figures than bytes left");
+        return pt__pk_fault(r, "more per-SM figures than bytes left");
     if (nsm) {
         p->sm_ns = malloc((size_t)nsm * sizeof *p->sm_ns);
         if (!p->sm_ns)
             return PT_ENOMEM;
         p->nsm = (int)nsm;
         for (uint64_t i = 0; i < nsm; i++)
-            if (get_f(r, &p->sm_ns[i], "per-SM figures") < 0)
+            if (pt__pk_get_f(r, &p->sm_ns[i], "per-SM figures") < 0)
                 return PT_EPARSE;
     }
     if (r->version >= 3) {
         uint64_t nbins, bin, count, total = 0;
         long long prev = -1;
-        if (get_u(r, &nbins, 4, "the block histogram") < 0)
+        if (pt__pk_get_u(r, &nbins, 4, "the block histogram") < 0)
             return PT_EPARSE;
         if (nbins > PT__HIST_BINS || nbins > (r->n - r->at) / 10)
-            return fault(r, "more histogram bins than there are, or than bytes left");
+            return pt__pk_fault(r, "more histogram bins than there are, or than bytes left");
         if (nbins && !(p->hist = calloc(PT__HIST_BINS, sizeof *p->hist)))
             return PT_ENOMEM;
         for (uint64_t i = 0; i < nbins; i++) {
-            if (get_u(r, &bin, 2, "the block histogram") < 0 ||
-                get_u(r, &count, 8, "the block histogram") < 0)
+            if (pt__pk_get_u(r, &bin, 2, "the block histogram") < 0 ||
+                pt__pk_get_u(r, &count, 8, "the block histogram") < 0)
                 return PT_EPARSE;
             if ((long long)bin <= prev || bin >= PT__HIST_BINS || count == 0)
-                return fault(r, "histogram bins out of order, out of range or empty");
+                return pt__pk_fault(r, "histogram bins out of order, out of range or empty");
             if (count > p->blocks - total)
-                return fault(r, "more block times in the histogram than blocks");
+                return pt__pk_fault(r, "more block times in the histogram than blocks");
             total += count;
             p->hist[bin] = count;
             prev = (long long)bin;
@@ -321,17 +248,17 @@ typedef struct path {
 } path;
 
 /* One section read under the section at depth-1 on the path to it. */
-static int get_section(rbuf *r, path *pa, uint32_t *top)
+static int get_section(pt__rbuf *r, path *pa, uint32_t *top)
 {
     uint64_t depth, kind, flags, name_len;
     double fig[PACK_NFIG];
     pt_section *s, *parent;
     int rc;
 
-    if (get_u(r, &depth, 4, "a section's depth") < 0)
+    if (pt__pk_get_u(r, &depth, 4, "a section's depth") < 0)
         return PT_EPARSE;
     if (depth < 1 || depth > (uint64_t)*top + 1 || depth > INT32_MAX)
-        return fault(r, "a depth that does not follow the previous section's");
+        return pt__pk_fault(r, "a depth that does not follow the previous section's");
     if (depth >= pa->cap) {
         size_t cap = pa->cap * 2;
         pt_section **v = realloc(pa->v, cap * sizeof *v);
@@ -340,16 +267,17 @@ static int get_section(rbuf *r, path *pa, uint32_t *top)
         pa->v = v;
         pa->cap = cap;
     }
-    if (get_u(r, &kind, 1, "a section's kind") < 0 || get_u(r, &flags, 1, "a section's flags") < 0)
+    if (pt__pk_get_u(r, &kind, 1, "a section's kind") < 0 ||
+        pt__pk_get_u(r, &flags, 1, "a section's flags") < 0)
         return PT_EPARSE;
-    if (kind > PT__K_UNATTR || flags > (r->version >= 2 ? 3u : 1u))
-        return fault(r, "an unknown section kind or flag");
-    if (get_u(r, &name_len, 4, "a title's length") < 0)
+    if (kind > PT__K_UNATTR || flags > (r->version >= 4 ? 7u : r->version >= 2 ? 3u : 1u))
+        return pt__pk_fault(r, "an unknown section kind or flag");
+    if (pt__pk_get_u(r, &name_len, 4, "a title's length") < 0)
         return PT_EPARSE;
     if (name_len > r->n - r->at)
-        return fault(r, "a title longer than the bytes left");
+        return pt__pk_fault(r, "a title longer than the bytes left");
     if (memchr(r->p + r->at, '\0', (size_t)name_len))
-        return fault(r, "a NUL byte inside a title");
+        return pt__pk_fault(r, "a NUL byte inside a title");
 
     s = calloc(1, sizeof *s);
     if (!s || !(s->name = malloc((size_t)name_len + 1))) {
@@ -374,10 +302,10 @@ static int get_section(rbuf *r, path *pa, uint32_t *top)
     pa->v[depth] = s;
     *top = (uint32_t)depth;
 
-    if (get_u(r, &s->count, 8, "a section's count") < 0)
+    if (pt__pk_get_u(r, &s->count, 8, "a section's count") < 0)
         return PT_EPARSE;
     for (int i = 0; i < PACK_NFIG; i++)
-        if (get_f(r, &fig[i], "a section's figures") < 0)
+        if (pt__pk_get_f(r, &fig[i], "a section's figures") < 0)
             return PT_EPARSE;
     s->total_ns = fig[0];
     s->first_ns = fig[1];
@@ -392,8 +320,8 @@ static int get_section(rbuf *r, path *pa, uint32_t *top)
     memcpy(s->xfer, fig + 10, sizeof s->xfer);
     s->mem_hwm = fig[13];
     s->ran_here = (flags & 2) != 0;
-    if (r->version >= 2 && (get_u(r, &s->cpu_timed, 8, "a section's figures") < 0 ||
-                            get_f(r, &s->ovh_ns, "a section's figures") < 0))
+    if (r->version >= 2 && (pt__pk_get_u(r, &s->cpu_timed, 8, "a section's figures") < 0 ||
+                            pt__pk_get_f(r, &s->ovh_ns, "a section's figures") < 0))
         return PT_EPARSE;
     if (consistent(r, s) < 0)
         return PT_EPARSE;
@@ -402,11 +330,11 @@ static int get_section(rbuf *r, path *pa, uint32_t *top)
         if (rc < 0)
             return rc;
     }
-    return 0;
+    return flags & 4 ? pt__pack_get_shape(r, s) : 0;
 }
 
 /* The bytes as a tree under root; 0, PT_EPARSE (r->why says what) or PT_ENOMEM. */
-static int read_tree(rbuf *r, pt_section *root)
+static int read_tree(pt__rbuf *r, pt_section *root)
 {
     path pa;
     uint64_t version, n;
@@ -414,16 +342,16 @@ static int read_tree(rbuf *r, pt_section *root)
     int rc = 0;
 
     if (r->n < sizeof magic || memcmp(r->p, magic, sizeof magic) != 0)
-        return fault(r, "no \"PTPK\" at its start (not a packed tree)");
+        return pt__pk_fault(r, "no \"PTPK\" at its start (not a packed tree)");
     r->at = sizeof magic;
-    if (get_u(r, &version, 4, "the header") < 0 || get_u(r, &n, 8, "the header") < 0)
+    if (pt__pk_get_u(r, &version, 4, "the header") < 0 || pt__pk_get_u(r, &n, 8, "the header") < 0)
         return PT_EPARSE;
     if (version < 1 || version > PACK_VERSION)
-        return fault(r, "a format version this build does not read");
+        return pt__pk_fault(r, "a format version this build does not read");
     r->version = version;
     /* Every section takes more than 8 bytes: a count beyond that cannot be right. */
     if (n > (r->n - r->at) / 8)
-        return fault(r, "more sections than bytes left");
+        return pt__pk_fault(r, "more sections than bytes left");
     pa.cap = 64;
     pa.v = malloc(pa.cap * sizeof *pa.v);
     if (!pa.v)
@@ -433,14 +361,14 @@ static int read_tree(rbuf *r, pt_section *root)
         rc = get_section(r, &pa, &top);
     free(pa.v);
     if (rc == 0 && r->at != r->n)
-        rc = fault(r, "bytes after the last section");
+        rc = pt__pk_fault(r, "bytes after the last section");
     return rc;
 }
 
 /* pt_unpack_merge(), and with rank >= 0 each rank's totals kept (ranks.c). */
 static int unpack(pt_timing *t, const void *buf, size_t len, int rank, const char *fn)
 {
-    rbuf r = { .p = buf, .n = len };
+    pt__rbuf r = { .p = buf, .n = len };
     pt_section root;
     int rc;
 

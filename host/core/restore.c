@@ -9,6 +9,7 @@
 #include "core/restore.h"
 
 #include "core/cost.h"
+#include "core/shape.h"
 #include "pt_hist.h"
 #include "core/threads.h"
 #include "core/timing.h"
@@ -57,6 +58,37 @@ int pt__restore_open(pt_timing *t, pt_section *s)
     r->stack[r->depth - 1].t0 = 0;
     r->stack[r->depth - 1].gpu = s->kind == PT__K_GPU;
     return 0;
+}
+
+/* A launch's shape from its figures: the sums that give back its means. */
+static int restore_shape(pt_section *s, const pt__restored *f)
+{
+    const pt_section_stats *g = f->shape;
+    pt__shape *sh = pt__shape_of(s);
+    double n = (double)g->shape_folds, *ns;
+    int rc;
+
+    if (!sh)
+        return PT_ENOMEM;
+    sh->folds = g->shape_folds;
+    sh->on_host = f->ran_here;
+    sh->waves_sum = fig(g->waves) * n;
+    sh->span_ns_sum = fig(g->span_ms) * 1e6 * n;
+    sh->tail_ns_sum = fig(g->tail_ms) * 1e6 * n;
+    sh->idle_sum = fig(g->sm_idle_pct) / 100 * n;
+    sh->resident = g->sm_resident;
+    sh->sms = g->device_sms;
+    sh->stragglers = g->stragglers;
+    sh->straggler_sm = (long long)g->straggler_sm;
+    ns = malloc((f->nslow > 0 ? (size_t)f->nslow : 1) * sizeof *ns);
+    if (!ns)
+        return PT_ENOMEM;
+    for (int i = 0; i < f->nslow; i++)
+        ns[i] = fig(f->slow_ms[i]) * 1e6;
+    rc = pt__shape_slowest(sh, fig(g->slowest_block_ms) * 1e6, (long long)g->slowest_block,
+                           (long long)g->slowest_block_sm, f->nslow, f->slow_names, ns);
+    free(ns);
+    return rc;
 }
 
 pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *name,
@@ -132,6 +164,8 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
                 h[pt__hist_bin(fig(f->hist[2 * i]))] += (uint64_t)fig(f->hist[2 * i + 1]);
         }
     }
+    if (f->shape && f->shape->shape_folds > 0 && restore_shape(s, f) < 0)
+        return NULL;
     if (f->open && pt__restore_open(t, s) < 0)
         return NULL;
     return s;

@@ -33,6 +33,12 @@ typedef struct pt__restored {
     int nsm;
     const double *hist;       /* PT__K_PHASE: nhist (bin's lower edge ns, count) pairs */
     int nhist;
+    /* A launch's shape, as pt_section_stats gives it (shape_folds 0: none),
+     * and its slowest block's phases: nslow names and times (ms). */
+    const pt_section_stats *shape;
+    const char *const *slow_names;
+    const double *slow_ms;
+    int nslow;
 } pt__restored;
 
 /* The run-level figures the reports print. */

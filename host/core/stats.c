@@ -7,6 +7,7 @@
 #include "core/gate.h"
 #include "core/threads.h"
 #include "core/timing.h"
+#include "core/shape.h"
 #include "core/trace.h"
 #include "core/tree.h"
 #include "pt_hist.h"
@@ -48,6 +49,17 @@ const pt__figure pt__figures[] = {
     { "sm_busiest", PT__FIG_U64, offsetof(pt_section_stats, sm_busiest), 1 },
     LATER("sm_mean_ms", sm_mean_ms), LATER("sm_min_ms", sm_min_ms),
     LATER("sm_max_ms", sm_max_ms), LATER("sm_imbalance", sm_imbalance),
+    { "shape_folds", PT__FIG_U64, offsetof(pt_section_stats, shape_folds), 1 },
+    LATER("waves", waves),
+    { "sm_resident", PT__FIG_U64, offsetof(pt_section_stats, sm_resident), 1 },
+    { "device_sms", PT__FIG_U64, offsetof(pt_section_stats, device_sms), 1 },
+    LATER("span_ms", span_ms), LATER("tail_ms", tail_ms), LATER("tail_pct", tail_pct),
+    LATER("sm_idle_pct", sm_idle_pct),
+    { "slowest_block", PT__FIG_U64, offsetof(pt_section_stats, slowest_block), 1 },
+    LATER("slowest_block_ms", slowest_block_ms),
+    { "slowest_block_sm", PT__FIG_U64, offsetof(pt_section_stats, slowest_block_sm), 1 },
+    { "stragglers", PT__FIG_U64, offsetof(pt_section_stats, stragglers), 1 },
+    { "straggler_sm", PT__FIG_U64, offsetof(pt_section_stats, straggler_sm), 1 },
 };
 #undef F64
 #undef U64
@@ -297,6 +309,7 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
         }
         sm_figures(p, o);
     }
+    pt__shape_stats(s->shape, o);
     roofline(t, o, total);
     o->mem_high_water = s->mem_hwm;
     rank_figures(s, o);
@@ -339,6 +352,26 @@ int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, int n)
     for (int i = 0; i < n && i < nsm; i++)
         ms[i] = s->phase->sm_ns[i] > 0 ? s->phase->sm_ns[i] / 1e6 : 0;
     return nsm;
+}
+
+int pt_section_slowest_get(pt_timing *t, const pt_section *s, const char **names, double *ms,
+                           int n)
+{
+    const pt__shape *sh;
+
+    if (!t || !s || n < 0)
+        return PT_EINVAL;
+    pt__settle(t);
+    sh = s->shape;
+    if (!sh || sh->folds == 0)
+        return 0;
+    for (int i = 0; i < n && i < sh->nslow; i++) {
+        if (names)
+            names[i] = sh->slow_names[i];
+        if (ms)
+            ms[i] = sh->slow_ns[i] / 1e6;
+    }
+    return sh->nslow;
 }
 
 static int by_time(const void *a, const void *b)

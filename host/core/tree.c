@@ -11,6 +11,7 @@
  * children also keep a hash table. A section aggregates its occurrences
  * (Welford): memory grows with distinct sections, never with occurrences. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
+#include "core/shape.h"
 #include "core/tree.h"
 
 #include <link.h>
@@ -246,6 +247,7 @@ void pt__phase_free(pt__phase_ext *p)
 static void free_node(pt_section *s)
 {
     pt__phase_free(s->phase);
+    pt__shape_free(s->shape);
     free(s->heat);
     free(s->ranks);
     free(s->tab);

@@ -23,7 +23,9 @@
  * children add up to the launch, and repeated launches fold into the same
  * children, which keep first-vs-rest statistics like any section. The
  * launch also keeps each block's phase times from its last fold (at most
- * PT__HEAT_MAX_ROWS blocks, evenly sampled) for the HTML report's heatmap. */
+ * PT__HEAT_MAX_ROWS blocks, evenly sampled) for the HTML report's heatmap,
+ * and how its blocks filled the device (gpu/shape.c: waves, tail, idle
+ * SMs, the slowest block, stragglers). */
 #include "gpu/fold_apply.h"
 
 #include "core/errors.h"
@@ -31,6 +33,7 @@
 #include "core/tree.h"
 #include "gpu/calibrate.h"
 #include "gpu/gpu.h"
+#include "gpu/shape.h"
 
 #include "pt_fold_math.h"
 
@@ -442,6 +445,8 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     free(r);
     keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
               cv.mark_cycles);
+    pt__shape_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
+                   cv.mark_cycles);
     if (t->trace) {
         pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host };
         pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,

@@ -148,6 +148,22 @@ void pt__json_phase(pt__json *w, const pt_section *s)
 {
     int n = pt__sm_count(s);
 
+    /* A launch's slowest block, phase by phase: [ name, ms ]. */
+    if (s->shape && s->shape->folds > 0) {
+        pt__json_key(w, "slowest_phases");
+        pt__json_open_inline(w, '[');
+        for (int i = 0; i < s->shape->nslow; i++) {
+            pt__json_item(w);
+            pt__json_open_inline(w, '[');
+            pt__json_item(w);
+            pt__json_str(w, s->shape->slow_names[i]);
+            pt__json_item(w);
+            pt__json_num(w, s->shape->slow_ns[i] / 1e6);
+            pt__json_close(w, ']');
+        }
+        pt__json_close(w, ']');
+    }
+
     if (n > 0) {
         pt__json_key(w, "sm_ms");
         pt__json_open_inline(w, '[');

@@ -15,7 +15,12 @@
  * are drawn one after another from the block's start, each as long as
  * its total, in phase order (the args say so). Either way they are cut
  * to the block's end, so they nest in it. All positions are whole
- * nanoseconds (chrome_trace.c). */
+ * nanoseconds (chrome_trace.c).
+ *
+ * Under the SMs, a track of the launches' tails: for each launch, a slice
+ * from its first SM falling idle (the earliest of the SMs' last ENDs, by
+ * %globaltimer) to its last END, the tail the reports give (gpu/shape.c),
+ * from the blocks the trace kept. */
 #include "report/trace_blocks.h"
 
 #include "core/trace.h"
@@ -244,6 +249,62 @@ static size_t collect(const pt__trace *tr, blk *v)
     return n;
 }
 
+static int by_sm_end(const void *pa, const void *pb)
+{
+    const long long *a = pa, *b = pb;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* Each kept launch's tail on track tid; without memory, none. O(n log n)
+ * in the blocks. */
+static void tails(pt__ctrace *w, const pt__trace *tr, long long tid, size_t cap)
+{
+    long long *e = malloc(2 * cap * sizeof *e);
+
+    if (!e)
+        return;
+    pt__ctrace_thread(w, PT__CTRACE_SM, tid, "launch tails (first SM idle to last END)", tid);
+    for (int i = 0; i < tr->nfolds; i++) {
+        const pt__tfold *f = &tr->folds[i];
+        long long lim = pt__count_limit(f->nslots), first = 0, last = 0, gt_min = 0;
+        long long launch = llround(f->launch_us * 1e3);
+        int n = 0, sms = 0;
+        for (int s = 0; s < f->kept; s++) {
+            const long long *rec = record(f, s);
+            if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0)
+                continue;
+            e[2 * n] = rec[PT_DEV_S_SMID];
+            e[2 * n + 1] = rec[PT_DEV_S_GT1];
+            if (n == 0 || rec[PT_DEV_S_GT0] < gt_min)
+                gt_min = rec[PT_DEV_S_GT0];
+            n++;
+        }
+        if (n == 0)
+            continue;
+        /* By SM, then END: an SM's last END ends its run. */
+        qsort(e, (size_t)n, 2 * sizeof *e, by_sm_end);
+        for (int k = 0; k < n; k++)
+            if (k == n - 1 || e[2 * k + 2] != e[2 * k]) {
+                if (sms++ == 0 || e[2 * k + 1] < first)
+                    first = e[2 * k + 1];
+                if (e[2 * k + 1] > last)
+                    last = e[2 * k + 1];
+            }
+        pt__ctrace_complete(w, PT__CTRACE_SM, tid, "tail", "tail", launch + (first - gt_min),
+                            launch + (last - gt_min));
+        pt__json_key(&w->j, "args");
+        pt__json_open(&w->j, '{');
+        pt__json_k_str(&w->j, "section", f->node->name);
+        pt__json_k_i64(&w->j, "launch", i);
+        pt__json_k_num(&w->j, "tail_ms", (double)(last - first) / 1e6);
+        pt__json_k_num(&w->j, "span_ms", (double)(last - gt_min) / 1e6);
+        pt__json_k_i64(&w->j, f->host ? "cpus" : "sms", sms);
+        pt__json_close(&w->j, '}');
+        pt__ctrace_end_event(w);
+    }
+    free(e);
+}
+
 int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
 {
     const pt__trace *tr = t->trace;
@@ -301,6 +362,7 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
         }
         block(w, tr, &v[i], tid);
     }
+    tails(w, tr, tid + 1, cap);
     free(v);
     free(busy.key);
     free(busy.lane);

@@ -76,6 +76,41 @@ static void sm_line(pt__lines *k, const pt_section *s, const pt_section_stats *s
     pt__line_emit(k);
 }
 
+/* How a folded launch's blocks filled the device (gpu/shape.c): waves,
+ * span, tail, idle SMs and stragglers, then its slowest block phase by
+ * phase. O(phases). */
+static void shape_lines(pt__lines *k, const pt_section *s, const pt_section_stats *st,
+                        size_t indent)
+{
+    const pt__shape *sh = s->shape;
+    const char *sm = sh->on_host ? "CPU" : "SM";
+    char a[PT__CELL], b[PT__CELL];
+
+    pt__fmt_ms(a, st->span_ms);
+    pt__fmt_ms(b, st->tail_ms);
+    pt__line_spaces(k, indent + 4);
+    pt__line_printf(k, "waves: %.2f (at most %" PRIu64 " block%s per %s at once, %" PRIu64
+                       " %s%s); span %s ms, tail %s ms (%.1f%%), %s%s idle %.1f%%",
+                    st->waves, st->sm_resident, st->sm_resident == 1 ? "" : "s", sm,
+                    st->device_sms, sm, st->device_sms == 1 ? "" : "s", a, b, st->tail_pct, sm,
+                    "s", st->sm_idle_pct);
+    if (st->stragglers > 0)
+        pt__line_printf(k, "; %" PRIu64 " straggler %s%s, the last %s %" PRIu64, st->stragglers,
+                        sm, st->stragglers == 1 ? "" : "s", sm, st->straggler_sm);
+    if (st->shape_folds > 1)
+        pt__line_printf(k, " (mean of %" PRIu64 " launches)", st->shape_folds);
+    pt__line_emit(k);
+    pt__fmt_ms(a, st->slowest_block_ms);
+    pt__line_spaces(k, indent + 4);
+    pt__line_printf(k, "slowest block: %" PRIu64 " on %s %" PRIu64 ", %s ms", st->slowest_block,
+                    sm, st->slowest_block_sm, a);
+    for (int i = 0; i < sh->nslow; i++) {
+        pt__fmt_ms(a, sh->slow_ns[i] / 1e6);
+        pt__line_printf(k, "%s %s %s", i ? "," : ":", sh->slow_names[i], a);
+    }
+    pt__line_emit(k);
+}
+
 /* The lines under a row: transfers per direction, and for a folded
  * phase the per-block figures that show how evenly the grid worked. */
 static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats *st,
@@ -131,6 +166,8 @@ static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats
                            "ms; slowest rank %" PRIu64, st->ranks, a, b, c, st->rank_slowest);
         pt__line_emit(k);
     }
+    if (s->shape && st->shape_folds > 0)
+        shape_lines(k, s, st, indent);
     if (st->phase && st->blocks > 0) {
         char p50[PT__CELL], p90[PT__CELL], p99[PT__CELL];
         pt__fmt_ms(a, st->block_mean_ms);

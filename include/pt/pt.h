@@ -422,6 +422,26 @@ typedef struct pt_section_stats {
     double sm_mean_ms;       /**< the phase's block time per such SM */
     double sm_min_ms, sm_max_ms; /**< the least and the most any of them had */
     double sm_imbalance;     /**< sm_max_ms / sm_mean_ms; 0 when sms is 0 */
+    /* A launch whose block records were folded on the host: how its
+     * blocks filled the device, from each block's BEGIN and END
+     * (%globaltimer) and %smid, a mean over those folds unless said
+     * (docs/reports.md, "Waves and tails"). In host mode the "SMs" are the
+     * CPUs the blocks ran on. 0 for other sections, and for folds the
+     * device summarized (grids of 65536 slots and more). */
+    uint64_t shape_folds;    /**< the folds these figures are from */
+    double waves;            /**< blocks / (sm_resident x device_sms): 1.0 fills every SM once */
+    uint64_t sm_resident;    /**< the most blocks one SM held at once, over the folds */
+    uint64_t device_sms;     /**< the device's SMs (else the SMs the blocks ran on) */
+    double span_ms;          /**< the first BEGIN to the last END */
+    double tail_ms;          /**< from the first SM falling idle (its last END) to the last END */
+    double tail_pct;         /**< tail_ms as % of span_ms */
+    double sm_idle_pct;      /**< the SMs' time without a block, % of device_sms x span_ms */
+    uint64_t slowest_block;  /**< the slot of the longest block of any fold */
+    double slowest_block_ms; /**< its BEGIN to END; its phases: pt_section_slowest_get() */
+    uint64_t slowest_block_sm; /**< the SM it ran on */
+    uint64_t stragglers;     /**< SMs whose last END came more than a tenth of the span after
+                                  the median SM's: the tail's SMs (the most of any fold) */
+    uint64_t straggler_sm;   /**< that fold's SM that finished last */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */
@@ -468,6 +488,15 @@ PT_EXTERN int pt_section_get(pt_timing *t, const pt_section *s, pt_section_stats
  *  time + 1; 0 for a section that is not a phase, or in host mode), or
  *  PT_EINVAL for a NULL t or s, a negative n, or a NULL ms with n > 0. */
 PT_EXTERN int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, int n);
+
+/** \brief The phases of a launch's slowest block (pt_section_stats'
+ *  slowest_block): each phase's name and that block's time in it.
+ *  \param names receives the first n names (valid while the timing is;
+ *  may be NULL), \param ms the first n times in milliseconds (may be NULL)
+ *  \return how many phases it has (0 for a section without a shape), or
+ *  PT_EINVAL for a NULL t or s, or a negative n. */
+PT_EXTERN int pt_section_slowest_get(pt_timing *t, const pt_section *s, const char **names,
+                                     double *ms, int n);
 
 /** Figures about the whole timing. */
 typedef struct pt_run_stats {

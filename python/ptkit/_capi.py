@@ -67,7 +67,12 @@ class SectionStats(ctypes.Structure):
                 ("rank_min_ms", c_double), ("rank_mean_ms", c_double),
                 ("rank_max_ms", c_double), ("rank_slowest", c_u64), ("sms", c_u64),
                 ("sm_busiest", c_u64), ("sm_mean_ms", c_double), ("sm_min_ms", c_double),
-                ("sm_max_ms", c_double), ("sm_imbalance", c_double)]
+                ("sm_max_ms", c_double), ("sm_imbalance", c_double),
+                ("shape_folds", c_u64), ("waves", c_double), ("sm_resident", c_u64),
+                ("device_sms", c_u64), ("span_ms", c_double), ("tail_ms", c_double),
+                ("tail_pct", c_double), ("sm_idle_pct", c_double), ("slowest_block", c_u64),
+                ("slowest_block_ms", c_double), ("slowest_block_sm", c_u64),
+                ("stragglers", c_u64), ("straggler_sm", c_u64)]
 
 
 class RunStats(ctypes.Structure):

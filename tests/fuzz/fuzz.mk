@@ -80,7 +80,7 @@ $(FUZZ_DIR)/fuzz_output: tests/fuzz/fuzz_output.c tests/fuzz/fuzz_common.h $(FUZ
 $(FUZZ_DIR)/pack_seeds: tests/fuzz/pack_seeds.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(FUZZ_LIB_SAN) -Iinclude \
-	    -Ihost -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
+	    -Ihost -Idevice -o $@ $< $(FUZZ_LIB) -lm -lpthread -ldl
 
 fuzz-pack-seeds: $(FUZZ_DIR)/pack_seeds
 	@mkdir -p $(FUZZ_DIR)/pack-seeds

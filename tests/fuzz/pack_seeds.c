@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pt_hist.h"
+#include "core/shape.h"
 #include "core/tree.h"
 
 static int64_t now_ns;
@@ -86,7 +87,7 @@ static pt_timing *nested(void)
 }
 
 /* Bytes, FLOPS, transfers, a memory high-water mark, a GPU-timed kind,
- * and phases with per-block and per-SM figures. */
+ * phases with per-block and per-SM figures, and the launch's shape. */
 static pt_timing *metrics(void)
 {
     pt_timing *t = timing("metrics");
@@ -143,6 +144,22 @@ static pt_timing *metrics(void)
     un->phase->block_sum_ns = 2.5e7;
     un->phase->block_min_ns = 1.5e5;
     un->phase->block_max_ns = 2.5e5;
+    /* Two folds' shape (gpu/shape.c fills it), the slowest block's phases. */
+    pt__shape *sh = pt__shape_of(launch);
+    const char *names[] = { "angular" };
+    if (!sh || pt__shape_slowest(sh, 4.5e5, 17, 3, 1, names, (double[]){ 4e5 }) < 0) {
+        fprintf(stderr, "pack_seeds: out of memory\n");
+        exit(1);
+    }
+    sh->folds = 2;
+    sh->waves_sum = 2.5;
+    sh->span_ns_sum = 4e6;
+    sh->tail_ns_sum = 1e6;
+    sh->idle_sum = 0.5;
+    sh->resident = 2;
+    sh->sms = 4;
+    sh->stragglers = 1;
+    sh->straggler_sm = 3;
     return t;
 }
 

@@ -33,6 +33,9 @@ struct pr_sec {
     int nsm;
     double *hist;             /* its "block_hist": nhist (lower edge ns, count) pairs */
     int nhist;
+    const char **slow_names;  /* a launch's "slowest_phases": its slowest block's phases */
+    double *slow_ms;          /* (names in the document) and their times */
+    int nslow;
 };
 
 typedef struct pr_run {

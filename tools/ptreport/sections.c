@@ -122,6 +122,8 @@ void pr_secs_free(pr_sec *v, size_t n)
         free(s->own_name);
         free(s->sm_ms);
         free(s->hist);
+        free(s->slow_names);
+        free(s->slow_ms);
         if (s->kids) {
             if (top == cap) {
                 struct pr_level *more = realloc(st, cap * 2 * sizeof *more);
@@ -251,6 +253,35 @@ static int load_sm(pr_where *c, json_t *o, pr_sec *s)
     return 0;
 }
 
+/* A launch's "slowest_phases": [ [ name, ms ] per phase ]. */
+static int load_slowest(pr_where *c, json_t *o, pr_sec *s)
+{
+    json_t *v = json_object_get(o, "slowest_phases"), *x;
+    size_t i, n;
+
+    if (!v)
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > 1 << 26)
+        return pr_wrong_type(c, "slowest_phases", "an array of [name, ms] pairs");
+    n = json_array_size(v);
+    s->slow_names = calloc(n ? n : 1, sizeof *s->slow_names);
+    s->slow_ms = calloc(n ? n : 1, sizeof *s->slow_ms);
+    if (!s->slow_names || !s->slow_ms)
+        return pr_fail_at(c, "out of memory");
+    json_array_foreach(v, i, x) {
+        json_t *name = json_array_get(x, 0), *ms = json_array_get(x, 1);
+        if (json_array_size(x) != 2 || !json_is_string(name) || !(json_number_value(ms) >= 0)) {
+            pr_enter_key(c, "slowest_phases");
+            pr_enter_index(c, i);
+            return pr_fail_at(c, "a phase of the slowest block must be [name, ms >= 0]");
+        }
+        s->slow_names[i] = json_string_value(name);
+        s->slow_ms[i] = json_number_value(ms);
+    }
+    s->nslow = (int)n;
+    return 0;
+}
+
 /* A section's members but its children (schema 1) or its place (schema
  * 2), at depth. */
 static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
@@ -309,7 +340,7 @@ static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
     }
     s->merged = merged;
     s->host_mode = json_is_true(json_object_get(o, "host_mode"));
-    return load_sm(c, o, s) < 0 ? -1 : load_hist(c, o, s);
+    return load_sm(c, o, s) < 0 || load_slowest(c, o, s) < 0 ? -1 : load_hist(c, o, s);
 }
 
 /* Siblings by title, for finding one title twice. */

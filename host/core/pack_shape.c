@@ -1,0 +1,92 @@
+/* A launch's shape in the packed format (pack.c says where it lies):
+ * written whole, and read back checked as a fold could leave it. */
+#include "core/pack.h"
+#include "core/shape.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
+{
+    const uint64_t u[] = { sh->folds, sh->resident, sh->sms, (uint64_t)sh->slowest_block,
+                           (uint64_t)sh->slowest_sm, sh->stragglers, (uint64_t)sh->straggler_sm };
+    const double f[] = { sh->waves_sum, sh->span_ns_sum, sh->tail_ns_sum, sh->idle_sum,
+                         sh->slowest_ns };
+
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        pt__pk_put_u(w, u[i], 8);
+    pt__pk_put_u(w, (uint64_t)(sh->on_host != 0), 1);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        pt__pk_put_f(w, f[i]);
+    pt__pk_put_u(w, (uint64_t)sh->nslow, 4);
+    for (int i = 0; i < sh->nslow; i++) {
+        size_t n = strlen(sh->slow_names[i]);
+        pt__pk_put_u(w, n, 4);
+        pt__pk_put(w, sh->slow_names[i], n);
+        pt__pk_put_f(w, sh->slow_ns[i]);
+    }
+}
+
+/* A launch's shape (version 4): every figure as a fold could leave it. */
+int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
+{
+    pt__shape *sh = pt__shape_of(s);
+    uint64_t u[7], host, nslow;
+    double f[5], *ns = NULL;
+    char **names = NULL;
+    int rc = 0;
+
+    if (!sh)
+        return PT_ENOMEM;
+    for (size_t i = 0; i < 7; i++)
+        if (pt__pk_get_u(r, &u[i], 8, "a launch's shape") < 0)
+            return PT_EPARSE;
+    if (pt__pk_get_u(r, &host, 1, "a launch's shape") < 0)
+        return PT_EPARSE;
+    for (size_t i = 0; i < 5; i++)
+        if (pt__pk_get_f(r, &f[i], "a launch's shape") < 0)
+            return PT_EPARSE;
+    if (pt__pk_get_u(r, &nslow, 4, "a launch's shape") < 0)
+        return PT_EPARSE;
+    /* folds, resident and SMs at least 1; slots and SMs ints; the tail
+     * within the span, the idle share at most 1 a fold. */
+    if (u[0] == 0 || u[1] == 0 || u[2] == 0 || u[3] > INT32_MAX || u[4] > INT32_MAX ||
+        u[5] > u[2] || u[6] > INT32_MAX || host > 1 || !pt__pk_at_most(f[2], f[1]) ||
+        !pt__pk_at_most(f[3], (double)u[0]))
+        return pt__pk_fault(r, "a launch's shape that no fold gives");
+    if (nslow > (r->n - r->at) / 12 || nslow > INT32_MAX)
+        return pt__pk_fault(r, "more phases of the slowest block than bytes left");
+    *sh = (pt__shape){ .folds = u[0], .on_host = (int)host, .waves_sum = f[0],
+                       .span_ns_sum = f[1], .tail_ns_sum = f[2], .idle_sum = f[3],
+                       .resident = u[1], .sms = u[2], .stragglers = u[5],
+                       .straggler_sm = (long long)u[6] };
+    names = calloc(nslow ? (size_t)nslow : 1, sizeof *names);
+    ns = malloc((nslow ? (size_t)nslow : 1) * sizeof *ns);
+    if (!names || !ns)
+        rc = PT_ENOMEM;
+    for (uint64_t i = 0, len; rc == 0 && i < nslow; i++) {
+        if (pt__pk_get_u(r, &len, 4, "the slowest block's phases") < 0)
+            rc = PT_EPARSE;
+        else if (len > r->n - r->at || memchr(r->p + r->at, '\0', (size_t)len))
+            rc = pt__pk_fault(r, "a phase of the slowest block longer than the bytes left, or "
+                                 "with a NUL");
+        else if (!(names[i] = malloc((size_t)len + 1)))
+            rc = PT_ENOMEM;
+        else {
+            memcpy(names[i], r->p + r->at, (size_t)len);
+            names[i][len] = '\0';
+            r->at += (size_t)len;
+            rc = pt__pk_get_f(r, &ns[i], "the slowest block's phases");
+        }
+    }
+    if (rc == 0)
+        rc = pt__shape_slowest(sh, f[4], (long long)u[3], (long long)u[4], (int)nslow,
+                               (const char *const *)names, ns);
+    for (uint64_t i = 0; names && i < nslow; i++)
+        free(names[i]);
+    free(names);
+    free(ns);
+    return rc;
+}
+

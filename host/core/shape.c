@@ -1,0 +1,114 @@
+/* A launch's shape: how its blocks filled the device, pooled over folds
+ * (gpu/shape.c measures one fold), merged runs and restored ones. */
+#include "core/shape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void free_slow(pt__shape *sh)
+{
+    for (int i = 0; i < sh->nslow; i++)
+        free(sh->slow_names[i]);
+    free(sh->slow_names);
+    free(sh->slow_ns);
+    sh->slow_names = NULL;
+    sh->slow_ns = NULL;
+    sh->nslow = 0;
+}
+
+void pt__shape_free(pt__shape *sh)
+{
+    if (sh) {
+        free_slow(sh);
+        free(sh);
+    }
+}
+
+pt__shape *pt__shape_of(pt_section *s)
+{
+    if (!s->shape)
+        s->shape = calloc(1, sizeof *s->shape);
+    return s->shape;
+}
+
+int pt__shape_slowest(pt__shape *sh, double ns, long long block, long long sm, int n,
+                      const char *const *names, const double *phase_ns)
+{
+    char **nm;
+    double *v;
+
+    if (sh->nslow + sh->slowest_ns > 0 && !(ns > sh->slowest_ns))
+        return 0;
+    nm = calloc(n > 0 ? (size_t)n : 1, sizeof *nm);
+    v = malloc((n > 0 ? (size_t)n : 1) * sizeof *v);
+    for (int i = 0; nm && v && i < n; i++) {
+        size_t len = strlen(names[i]) + 1;
+        if ((nm[i] = malloc(len)) == NULL)
+            break;
+        memcpy(nm[i], names[i], len);
+        v[i] = phase_ns[i];
+    }
+    if (!nm || !v || (n > 0 && !nm[n - 1])) {
+        for (int i = 0; nm && i < n; i++)
+            free(nm[i]);
+        free(nm);
+        free(v);
+        return PT_ENOMEM;
+    }
+    free_slow(sh);
+    sh->slow_names = nm;
+    sh->slow_ns = v;
+    sh->nslow = n;
+    sh->slowest_ns = ns;
+    sh->slowest_block = block;
+    sh->slowest_sm = sm;
+    return 0;
+}
+
+int pt__shape_merge(pt_section *dst, const pt__shape *src)
+{
+    pt__shape *d;
+
+    if (!src || src->folds == 0)
+        return 0;
+    if (!(d = pt__shape_of(dst)))
+        return PT_ENOMEM;
+    d->folds += src->folds;
+    d->on_host |= src->on_host;
+    d->waves_sum += src->waves_sum;
+    d->span_ns_sum += src->span_ns_sum;
+    d->tail_ns_sum += src->tail_ns_sum;
+    d->idle_sum += src->idle_sum;
+    if (src->resident > d->resident)
+        d->resident = src->resident;
+    if (src->sms > d->sms)
+        d->sms = src->sms;
+    if (src->stragglers > d->stragglers || d->folds == src->folds) {
+        d->stragglers = src->stragglers;
+        d->straggler_sm = src->straggler_sm;
+    }
+    return pt__shape_slowest(d, src->slowest_ns, src->slowest_block, src->slowest_sm, src->nslow,
+                             (const char *const *)src->slow_names, src->slow_ns);
+}
+
+void pt__shape_stats(const pt__shape *sh, pt_section_stats *o)
+{
+    double n;
+
+    if (!sh || sh->folds == 0)
+        return;
+    n = (double)sh->folds;
+    o->shape_folds = sh->folds;
+    o->waves = sh->waves_sum / n;
+    o->sm_resident = sh->resident;
+    o->device_sms = sh->sms;
+    o->span_ms = sh->span_ns_sum / n / 1e6;
+    o->tail_ms = sh->tail_ns_sum / n / 1e6;
+    o->tail_pct = sh->span_ns_sum > 0 ? 100.0 * sh->tail_ns_sum / sh->span_ns_sum : 0;
+    o->sm_idle_pct = 100.0 * sh->idle_sum / n;
+    o->slowest_block = sh->slowest_block > 0 ? (uint64_t)sh->slowest_block : 0;
+    o->slowest_block_ms = sh->slowest_ns / 1e6;
+    o->slowest_block_sm = sh->slowest_sm > 0 ? (uint64_t)sh->slowest_sm : 0;
+    o->stragglers = sh->stragglers;
+    o->straggler_sm = sh->straggler_sm > 0 ? (uint64_t)sh->straggler_sm : 0;
+}

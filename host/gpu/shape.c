@@ -1,0 +1,201 @@
+/* A launch's shape, from one fold's block records: how its blocks filled
+ * the device (waves, tail, idle SMs, the slowest block, the stragglers).
+ *
+ * Each finished block is the interval [GT0, GT1] of %globaltimer, which
+ * every SM reads alike (clock64 is each SM's own), on SM %smid. With the
+ * span W from the first BEGIN to the last END:
+ *
+ *   resident    the most blocks one SM held at once: the most intervals of
+ *               one SM that overlap (one ending where the next begins do not)
+ *   sms         the device's SMs (cudaDevAttrMultiProcessorCount), at least
+ *               the highest %smid seen + 1; in host mode, the CPUs seen
+ *   waves       blocks / (resident x sms): 1.0 fills every SM once
+ *   tail        from the first SM falling idle (the earliest of the SMs'
+ *               last ENDs) to the last END
+ *   idle        the SMs' time without a block (W less the union of each
+ *               SM's intervals; an SM without blocks idles all of W),
+ *               as a share of sms x W
+ *   slowest     the block with the longest BEGIN..END (its clock64 span at
+ *               its rate, as the fold converts phases), with its phases
+ *   stragglers  SMs whose last END came more than W / 10 after the median
+ *               SM's last END
+ *
+ * Sorting by SM and BEGIN makes it O(n log n) in the blocks. */
+#include "gpu/shape.h"
+
+#include "core/shape.h"
+#include "gpu/cuda.h"
+
+#include "pt_fold_math.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* %smid values beyond this are garbage, not SMs (as the fold's). */
+#define SM_LIMIT 65536
+
+typedef struct blk {
+    long long gt0, gt1;
+    int sm;
+} blk;
+
+static int by_sm_begin(const void *a, const void *b)
+{
+    const blk *x = a, *y = b;
+    if (x->sm != y->sm)
+        return x->sm < y->sm ? -1 : 1;
+    return x->gt0 < y->gt0 ? -1 : x->gt0 > y->gt0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The device's SMs, asked once per buffer; 0 when unknown. */
+static int device_sms(pt_dev_records *b)
+{
+    int n = 0;
+
+    if (b->sms == 0) {
+        b->sms = -1;
+        if (!b->host && b->cu && !b->cu->unavailable && b->cu->DeviceGetAttribute &&
+            b->cu->DeviceGetAttribute(&n, PT__CU_ATTR_MULTIPROCESSORS, b->device) == 0 && n > 0)
+            b->sms = n;
+    }
+    return b->sms > 0 ? b->sms : 0;
+}
+
+/* One fold's figures. */
+typedef struct fold_shape {
+    double waves, span, tail, idle;
+    uint64_t resident, sms, stragglers;
+    long long straggler_sm;
+} fold_shape;
+
+/* Over the n blocks sorted by SM and BEGIN: per SM its busy time, most
+ * resident blocks and last END. ends and lasts have room for n. */
+static void per_sm(const blk *v, int n, long long *ends, long long *lasts, int *ngroups,
+                   double *busy, uint64_t *resident, long long *last_sm)
+{
+    long long latest = 0;
+    int g = 0;
+
+    *busy = 0;
+    *resident = 0;
+    for (int i = 0, j; i < n; i = j) {
+        long long s = v[i].gt0, e = v[i].gt1;
+        int k = 0;
+        for (j = i; j < n && v[j].sm == v[i].sm; j++) {
+            ends[j - i] = v[j].gt1;
+            if (v[j].gt0 > e) { /* a gap: the union's piece so far ends */
+                *busy += (double)(e - s);
+                s = v[j].gt0;
+            }
+            if (v[j].gt1 > e)
+                e = v[j].gt1;
+        }
+        *busy += (double)(e - s);
+        qsort(ends, (size_t)(j - i), sizeof *ends, by_value);
+        /* Blocks begun by the m-th BEGIN less those ended by then. */
+        for (int m = i; m < j; m++) {
+            while (k < j - i && ends[k] <= v[m].gt0)
+                k++;
+            if ((uint64_t)(m - i + 1 - k) > *resident)
+                *resident = (uint64_t)(m - i + 1 - k);
+        }
+        lasts[g++] = ends[j - i - 1];
+        if (g == 1 || ends[j - i - 1] > latest) {
+            latest = ends[j - i - 1];
+            *last_sm = v[i].sm;
+        }
+    }
+    *ngroups = g;
+}
+
+void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, double tick_ns,
+                    double ns_per_cycle, double mark_cycles)
+{
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
+    long long s0 = 0, s1 = 0, *ends, *lasts, slow_at = -1;
+    double slow_ns = -1, slow_rate = 0, busy, *ph;
+    int n = 0, g = 0, top_sm = 0;
+    fold_shape f = { 0 };
+    pt__shape *sh;
+    blk *v;
+
+    v = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * sizeof *v);
+    ends = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * 2 * sizeof *ends);
+    ph = malloc((size_t)(b->nphases > 0 ? b->nphases : 1) * sizeof *ph);
+    if (!v || !ends || !ph)
+        goto out;
+    lasts = ends + b->nslots;
+    for (int s = 0; s < b->nslots; s++) {
+        const long long *rec = d + PT_DEV_HDR + s * sw;
+        long long sm = rec[PT_DEV_S_SMID], gt0 = rec[PT_DEV_S_GT0], gt1 = rec[PT_DEV_S_GT1];
+        double rate, span;
+        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || sm < 0 || sm >= SM_LIMIT ||
+            gt0 < 0 || gt1 < gt0)
+            continue;
+        v[n++] = (blk){ gt0, gt1, (int)sm };
+        if (n == 1 || gt0 < s0)
+            s0 = gt0;
+        if (n == 1 || gt1 > s1)
+            s1 = gt1;
+        if (sm >= top_sm)
+            top_sm = (int)sm + 1;
+        pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
+        span = (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]) * rate;
+        if (span > slow_ns) {
+            slow_ns = span;
+            slow_at = s;
+            slow_rate = rate;
+        }
+    }
+    if (n == 0 || s1 <= s0)
+        goto out;
+    f.span = (double)(s1 - s0);
+    qsort(v, (size_t)n, sizeof *v, by_sm_begin);
+    per_sm(v, n, ends, lasts, &g, &busy, &f.resident, &f.straggler_sm);
+    f.sms = (uint64_t)(b->host ? g : top_sm);
+    if (!b->host && (uint64_t)device_sms(b) > f.sms)
+        f.sms = (uint64_t)device_sms(b);
+    f.waves = (double)n / ((double)f.resident * (double)f.sms);
+    f.idle = 1.0 - busy / ((double)f.sms * f.span);
+    if (f.idle < 0)
+        f.idle = 0;
+    qsort(lasts, (size_t)g, sizeof *lasts, by_value);
+    f.tail = (double)(s1 - lasts[0]);
+    for (int i = 0; i < g; i++)
+        f.stragglers += (double)(lasts[i] - lasts[(g - 1) / 2]) > f.span / 10;
+    for (int p = 0; p < b->nphases; p++) {
+        const long long *rec = d + PT_DEV_HDR + slow_at * sw;
+        double ovh;
+        ph[p] = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p], rec[PT_DEV_SLOT_HDR + 2 * p + 1],
+                             mark_cycles, slow_rate, &ovh);
+    }
+
+    if (!(sh = pt__shape_of(node)) ||
+        pt__shape_slowest(sh, slow_ns, slow_at, d[PT_DEV_HDR + slow_at * sw + PT_DEV_S_SMID],
+                          b->nphases, (const char *const *)b->names, ph) < 0)
+        goto out;
+    sh->folds++;
+    sh->on_host |= b->host;
+    sh->waves_sum += f.waves;
+    sh->span_ns_sum += f.span;
+    sh->tail_ns_sum += f.tail;
+    sh->idle_sum += f.idle;
+    if (f.resident > sh->resident)
+        sh->resident = f.resident;
+    if (f.sms > sh->sms)
+        sh->sms = f.sms;
+    if (f.stragglers >= sh->stragglers) {
+        sh->stragglers = f.stragglers;
+        sh->straggler_sm = f.straggler_sm;
+    }
+out:
+    free(v);
+    free(ends);
+    free(ph);
+}
