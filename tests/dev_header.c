@@ -160,6 +160,46 @@ Test(DEV_SUITE, out_of_range_slot_counted_in_the_buffer_header)
     free(b.data);
 }
 
+/* A block BEGIN_IF leaves out writes nothing at all, not even a bad
+ * slot, whatever its slot; a kept one records as BEGIN_AT. BEGIN_EVERY on
+ * the CPU (one block, automatic slot 0) keeps slot 0. */
+Test(DEV_SUITE, a_sample_records_the_kept_blocks_only)
+{
+    pt_dev_buf b = make_buf(3, 2, PT_DEV_MODE_AGGREGATE, 0);
+    long long words = buf_words(b), *before = snapshot(b);
+    for (int blk = 0; blk < 12; blk++) {
+        PT_DEV_BEGIN_IF(b, blk % 4 == 0, blk / 4);
+        spin_ns(1000);
+        PT_DEV_MARK(1);
+        PT_DEV_END(b);
+    }
+    {
+        PT_DEV_BEGIN_IF(b, 0, -5); /* left out: no bad slot for it */
+        PT_DEV_MARK(0);
+        PT_DEV_END(b);
+    }
+    cr_assert_eq(b.data[PT_DEV_H_BAD_SLOT], 0, "no bad slot: %lld", b.data[PT_DEV_H_BAD_SLOT]);
+    for (int slot = 0; slot < 3; slot++) {
+        assert_header(b, slot);
+        cr_assert_eq(hits(b, slot, 1), 1, "slot %d: one block's mark", slot);
+        cr_assert_eq(hits(b, slot, 0), 0, "slot %d: the left-out block's mark is nowhere", slot);
+        cr_assert_geq(cycles(b, slot, 1), 1, "slot %d", slot);
+    }
+    memset(b.data + PT_DEV_HDR, 0, (size_t)(words - PT_DEV_HDR) * sizeof *b.data);
+    {
+        PT_DEV_BEGIN_EVERY(b, 3);
+        PT_DEV_MARK(0);
+        PT_DEV_END(b);
+    }
+    assert_header(b, 0);
+    cr_assert_eq(hits(b, 0, 0), 1, "the CPU's one block is slot 0 in any sample");
+    cr_assert_eq(rec(b, 1)[PT_DEV_S_DONE], 0);
+    for (long long i = 0; i < PT_DEV_HDR; i++)
+        cr_assert_eq(b.data[i], before[i], "header word %lld changed", i);
+    free(before);
+    free(b.data);
+}
+
 Test(DEV_SUITE, no_buffer_is_skipped_and_no_slot_is_a_bad_slot)
 {
     /* pt_dev_arg(NULL): no memory, nothing to write. A buffer of no
@@ -254,6 +294,8 @@ Test(DEV_SUITE, disabled_build_writes_nothing)
     long long *before = snapshot(b);
     pt_test_disabled_run(b);
     pt_test_disabled_run_default(b);
+    pt_test_disabled_run_sampled(b, 0);
+    pt_test_disabled_run_every(b);
     b.nslots = 0; /* the disabled macros do not even look */
     pt_test_disabled_run(b);
     for (long long i = 0; i < words; i++)

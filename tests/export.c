@@ -190,7 +190,8 @@ static const char *const csv_columns[] = {
     "rank_mean_ms", "rank_max_ms", "rank_slowest", "sms", "sm_busiest", "sm_mean_ms",
     "sm_min_ms", "sm_max_ms", "sm_imbalance", "shape_folds", "waves", "sm_resident", "device_sms",
     "span_ms", "tail_ms", "tail_pct", "sm_idle_pct", "slowest_block", "slowest_block_ms",
-    "slowest_block_sm", "stragglers", "straggler_sm", "sm_ms", "id", "parent"
+    "slowest_block_sm", "stragglers", "straggler_sm", "sample_every", "sample_slots", "sm_ms", "id",
+    "parent"
 };
 #define NCSV ((int)(sizeof csv_columns / sizeof csv_columns[0]))
 
@@ -231,7 +232,8 @@ static int is_double_column(const char *name)
            strcmp(name, "shape_folds") && strcmp(name, "sm_resident") &&
            strcmp(name, "device_sms") && strcmp(name, "slowest_block") &&
            strcmp(name, "slowest_block_sm") && strcmp(name, "stragglers") &&
-           strcmp(name, "straggler_sm") && strcmp(name, "id") && strcmp(name, "parent");
+           strcmp(name, "straggler_sm") && strcmp(name, "sample_every") &&
+           strcmp(name, "sample_slots") && strcmp(name, "id") && strcmp(name, "parent");
 }
 
 static pt_section_stats stats_of(const char *path)

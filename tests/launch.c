@@ -238,6 +238,60 @@ static void body(int block, const int *work, pt_dev_buf buf)
     PT_DEV_END(buf);
 }
 
+/* A body that records one block in 4 (PT_DEV_BEGIN_IF, as host mode
+ * writes PT_DEV_BEGIN_EVERY's sample). */
+static void sampled_body(int block, const int *work, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN_IF(buf, block % 4 == 0, block / 4);
+    volatile long sink = 0;
+    for (long i = 0; i < work[block] * 1000L; i++)
+        sink += i;
+    PT_DEV_MARK(0);
+    PT_DEV_END(buf);
+}
+
+/* Sampled 1 in 4: the records hold ceil(10 / 4) = 3 slots, each written,
+ * none said missing, and the report says the launch was sampled. */
+Test(launch, a_sampled_host_launch_keeps_one_block_in_every)
+{
+    pt_destroy(t);
+    t = pt_create("sampled launch", PT_CPU);
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_HOST, 0);
+    int work[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+    cr_assert_eq(pt_dev_records_sample(recs, 0), PT_EINVAL, "every below 1");
+    cr_assert_eq(pt_dev_records_sample(NULL, 4), PT_EINVAL);
+    cr_assert_eq(pt_dev_records_sample(recs, 4), 0);
+    PT_HOST_LAUNCH(t, "cpu step", recs, 10, sampled_body, work);
+    cr_assert_eq(pt_error_count_of(t, PT_ESTATE), 0, "no block said missing: %s",
+                 pt_last_error(t));
+    cr_assert_eq(pt_dev_arg(recs).nslots, 3, "a slot per kept block");
+    cr_assert_eq(stats("cpu step/phase 0").blocks, 3);
+    pt_section_stats st = stats("cpu step");
+    cr_assert_eq(st.sample_every, 4);
+    cr_assert_eq(st.sample_slots, 10);
+    char *text = fake_report(t);
+    cr_assert(strstr(text, "    sampled: 1 slot in 4 of 10 recorded; the phases are the sampled "
+                           "blocks' shares of the launch, the per-block figures the sample's\n"),
+              "%s", text);
+    free(text);
+    /* Packed and merged, and back to every slot. */
+    void *buf;
+    size_t len;
+    cr_assert_eq(pt_pack(t, &buf, &len), 0, "%s", pt_last_error(t));
+    pt_timing *u = pt_create("merged", PT_CPU);
+    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
+    pt_section_stats got_st;
+    cr_assert_eq(pt_section_get(u, pt_find(u, "cpu step"), &got_st), 0);
+    cr_assert_eq(got_st.sample_every, 4);
+    cr_assert_eq(got_st.sample_slots, 10);
+    pt_destroy(u);
+    free(buf);
+    cr_assert_eq(pt_dev_records_sample(recs, 1), 0);
+    PT_HOST_LAUNCH(t, "cpu step", recs, 10, body, work);
+    cr_assert_eq(pt_dev_arg(recs).nslots, 10, "every slot again");
+    pt_dev_records_free(recs);
+}
+
 Test(launch, the_host_launch_runs_the_body_per_block)
 {
     pt_destroy(t);

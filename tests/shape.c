@@ -242,7 +242,8 @@ Test(shape, json_csv_and_the_page_carry_it)
     char *csv = test_read_file(in_dir("run.csv"));
     cr_assert(strstr(csv, ",shape_folds,waves,sm_resident,device_sms,span_ms,tail_ms,tail_pct,"
                           "sm_idle_pct,slowest_block,slowest_block_ms,slowest_block_sm,"
-                          "stragglers,straggler_sm,"), "the columns: %.300s", csv);
+                          "stragglers,straggler_sm,sample_every,sample_slots,"),
+              "the columns: %.300s", csv);
     free(csv);
 
     cr_assert_eq(pt_export_html(t, in_dir("run.html")), 0, "%s", pt_last_error(t));
@@ -395,4 +396,32 @@ Test(shape, the_page_shows_the_launches_table, .timeout = 120)
     cr_assert(strstr(tab, "50.0%"), "the tail's share");
     cr_assert(strstr(tab, "phase 0 1.000, phase 1 1.500"), "the slowest block's phases");
     free(h);
+}
+
+/* A sampled launch (pt_dev_records_sample) says so in the text and the
+ * JSON, and ptreport reads it back; without PT_LAUNCH the grid is not
+ * known, so no "of N". */
+Test(shape, a_sample_is_said_and_read_back)
+{
+    char args[512];
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_HOST, 0);
+    cr_assert_eq(pt_dev_records_sample(b, 8), 0);
+    cr_assert_eq(pt_dev_reset(b, NULL), 0, "%s", pt_last_error(t));
+    block(b, 0, 0, 0, 1 * MS, MS / 2, MS / 2);
+    block(b, 1, 1, 0, 1 * MS, MS / 2, MS / 2);
+    launch(b);
+    pt_dev_records_free(b);
+    pt_section_stats st = stats_of(t, "step");
+    cr_assert_eq(st.sample_every, 8);
+    cr_assert_eq(st.sample_slots, 0, "no PT_LAUNCH: the grid is not known");
+    cr_assert_eq(pt_export_json(t, in_dir("run.json")), 0, "%s", pt_last_error(t));
+    snprintf(args, sizeof args, "show '%s'", in_dir("run.json"));
+    cr_assert_eq(ptreport(args), 0);
+    char *shown = test_read_file(in_dir("out.txt")), *live = report(t);
+    cr_assert_str_eq(line_of(shown, "sampled:"), "sampled: 1 slot in 8 recorded; the phases are "
+                     "the sampled blocks' shares of the launch, the per-block figures the "
+                     "sample's");
+    cr_assert_str_eq(line_of(live, "sampled:"), line_of(shown, "sampled:"));
+    free(shown);
+    free(live);
 }

@@ -64,6 +64,8 @@ typedef struct pt__shape {
     double *slow_ns;
     uint64_t stragglers;      /* the most straggler SMs of a fold */
     long long straggler_sm;   /* that fold's SM that finished last */
+    uint64_t sample_every;    /* the records held 1 slot in this many (the most of any fold) */
+    uint64_t sample_slots;    /* the grid's slots then, before sampling; 0 when unknown */
 } pt__shape;
 
 /* One section: a title under a parent, aggregated over its occurrences

@@ -26,7 +26,8 @@
  *                     histogram (device/pt_hist.h) where it is not empty
  *     version 4, flag bit 2, a launch's shape (model.h's pt__shape):
  *                     u64 folds, resident, sms, slowest block, its SM,
- *                     stragglers, the last SM  u8 on_host  f64 waves, span,
+ *                     stragglers, the last SM, sample_every, sample_slots
+ *                     u8 on_host  f64 waves, span,
  *                     tail, idle (sums over the folds), slowest  u32 nslow
  *                     then nslow (u32 name_len, the name's bytes, f64 time):
  *                     the slowest block's phases
@@ -99,7 +100,8 @@ static void put_section(pt__wbuf *w, const pt_section *s, uint32_t depth)
 
     pt__pk_put_u(w, depth, 4);
     pt__pk_put_u(w, (uint64_t)s->kind, 1);
-    const pt__shape *sh = s->shape && s->shape->folds ? s->shape : NULL;
+    const pt__shape *sh =
+        s->shape && (s->shape->folds || s->shape->sample_every > 1) ? s->shape : NULL;
 
     pt__pk_put_u(w, (p ? 1u : 0u) | (s->ran_here ? 2u : 0u) | (sh ? 4u : 0u), 1);
     pt__pk_put_u(w, s->name_len, 4);

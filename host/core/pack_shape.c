@@ -10,7 +10,8 @@
 void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
 {
     const uint64_t u[] = { sh->folds, sh->resident, sh->sms, (uint64_t)sh->slowest_block,
-                           (uint64_t)sh->slowest_sm, sh->stragglers, (uint64_t)sh->straggler_sm };
+                           (uint64_t)sh->slowest_sm, sh->stragglers, (uint64_t)sh->straggler_sm,
+                           sh->sample_every, sh->sample_slots };
     const double f[] = { sh->waves_sum, sh->span_ns_sum, sh->tail_ns_sum, sh->idle_sum,
                          sh->slowest_ns };
 
@@ -32,14 +33,14 @@ void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
 int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
 {
     pt__shape *sh = pt__shape_of(s);
-    uint64_t u[7], host, nslow;
+    uint64_t u[9], host, nslow;
     double f[5], *ns = NULL;
     char **names = NULL;
     int rc = 0;
 
     if (!sh)
         return PT_ENOMEM;
-    for (size_t i = 0; i < 7; i++)
+    for (size_t i = 0; i < 9; i++)
         if (pt__pk_get_u(r, &u[i], 8, "a launch's shape") < 0)
             return PT_EPARSE;
     if (pt__pk_get_u(r, &host, 1, "a launch's shape") < 0)
@@ -49,18 +50,19 @@ int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
             return PT_EPARSE;
     if (pt__pk_get_u(r, &nslow, 4, "a launch's shape") < 0)
         return PT_EPARSE;
-    /* folds, resident and SMs at least 1; slots and SMs ints; the tail
-     * within the span, the idle share at most 1 a fold. */
-    if (u[0] == 0 || u[1] == 0 || u[2] == 0 || u[3] > INT32_MAX || u[4] > INT32_MAX ||
-        u[5] > u[2] || u[6] > INT32_MAX || host > 1 || !pt__pk_at_most(f[2], f[1]) ||
-        !pt__pk_at_most(f[3], (double)u[0]))
+    /* A sample, or folds with resident and SMs at least 1; slots and SMs
+     * ints; the tail within the span, the idle share at most 1 a fold. */
+    if ((u[0] == 0 ? u[7] < 2 : u[1] == 0 || u[2] == 0) || u[3] > INT32_MAX ||
+        u[4] > INT32_MAX || u[5] > u[2] || u[6] > INT32_MAX || host > 1 ||
+        !pt__pk_at_most(f[2], f[1]) || !pt__pk_at_most(f[3], (double)u[0]))
         return pt__pk_fault(r, "a launch's shape that no fold gives");
     if (nslow > (r->n - r->at) / 12 || nslow > INT32_MAX)
         return pt__pk_fault(r, "more phases of the slowest block than bytes left");
     *sh = (pt__shape){ .folds = u[0], .on_host = (int)host, .waves_sum = f[0],
                        .span_ns_sum = f[1], .tail_ns_sum = f[2], .idle_sum = f[3],
                        .resident = u[1], .sms = u[2], .stragglers = u[5],
-                       .straggler_sm = (long long)u[6] };
+                       .straggler_sm = (long long)u[6], .sample_every = u[7],
+                       .sample_slots = u[8] };
     names = calloc(nslow ? (size_t)nslow : 1, sizeof *names);
     ns = malloc((nslow ? (size_t)nslow : 1) * sizeof *ns);
     if (!names || !ns)

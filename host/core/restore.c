@@ -80,6 +80,8 @@ static int restore_shape(pt_section *s, const pt__restored *f)
     sh->sms = g->device_sms;
     sh->stragglers = g->stragglers;
     sh->straggler_sm = (long long)g->straggler_sm;
+    sh->sample_every = g->sample_every;
+    sh->sample_slots = g->sample_slots;
     ns = malloc((f->nslow > 0 ? (size_t)f->nslow : 1) * sizeof *ns);
     if (!ns)
         return PT_ENOMEM;
@@ -164,7 +166,8 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
                 h[pt__hist_bin(fig(f->hist[2 * i]))] += (uint64_t)fig(f->hist[2 * i + 1]);
         }
     }
-    if (f->shape && f->shape->shape_folds > 0 && restore_shape(s, f) < 0)
+    if (f->shape && (f->shape->shape_folds > 0 || f->shape->sample_every > 1) &&
+        restore_shape(s, f) < 0)
         return NULL;
     if (f->open && pt__restore_open(t, s) < 0)
         return NULL;

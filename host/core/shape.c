@@ -69,10 +69,16 @@ int pt__shape_merge(pt_section *dst, const pt__shape *src)
 {
     pt__shape *d;
 
-    if (!src || src->folds == 0)
+    if (!src || (src->folds == 0 && src->sample_every < 2))
         return 0;
     if (!(d = pt__shape_of(dst)))
         return PT_ENOMEM;
+    if (src->sample_every > d->sample_every) {
+        d->sample_every = src->sample_every;
+        d->sample_slots = src->sample_slots;
+    }
+    if (src->folds == 0)
+        return 0;
     d->folds += src->folds;
     d->on_host |= src->on_host;
     d->waves_sum += src->waves_sum;
@@ -95,6 +101,10 @@ void pt__shape_stats(const pt__shape *sh, pt_section_stats *o)
 {
     double n;
 
+    if (sh && sh->sample_every > 1) {
+        o->sample_every = sh->sample_every;
+        o->sample_slots = sh->sample_slots;
+    }
     if (!sh || sh->folds == 0)
         return;
     n = (double)sh->folds;

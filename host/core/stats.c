@@ -60,6 +60,8 @@ const pt__figure pt__figures[] = {
     { "slowest_block_sm", PT__FIG_U64, offsetof(pt_section_stats, slowest_block_sm), 1 },
     { "stragglers", PT__FIG_U64, offsetof(pt_section_stats, stragglers), 1 },
     { "straggler_sm", PT__FIG_U64, offsetof(pt_section_stats, straggler_sm), 1 },
+    { "sample_every", PT__FIG_U64, offsetof(pt_section_stats, sample_every), 1 },
+    { "sample_slots", PT__FIG_U64, offsetof(pt_section_stats, sample_slots), 1 },
 };
 #undef F64
 #undef U64

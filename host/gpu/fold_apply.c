@@ -29,6 +29,7 @@
 #include "gpu/fold_apply.h"
 
 #include "core/errors.h"
+#include "core/shape.h"
 #include "core/trace.h"
 #include "core/tree.h"
 #include "gpu/calibrate.h"
@@ -455,6 +456,23 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     return rc;
 }
 
+/* A sampled kernel's launch says so in every report (core/shape.c). */
+static int note_sample(pt_timing *t, const pt__fold_src *j)
+{
+    const pt_dev_records *b = j->buf;
+    pt__shape *sh;
+
+    if (b->sample < 2)
+        return 0;
+    if (!(sh = pt__shape_of(j->node)))
+        return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", j->node->name);
+    if ((uint64_t)b->sample >= sh->sample_every) {
+        sh->sample_every = (uint64_t)b->sample;
+        sh->sample_slots = b->grid_slots > 0 ? (uint64_t)b->grid_slots : 0;
+    }
+    return 0;
+}
+
 int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
 {
     const char *title = j->node->name;
@@ -475,6 +493,8 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
     /* The launch's occurrence is recorded (the queue records it before
      * its waiters run): it is folded now, and only now. */
     j->node->folded = j->node->count;
+    if ((rc = note_sample(t, j)) != 0)
+        return rc;
     if (!j->reduced)
         return fold_records(t, j, j->data, launch_ns);
     memset(&cv, 0, sizeof cv);

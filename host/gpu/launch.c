@@ -66,6 +66,10 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
     if (blocks <= 0 || threads <= 0 || n <= 0 || n > INT_MAX)
         return pt__fail(t, PT_ERANGE, "%s(\"%s\"): %lld blocks of %lld threads: no slot count "
                         "from 1 to %d", what, title, blocks, threads, INT_MAX);
+    /* A sampled kernel writes the slots of one block (or warp) in sample. */
+    b->grid_slots = n;
+    if (b->sample > 1)
+        n = (n + b->sample - 1) / b->sample;
     if (fit(t, b, (int)n) != 0)
         return PT_ENOMEM; /* counted */
     return pt_dev_reset(b, stream);

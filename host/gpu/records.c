@@ -183,6 +183,16 @@ static int place(pt_timing *t, pt_dev_records *b, int nslots, const char *who)
     return 0;
 }
 
+int pt_dev_records_sample(pt_dev_records *b, int every)
+{
+    if (!b || every < 1)
+        return b ? pt__fail(b->t, PT_EINVAL, "pt_dev_records_sample: every is %d; 1 records "
+                            "every slot, n one in n", every)
+                 : PT_EINVAL;
+    b->sample = every;
+    return 0;
+}
+
 pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
                                     const char *const *names, unsigned flags, int trace_cap)
 {
@@ -234,6 +244,7 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     b->trace_cap = trace_cap;
     b->mode = (flags & PT_DEV_TRACE) ? PT_DEV_MODE_TRACE : PT_DEV_MODE_AGGREGATE;
     b->flags = flags;
+    b->sample = 1;
     b->device = -1;
     b->host = (flags & PT_DEV_HOST) != 0;
     if (!b->host && !pt__gpu_device(t)) {

@@ -166,6 +166,15 @@ static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats
                            "ms; slowest rank %" PRIu64, st->ranks, a, b, c, st->rank_slowest);
         pt__line_emit(k);
     }
+    if (st->sample_every > 1) {
+        pt__line_spaces(k, indent + 4);
+        pt__line_printf(k, "sampled: 1 slot in %" PRIu64, st->sample_every);
+        if (st->sample_slots > 0)
+            pt__line_printf(k, " of %" PRIu64, st->sample_slots);
+        pt__line_str(k, " recorded; the phases are the sampled blocks' shares of the launch, "
+                        "the per-block figures the sample's");
+        pt__line_emit(k);
+    }
     if (s->shape && st->shape_folds > 0)
         shape_lines(k, s, st, indent);
     if (st->phase && st->blocks > 0) {

@@ -239,6 +239,17 @@ enum pt_dev_flags {
                                      PT_LAUNCH sizes the records blocks x warps */
 };
 
+/** \brief The kernel records a sample of its slots: one in `every`
+ *  (PT_DEV_BEGIN_EVERY(buf, every)), or the blocks PT_DEV_BEGIN_IF keeps,
+ *  about as many. PT_LAUNCH then sizes the records to ceil(slots / every)
+ *  (a slot per kept block, and a kept block without its record is still
+ *  said), and every report says that the launch was sampled, 1 in every,
+ *  and of how many slots: its phases are the sampled blocks' shares of
+ *  the launch, its per-block figures the sample's; nothing is scaled up.
+ *  every 1 records every slot again.
+ *  \return 0, or PT_EINVAL for a NULL b or every below 1. */
+PT_EXTERN int pt_dev_records_sample(pt_dev_records *b, int every);
+
 /** \brief Allocate a record buffer for a grid and zero it.
  *  \param nslots    blocks in the grid (blocks x warps with PT_DEV_PER_WARP);
  *                   0 leaves it to the first PT_LAUNCH(), which grows it to its grid
@@ -442,6 +453,11 @@ typedef struct pt_section_stats {
     uint64_t stragglers;     /**< SMs whose last END came more than a tenth of the span after
                                   the median SM's: the tail's SMs (the most of any fold) */
     uint64_t straggler_sm;   /**< that fold's SM that finished last */
+    /* A launch whose kernel recorded a sample (pt_dev_records_sample()):
+     * its phases are the sampled blocks' shares of it, its per-block
+     * figures the sample's. 0 for a launch that recorded every block. */
+    uint64_t sample_every;   /**< one slot in this many was recorded (the most of any fold) */
+    uint64_t sample_slots;   /**< the grid's slots (PT_LAUNCH's), of which that sample; 0 unknown */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */

@@ -269,6 +269,9 @@ typedef struct pt_dev_state pt_dev_state;
  * a helper's state parameter too, and no code is generated. */
 #  define PT_DEV_BEGIN(buf) ((void)sizeof(buf))
 #  define PT_DEV_BEGIN_AT(buf, slot) ((void)sizeof(buf), (void)sizeof(slot))
+#  define PT_DEV_BEGIN_IF(buf, keep, slot) \
+    ((void)sizeof(buf), (void)sizeof(keep), (void)sizeof(slot))
+#  define PT_DEV_BEGIN_EVERY(buf, every) ((void)sizeof(buf), (void)sizeof(every))
 #  define PT_DEV_MARK(phase) ((void)sizeof(phase))
 #  define PT_DEV_MARK_IN(st, phase) ((void)sizeof(st), (void)sizeof(phase))
 #  define PT_DEV_STATE ((pt_dev_state *)PT__DEV_NULL)
@@ -336,11 +339,25 @@ typedef struct pt_dev_state pt_dev_state;
 #  else
 #    define PT__DEV_GUARD(buf)
 #  endif
-#  define PT__DEV_BEGIN_SLOT(buf, slot) \
+/** \brief As PT_DEV_BEGIN_AT when `keep` (an integer, evaluated once) is
+ *  nonzero; when it is 0 the block (or warp) records nothing at all: no
+ *  record, no bad slot, its marks and END do nothing. For a sample of the
+ *  grid (a block range, a predicate, chosen warps): records sized for the
+ *  kept blocks alone, pt_dev_records_sample() telling the reports. */
+#  define PT_DEV_BEGIN_IF(buf, keep, slot) \
+    PT__DEV_BEGIN_KEEP(buf, pt__dev_user_slot((long long)(slot)), (keep) != 0)
+/** \brief One block (or warp) in `every`: those whose automatic slot k
+ *  (PT_DEV_BEGIN's) is a multiple of every record into slot k / every,
+ *  the others nothing; records of ceil(slots / every) slots hold them
+ *  (PT_LAUNCH sizes them so after pt_dev_records_sample(b, every)). */
+#  define PT_DEV_BEGIN_EVERY(buf, every) \
+    PT__DEV_BEGIN_KEEP(buf, pt__dev_every_slot((long long)(every)), pt__dev_slot >= 0)
+#  define PT__DEV_BEGIN_SLOT(buf, slot) PT__DEV_BEGIN_KEEP(buf, slot, 1)
+#  define PT__DEV_BEGIN_KEEP(buf, slot, keep) \
     PT__DEV_ACC_DECL \
     pt_dev_state PT__DEV_ST; \
     const long long pt__dev_slot = (slot); \
-    pt__dev_begin(&PT__DEV_ST, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot) \
+    pt__dev_begin(&PT__DEV_ST, PT__DEV_ACC, PT__DEV_N, (buf), pt__dev_slot, (keep)) \
     PT__DEV_GUARD(buf)
 /** \brief Charge the cycles since the previous mark (or BEGIN) to `phase`
  *  (an integer, ideally a constant) and count one hit. */

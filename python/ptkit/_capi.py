@@ -72,7 +72,8 @@ class SectionStats(ctypes.Structure):
                 ("device_sms", c_u64), ("span_ms", c_double), ("tail_ms", c_double),
                 ("tail_pct", c_double), ("sm_idle_pct", c_double), ("slowest_block", c_u64),
                 ("slowest_block_ms", c_double), ("slowest_block_sm", c_u64),
-                ("stragglers", c_u64), ("straggler_sm", c_u64)]
+                ("stragglers", c_u64), ("straggler_sm", c_u64), ("sample_every", c_u64),
+                ("sample_slots", c_u64)]
 
 
 class RunStats(ctypes.Structure):

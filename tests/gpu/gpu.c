@@ -264,6 +264,44 @@ Test(gpu, one_block_phases_nearly_fill_the_launch)
     pt_dev_records_free(b);
 }
 
+/* How the spins filled the device: every block spins np x ns, so the
+ * slowest block lasts about that, its phases about ns each; the waves are
+ * the blocks over the most an SM held at once times the SMs; the tail and
+ * the idle share lie within the span. Logged, for the record of a run. */
+Test(gpu, the_launch_shape_agrees_with_the_spins)
+{
+    const int blocks = SIZE(1000, 8), np = 3, runs = 2;
+    const long long ns = SIZE(20000, 5000);
+    const char *names[8];
+    double ms[8];
+    pt_dev_records *b = pt_dev_records_create(t, blocks, np, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    spin_runs(GPU_SHARED, b, np, blocks, 64, ns, runs, NULL);
+    pt_section_stats st = get("spin");
+    cr_log_info("shape: %.3f waves, %llu per SM x %llu SMs, span %.4f ms, tail %.4f ms (%.1f%%), "
+                "SMs idle %.1f%%, slowest block %llu on SM %llu %.4f ms, %llu stragglers",
+                st.waves, (unsigned long long)st.sm_resident, (unsigned long long)st.device_sms,
+                st.span_ms, st.tail_ms, st.tail_pct, st.sm_idle_pct,
+                (unsigned long long)st.slowest_block, (unsigned long long)st.slowest_block_sm,
+                st.slowest_block_ms, (unsigned long long)st.stragglers);
+    cr_assert_eq(st.shape_folds, (uint64_t)runs);
+    cr_assert(st.sm_resident >= 1 && st.device_sms >= 1);
+    cr_assert_float_eq(st.waves * (double)st.sm_resident * (double)st.device_sms, blocks,
+                       1e-9 * blocks, "waves x resident x SMs is the grid");
+    cr_assert(st.tail_ms >= 0 && st.tail_ms <= st.span_ms, "the tail lies in the span");
+    cr_assert(st.sm_idle_pct >= 0 && st.sm_idle_pct < 100);
+    cr_assert(st.slowest_block < (uint64_t)blocks && st.slowest_block_sm < st.device_sms);
+    cr_assert(st.slowest_block_ms >= np * (double)ns / 1e6 * 0.99 &&
+              st.slowest_block_ms <= st.span_ms * 1.01,
+              "the slowest block spins %d x %lld ns, within the span: %.6f ms", np, ns,
+              st.slowest_block_ms);
+    cr_assert_eq(pt_section_slowest_get(t, pt_find(t, "spin"), names, ms, 8), np);
+    for (int p = 0; p < np; p++)
+        cr_assert(ms[p] >= (double)ns / 1e6 * 0.99 && ms[p] <= st.slowest_block_ms,
+                  "%s: %.6f ms of a %lld ns spin", names[p], ms[p], ns);
+    pt_dev_records_free(b);
+}
+
 /* ---- one call per launch ----------------------------------------- */
 
 Test(gpu, one_call_per_launch_grows_resets_times_and_folds)
@@ -279,6 +317,28 @@ Test(gpu, one_call_per_launch_grows_resets_times_and_folds)
     cr_assert_eq(b->nslots, blocks, "grown to the grid: %d slots", b->nslots);
     cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
     check_spin("PT_LAUNCH", 4, blocks, ns, runs, NULL);
+    pt_dev_records_free(b);
+}
+
+/* One block in 4 recording: the records hold a quarter of the grid (PT_LAUNCH
+ * sizes them so), every kept block folds, none is said missing, and the
+ * launch says it was sampled. */
+Test(gpu, a_sampled_launch_records_one_block_in_every)
+{
+    const int blocks = SIZE(500, 6), runs = 2, every = 4;
+    const int kept = (blocks + every - 1) / every;
+    const long long ns = SIZE(100000, 10000);
+    pt_dev_records *b = pt_dev_records_create(t, 0, 4, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    int e = gpu_launch_spin4_every_shared(t, b, blocks, 64, ns, every, runs, s);
+    cr_assert_eq(e, 0, "PT_LAUNCH: %s", gpu_error(e));
+    cr_assert_eq(b->nslots, kept, "a slot per kept block: %d", b->nslots);
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    check_spin("sampled", 4, kept, ns, runs, NULL);
+    pt_section_stats st = get("spin");
+    cr_assert_eq(st.sample_every, (uint64_t)every);
+    cr_assert_eq(st.sample_slots, (uint64_t)blocks);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     pt_dev_records_free(b);
 }
 

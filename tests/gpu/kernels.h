@@ -61,6 +61,10 @@ int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns, long lon
  * b grown to the grid by the first. Shared-memory mode. */
 int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads, long long ns,
                             int runs, pt_stream s);
+/* The same, one block in `every` recording (PT_DEV_BEGIN_EVERY), the
+ * records told so (pt_dev_records_sample). Shared-memory mode. */
+int gpu_launch_spin4_every_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads,
+                                  long long ns, int every, int runs, pt_stream s);
 /* One block spinning `ns` on %globaltimer, no marks. */
 int gpu_spin_plain(long long ns, pt_stream s);
 /* The span the last plain spin saw on %globaltimer (waits for stream s,

@@ -156,7 +156,36 @@ __global__ void spin4_records_last(long long ns, int rounds, pt_dev_buf buf)
     PT_DEV_END(buf);
 }
 
+/* spin4_records_last, one block in `every` recording (PT_DEV_BEGIN_EVERY). */
+__global__ void spin4_every(long long ns, int every, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN_EVERY(buf, every);
+#pragma unroll
+    for (int p = 0; p < 4; p++) {
+        spin_ns(ns);
+        PT_DEV_MARK(p);
+    }
+    PT_DEV_END(buf);
+}
+
 } // namespace
+
+extern "C" int GPU_FN(gpu_launch_spin4_every)(pt_timing *t, pt_dev_records *b, int blocks,
+                                             int threads, long long ns, int every, int runs,
+                                             pt_stream s)
+{
+    cudaStream_t st = (cudaStream_t)s;
+    int rc = pt_dev_records_sample(b, every);
+    if (rc != 0)
+        return rc;
+    for (int i = 0; i < runs; i++) {
+        PT_LAUNCH(t, "spin", b, spin4_every, blocks, threads, 0, st, ns, every);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    return 0;
+}
 
 extern "C" int GPU_FN(gpu_launch_spin4)(pt_timing *t, pt_dev_records *b, int blocks, int threads,
                                        long long ns, int runs, pt_stream s)

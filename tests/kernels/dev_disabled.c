@@ -31,3 +31,17 @@ void pt_test_disabled_run_default(pt_dev_buf buf)
     PT_DEV_MARK(0);
     PT_DEV_END(buf);
 }
+
+void pt_test_disabled_run_sampled(pt_dev_buf buf, int block)
+{
+    PT_DEV_BEGIN_IF(buf, block % 2 == 0, block / 2);
+    PT_DEV_MARK(0);
+    PT_DEV_END(buf);
+}
+
+void pt_test_disabled_run_every(pt_dev_buf buf)
+{
+    PT_DEV_BEGIN_EVERY(buf, 4);
+    PT_DEV_MARK(0);
+    PT_DEV_END(buf);
+}

@@ -9,5 +9,8 @@
 void pt_test_disabled_run(pt_dev_buf buf);
 /* BEGIN(buf), a mark, END, all disabled. */
 void pt_test_disabled_run_default(pt_dev_buf buf);
+/* PT_DEV_BEGIN_IF and PT_DEV_BEGIN_EVERY, disabled. */
+void pt_test_disabled_run_sampled(pt_dev_buf buf, int block);
+void pt_test_disabled_run_every(pt_dev_buf buf);
 
 #endif

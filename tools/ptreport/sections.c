@@ -257,16 +257,14 @@ static int load_sm(pr_where *c, json_t *o, pr_sec *s)
 static int load_slowest(pr_where *c, json_t *o, pr_sec *s)
 {
     json_t *v = json_object_get(o, "slowest_phases"), *x;
-    size_t i, n;
+    size_t i, n = json_array_size(v);
 
-    if (!v)
-        return 0;
-    if (!json_is_array(v) || json_array_size(v) > 1 << 26)
+    if (v && (!json_is_array(v) || n > 1 << 26))
         return pr_wrong_type(c, "slowest_phases", "an array of [name, ms] pairs");
-    n = json_array_size(v);
-    s->slow_names = calloc(n ? n : 1, sizeof *s->slow_names);
-    s->slow_ms = calloc(n ? n : 1, sizeof *s->slow_ms);
-    if (!s->slow_names || !s->slow_ms)
+    if (n == 0)
+        return 0;
+    if (!(s->slow_names = calloc(n, sizeof *s->slow_names)) ||
+        !(s->slow_ms = calloc(n, sizeof *s->slow_ms)))
         return pr_fail_at(c, "out of memory");
     json_array_foreach(v, i, x) {
         json_t *name = json_array_get(x, 0), *ms = json_array_get(x, 1);
@@ -580,11 +578,13 @@ int pr_load_flat(pr_where *c, json_t *arr, pr_run *r)
     rc = 0;
 done:
     if (rc) {
-        /* Sections not moved yet own their names and SM times; arrays not handed on are freed. */
+        /* Sections not moved yet own their names and figures; arrays not handed on are freed. */
         for (size_t i = 0; v && i < n; i++) {
             free(v[i].own_name);
             free(v[i].sm_ms);
             free(v[i].hist);
+            free(v[i].slow_names);
+            free(v[i].slow_ms);
         }
         for (size_t p = 0; kids && p <= n; p++)
             free(kids[p]);

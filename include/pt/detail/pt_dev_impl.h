@@ -144,6 +144,17 @@ PT_DEV_FN int pt__dev_slot(pt_dev_buf b, long long slot, unsigned long long *k)
     return *k < (unsigned long long)(unsigned)(b.nslots > 0 ? b.nslots : 0);
 }
 
+/* PT_DEV_BEGIN_EVERY's slot: with k this block's (or warp's) automatic
+ * slot, k / every when every divides k, else -1, a block that records
+ * nothing (every below 1 is 1). One division, at BEGIN only. */
+PT_DEV_FN long long pt__dev_every_slot(long long every)
+{
+    unsigned long long k, e = every > 1 ? (unsigned long long)every : 1ull;
+    pt_dev_buf none = { PT__DEV_NULL, 0, 0, 0, 0 };
+    (void)pt__dev_slot(none, PT__DEV_AUTO, &k);
+    return k % e == 0 ? (long long)(k / e) : -1;
+}
+
 /* The record of slot k, laid out as pt_dev_buf.h says. k is below nslots,
  * and nphases and trace_cap are below PT_DEV_SHAPE_MAX (pt_dev_records_create
  * makes no other shape), so a record's bytes fit in 32 bits and its
@@ -322,10 +333,13 @@ PT_DEV_FN long long *pt__dev_acc(const pt_dev_state *s)
 #endif
 }
 
-PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
+PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot,
+                            int keep)
 {
     s->n = n;
-    s->rec = pt__dev_recording();
+    /* A block BEGIN_IF leaves out records nothing: no thread of it is the
+     * recording one (keep is the constant 1 for every other BEGIN). */
+    s->rec = pt__dev_recording() & keep;
     s->acc = acc;
 #if PT__DEV_AT
     s->at = s->rec ? (unsigned)__cvta_generic_to_shared(acc) : PT__DEV_NOT_REC;
@@ -469,7 +483,8 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 /* The most phases a run-time phase's mark tests without a branch. */
 #define PT__DEV_SELECT_MAX 8
 
-PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot)
+PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf b, long long slot,
+                            int keep)
 {
     (void)acc;
     (void)n;
@@ -479,8 +494,10 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
         s->hits[q] = 0;
     }
     s->bad = 0;
-    s->ended = 0;
-    pt__dev_begin_trace(s, b, slot, pt__dev_recording());
+    /* A block BEGIN_IF leaves out is as if ended: END writes nothing (keep
+     * is the constant 1 for every other BEGIN). */
+    s->ended = !keep;
+    pt__dev_begin_trace(s, b, slot, pt__dev_recording() & keep);
     /* Every thread reads both clocks, so BEGIN never branches; clock64
      * last, so that the set-up is not charged to the first phase. */
     s->gt0 = pt__dev_ns();
