@@ -224,6 +224,7 @@ Test(dev_compile, no_spills_no_stack_sm90)
 {
     check_ptxas("phases_c.sm_90.ptxas.txt");
     check_ptxas("phases_cpp.sm_90.ptxas.txt");
+    check_ptxas("roles.sm_90.ptxas.txt"); /* a buffer per warp role */
     for (size_t i = 0; i < NBENCH; i++) {
         char name[256];
         snprintf(name, sizeof name, "bench/%s.ptkit.sm_90.ptxas.txt", bench[i].file);

@@ -227,7 +227,13 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
 
 int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot)
 {
-    pt_section *parent, *node;
+    return pt__dev_fold_in(t, b, title, NULL, every_slot);
+}
+
+int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const char *role,
+                    int every_slot)
+{
+    pt_section *parent, *node, *dst;
     fold_job *j;
     pt_stream stream = NULL;
     char stack[256];
@@ -261,14 +267,30 @@ int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_s
         return pt__fail(t, PT_ENOTFOUND,
                         "pt_dev_fold(\"%s\"): the section has no finished occurrence to fold into",
                         title);
-    /* A launch folds once: a second fold of the same occurrence would add
-     * its phases again (children twice the launch). */
-    if (queued ? pt__queue_waited(t, node) : node->folded == node->count)
+    /* A role is a section of the launch, of the GPU's kind, whose phases
+     * add up to the launch as a launch's do: the roles ran at once. */
+    dst = role ? pt__child(t, node, role) : node;
+    if (!dst)
+        return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
+    if (role && dst->count == 0 && !dst->child)
+        dst->kind = PT__K_GPU;
+    if (role && (dst->kind != PT__K_GPU || dst->phase))
+        return pt__fail(t, PT_EINVAL, "pt_dev_fold_role(\"%s\", \"%s\"): the launch has a "
+                        "section of that title that is no role", title, role);
+    /* A launch (or one of its roles) folds once: a second fold of the
+     * same occurrence would add its phases again (children twice the
+     * launch). A role marks the occurrence it is for, the queued one's
+     * too, as several roles may wait on one launch. */
+    if (role ? dst->folded == node->count + (uint64_t)queued
+             : queued ? pt__queue_waited(t, node) : node->folded == node->count)
         return pt__fail(t, PT_ESTATE,
-                        "pt_dev_fold(\"%s\"): its latest occurrence is folded already; a launch "
-                        "folds once: time the next launch, then fold it", title);
+                        "pt_dev_fold%s(\"%s%s%s\"): its latest occurrence is folded "
+                        "already; a launch folds once: time the next launch, then fold it",
+                        role ? "_role" : "", title, role ? "\", \"" : "", role ? role : "");
     /* Marked now, as a job queued behind other work may run later. */
-    if (!queued)
+    if (role)
+        dst->folded = node->count + (uint64_t)queued;
+    else if (!queued)
         node->folded = node->count;
     /* Records folded once and not reset since: a slot this launch did not
      * reach still holds the previous launch's figures, which would be
@@ -283,12 +305,13 @@ int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_s
 
     j = calloc(1, sizeof *j);
     if (!j) {
-        node->folded = 0;
+        dst->folded = 0;
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
     }
     j->w.ops = &job_ops;
     j->src.buf = b;
-    j->src.node = node;
+    j->src.node = dst;
+    j->src.launch = node;
     j->src.gen = b->fold_gen = b->reset_gen;
     j->src.every_slot = every_slot;
     j->src.stale = j_stale;
@@ -304,14 +327,14 @@ int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_s
         size_t bytes = (size_t)b->words * sizeof(long long);
         if ((rc = pt__stage_get(t, b, bytes, &j->stage)) != 0) {
             job_release(j);
-            node->folded = 0; /* nothing folded: it may be folded again */
+            dst->folded = 0; /* nothing folded: it may be folded again */
             return rc;
         }
         memcpy(j->stage->host, b->data, bytes);
         j->src.data = j->stage->host;
     } else if ((rc = copy_back(t, b, j, queued ? stream : b->stream, title)) != 0) {
         job_release(j);
-        node->folded = 0;
+        dst->folded = 0;
         return rc;
     }
     if (pt__queue_attach(t, node, &j->w, NULL))
@@ -348,4 +371,11 @@ int pt_dev_clock_info(const pt_timing *t, pt_dev_clock *out)
 int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title)
 {
     return pt__dev_fold(t, b, title, 0);
+}
+
+int pt_dev_fold_role(pt_timing *t, pt_dev_records *b, const char *title, const char *role)
+{
+    if (t && !role)
+        return pt__fail(t, PT_EINVAL, "pt_dev_fold_role(\"%s\"): NULL role", title ? title : "");
+    return pt__dev_fold_in(t, b, title, role, 0);
 }

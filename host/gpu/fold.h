@@ -14,5 +14,9 @@ PT__HIDDEN extern int pt__reduce_min_slots;
  * record is a block that returned early: counted (pt_dev_clock's
  * slots_unfinished) and an error (PT_ESTATE). */
 PT__HIDDEN int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot);
+/* The same into the role `role` of the launch (pt_dev_fold_role()); NULL:
+ * into the launch itself. */
+PT__HIDDEN int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title,
+                               const char *role, int every_slot);
 
 #endif

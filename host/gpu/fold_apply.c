@@ -491,8 +491,11 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
         return rc;
     }
     /* The launch's occurrence is recorded (the queue records it before
-     * its waiters run): it is folded now, and only now. */
-    j->node->folded = j->node->count;
+     * its waiters run): it is folded now, and only now. A role lasts the
+     * launch, as the roles ran at once. */
+    j->node->folded = j->launch->count;
+    if (j->node != j->launch)
+        pt__record(j->node, launch_ns);
     if ((rc = note_sample(t, j)) != 0)
         return rc;
     if (!j->reduced)

@@ -9,7 +9,8 @@
 /* What one fold reads, and where it goes. */
 typedef struct pt__fold_src {
     pt_dev_records *buf;
-    pt_section *node;         /* the launch section */
+    pt_section *node;         /* where the phases go: the launch section, or its role */
+    pt_section *launch;       /* the launch section */
     const long long *data;    /* the records (or the reduction's result) to read */
     int reduced;              /* data is a reduction result (device/pt_fold_math.h) */
     int nsm;                  /* the result's per-SM width when reduced */

@@ -284,6 +284,20 @@ PT_EXTERN void pt_dev_records_free(pt_dev_records *b);
  *  PT_ECUDA; PT_ENOMEM. Each described, and whatever could be folded is. */
 PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
 
+/** \brief pt_dev_fold() into a role of the launch: the section `role`
+ *  under `title`, of the GPU kind, lasting the launch, whose phases and
+ *  "(unattributed)" add up to the launch as a launch's own do. For a
+ *  warp-specialized kernel, one record buffer per role (a producer warp
+ *  group, consumer warp groups), each with its own phases, written by the
+ *  role's warps (PT_DEV_PER_WARP with PT_DEV_BEGIN_ROLE, or
+ *  PT_DEV_BEGIN_IF): fold each into its role. The roles ran at once, so
+ *  each is the whole launch and none is part of another. A role folds
+ *  once per launch, as a launch does.
+ *  \return as pt_dev_fold(); PT_EINVAL for a NULL role, or a title the
+ *  launch already has for a section that is no role. */
+PT_EXTERN int pt_dev_fold_role(pt_timing *t, pt_dev_records *b, const char *title,
+                               const char *role);
+
 /** \def PT_LAUNCH(t, title, records, kernel, grid, block, smem, stream, ...)
  *  \brief One launch, timed and folded: grows `records` to the grid when
  *  it is larger than they are (one slot per block, or per warp with

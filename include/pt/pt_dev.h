@@ -272,6 +272,8 @@ typedef struct pt_dev_state pt_dev_state;
 #  define PT_DEV_BEGIN_IF(buf, keep, slot) \
     ((void)sizeof(buf), (void)sizeof(keep), (void)sizeof(slot))
 #  define PT_DEV_BEGIN_EVERY(buf, every) ((void)sizeof(buf), (void)sizeof(every))
+#  define PT_DEV_BEGIN_ROLE(buf, first_warp, nwarps) \
+    ((void)sizeof(buf), (void)sizeof(first_warp), (void)sizeof(nwarps))
 #  define PT_DEV_MARK(phase) ((void)sizeof(phase))
 #  define PT_DEV_MARK_IN(st, phase) ((void)sizeof(st), (void)sizeof(phase))
 #  define PT_DEV_STATE ((pt_dev_state *)PT__DEV_NULL)
@@ -352,6 +354,20 @@ typedef struct pt_dev_state pt_dev_state;
  *  (PT_LAUNCH sizes them so after pt_dev_records_sample(b, every)). */
 #  define PT_DEV_BEGIN_EVERY(buf, every) \
     PT__DEV_BEGIN_KEEP(buf, pt__dev_every_slot((long long)(every)), pt__dev_slot >= 0)
+/** \brief A warp role: the warps first_warp .. first_warp + nwarps - 1 of
+ *  each block (by linear thread index / 32) record into `buf`, the role's
+ *  buffer (its own phases), warp w of block b into slot b * nwarps +
+ *  (w - first_warp); every other warp records nothing there. Needs
+ *  PT_DEV_PER_WARP (lane 0 of each warp records); fold each role's
+ *  buffer with pt_dev_fold_role(). */
+#  if defined(PT_DEV_PER_WARP)
+#    define PT_DEV_BEGIN_ROLE(buf, first_warp, nwarps) \
+    PT__DEV_BEGIN_KEEP(buf, pt__dev_role_slot((long long)(first_warp), (long long)(nwarps)), \
+                       pt__dev_slot >= 0)
+#  else
+#    define PT_DEV_BEGIN_ROLE(buf, first_warp, nwarps) \
+    PT_DEV_BEGIN_ROLE_needs_PT_DEV_PER_WARP_defined_before_including_pt_dev_h
+#  endif
 #  define PT__DEV_BEGIN_SLOT(buf, slot) PT__DEV_BEGIN_KEEP(buf, slot, 1)
 #  define PT__DEV_BEGIN_KEEP(buf, slot, keep) \
     PT__DEV_ACC_DECL \

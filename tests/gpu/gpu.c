@@ -342,6 +342,52 @@ Test(gpu, a_sampled_launch_records_one_block_in_every)
     pt_dev_records_free(b);
 }
 
+/* Warp roles: each role's buffer holds its own warps, each phase a spin
+ * of ns per warp, and each role's rows add up to the launch. */
+Test(gpu, warp_roles_fold_into_their_own_sections)
+{
+    const int blocks = SIZE(200, 4);
+    const long long ns = SIZE(100000, 10000);
+    pt_dev_records *prod = pt_dev_records_create(t, blocks, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *cons = pt_dev_records_create(t, 2 * blocks, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(prod && cons, "%s", pt_last_error(t));
+    for (int run = 0; run < 2; run++) {
+        cr_assert_eq(pt_dev_reset(prod, s), 0, "%s", pt_last_error(t));
+        cr_assert_eq(pt_dev_reset(cons, s), 0, "%s", pt_last_error(t));
+        pt_start_gpu(t, "roles", s);
+        int e = gpu_spin_roles_warp(pt_dev_arg(prod), pt_dev_arg(cons), blocks, ns, s);
+        cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+        pt_stop_gpu(t, "roles", s);
+        cr_assert_eq(pt_dev_fold_role(t, prod, "roles", "producer"), 0, "%s", pt_last_error(t));
+        cr_assert_eq(pt_dev_fold_role(t, cons, "roles", "consumer"), 0, "%s", pt_last_error(t));
+    }
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    pt_section_stats launch = get("roles");
+    static const char *const role[2] = { "roles/producer", "roles/consumer" };
+    for (int r = 0; r < 2; r++) {
+        char path[64];
+        int np = r == 0 ? 2 : 3;
+        double sum = 0;
+        pt_section_stats st = get(role[r]);
+        cr_assert_float_eq(st.total_ms, launch.total_ms, 1e-9, "%s lasts the launch", role[r]);
+        for (int p = 0; p < np; p++) {
+            snprintf(path, sizeof path, "%s/phase %d", role[r], p);
+            pt_section_stats ph = get(path);
+            cr_assert_eq(ph.blocks, (uint64_t)(r == 0 ? 2 : 4) * blocks, "%s: a record a warp",
+                         path);
+            cr_assert(fabs(ph.block_mean_ms - ns / 1e6) <= 0.02 * ns / 1e6 + 1e-4,
+                      "%s: %.6f ms a warp for a %lld ns spin", path, ph.block_mean_ms, ns);
+            sum += ph.total_ms;
+        }
+        snprintf(path, sizeof path, "%s/(unattributed)", role[r]);
+        sum += get(path).total_ms;
+        cr_assert_float_eq(sum, launch.total_ms, 0.01 * launch.total_ms, "%s's rows", role[r]);
+    }
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(prod);
+    pt_dev_records_free(cons);
+}
+
 /* ---- traces ------------------------------------------------------- */
 
 Test(gpu, a_trace_buffer_keeps_its_events_and_counts_the_rest_dropped)

@@ -61,6 +61,11 @@ int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns, long lon
  * b grown to the grid by the first. Shared-memory mode. */
 int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads, long long ns,
                             int runs, pt_stream s);
+/* Warp roles (PT_DEV_PER_WARP): in `blocks` blocks of 3 warps, warp 0
+ * spins 2 phases of `ns` into `producer` (a slot a block), warps 1 and 2
+ * spin 3 phases of `ns` into `consumer` (two slots a block). */
+int gpu_spin_roles_warp(pt_dev_buf producer, pt_dev_buf consumer, int blocks, long long ns,
+                        pt_stream s);
 /* The same, one block in `every` recording (PT_DEV_BEGIN_EVERY), the
  * records told so (pt_dev_records_sample). Shared-memory mode. */
 int gpu_launch_spin4_every_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads,

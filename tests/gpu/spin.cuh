@@ -168,7 +168,39 @@ __global__ void spin4_every(long long ns, int every, pt_dev_buf buf)
     PT_DEV_END(buf);
 }
 
+#if defined(PT_DEV_PER_WARP)
+/* Warp roles: warp 0 of each block the producer (2 phases of ns into
+ * `producer`), warps 1 and 2 the consumers (3 phases of ns into `consumer`). */
+__global__ void spin_roles(long long ns, pt_dev_buf producer, pt_dev_buf consumer)
+{
+    if (threadIdx.x / 32 == 0) {
+        PT_DEV_BEGIN_ROLE(producer, 0, 1);
+        for (int p = 0; p < 2; p++) {
+            spin_ns(ns);
+            PT_DEV_MARK(p);
+        }
+        PT_DEV_END(producer);
+    } else {
+        PT_DEV_BEGIN_ROLE(consumer, 1, 2);
+        for (int p = 0; p < 3; p++) {
+            spin_ns(ns);
+            PT_DEV_MARK(p);
+        }
+        PT_DEV_END(consumer);
+    }
+}
+#endif
+
 } // namespace
+
+#if defined(PT_DEV_PER_WARP)
+extern "C" int GPU_FN(gpu_spin_roles)(pt_dev_buf producer, pt_dev_buf consumer, int blocks,
+                                     long long ns, pt_stream s)
+{
+    spin_roles<<<blocks, 96, 0, (cudaStream_t)s>>>(ns, producer, consumer);
+    return (int)cudaGetLastError();
+}
+#endif
 
 extern "C" int GPU_FN(gpu_launch_spin4_every)(pt_timing *t, pt_dev_records *b, int blocks,
                                              int threads, long long ns, int every, int runs,

@@ -66,6 +66,11 @@ $(KDIR)/phases_cpp.sm_90.ptx: tests/kernels/phases.cu $(K_DEPS)
 	@mkdir -p $(@D)
 	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
 
+# A warp-specialized kernel, a buffer per role (PT_DEV_BEGIN_ROLE).
+$(KDIR)/roles.sm_90.ptx: tests/kernels/roles.cu $(K_DEPS)
+	@mkdir -p $(@D)
+	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
+
 # Marks that must build or must not under nvcc, as header_cases.txt above.
 $(KDIR)/mark_cases.txt: tests/kernels/mark_cases.cu $(PT_DEV_HDRS)
 	@mkdir -p $(@D)
@@ -92,7 +97,8 @@ $(KDIR)/hostdev: tests/kernels/hostdev.cu host/gpu/dev_host.c $(PT_DEV_HDRS)
 TEST_PREREQS += $(KDIR)/phases_c.sm_80.ptx $(KDIR)/phases_c.sm_90.ptx \
                 $(KDIR)/phases_c.sm_80.ptxas.txt $(KDIR)/phases_c.sm_90.ptxas.txt \
                 $(KDIR)/phases_c.disabled.sm_90.ptx $(KDIR)/phases_c.stripped.sm_90.ptx \
-                $(KDIR)/phases_cpp.sm_90.ptx $(KDIR)/phases_cpp.sm_90.ptxas.txt $(KDIR)/hostdev
+                $(KDIR)/phases_cpp.sm_90.ptx $(KDIR)/phases_cpp.sm_90.ptxas.txt $(KDIR)/hostdev \
+                $(KDIR)/roles.sm_90.ptxas.txt
 
 # The benchmark kernels (tests/kernels/{gemm,attention,dynamic,helper}.cu,
 # see forms.h), each in its forms: orig (no instrumentation), ptkit (its

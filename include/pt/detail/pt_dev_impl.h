@@ -155,6 +155,23 @@ PT_DEV_FN long long pt__dev_every_slot(long long every)
     return k % e == 0 ? (long long)(k / e) : -1;
 }
 
+/* PT_DEV_BEGIN_ROLE's slot: this warp's, among the role's n warps from
+ * warp `first` of the block (warps by linear thread index / 32): block * n
+ * + (warp - first), or -1 for a warp of another role. On the CPU the one
+ * thread is warp 0 of its block. */
+PT_DEV_FN long long pt__dev_role_slot(long long first, long long n)
+{
+#if PT__DEV_ON_GPU
+    unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned yz = blockIdx.y + gridDim.y * blockIdx.z;
+    unsigned long long block = (unsigned long long)yz * gridDim.x + blockIdx.x;
+    unsigned long long w = (unsigned long long)(tid / 32u) - (unsigned long long)first;
+#else
+    unsigned long long block = 0, w = 0ull - (unsigned long long)first;
+#endif
+    return n > 0 && w < (unsigned long long)n ? (long long)(block * (unsigned long long)n + w) : -1;
+}
+
 /* The record of slot k, laid out as pt_dev_buf.h says. k is below nslots,
  * and nphases and trace_cap are below PT_DEV_SHAPE_MAX (pt_dev_records_create
  * makes no other shape), so a record's bytes fit in 32 bits and its
