@@ -52,6 +52,9 @@ typedef struct fake_gpu {
     long long count_calls;    /* cudaGetDeviceCount calls: the device's probes */
     long long waits;          /* cudaStreamWaitEvent calls */
     pt_stream capturing;      /* the stream cudaStreamIsCapturing says is captured (NULL: none) */
+    long long graph_launches; /* cudaGraphLaunch calls */
+    void *graph_exec;         /* the last one's graph */
+    void (*graph_replay)(void *exec); /* what a replay does (the test's kernels), or NULL */
     long long capture_asks;
     pt_stream waited_stream;  /* the last one's stream and event */
     pt__cuevent waited_ev;
@@ -146,6 +149,15 @@ static pt__cuerr f_stream_wait(pt_stream s, pt__cuevent ev, unsigned flags)
     fake.waits++;
     fake.waited_stream = s;
     fake.waited_ev = ev;
+    return 0;
+}
+static pt__cuerr f_graph_launch(void *exec, pt_stream s)
+{
+    (void)s;
+    fake.graph_launches++;
+    fake.graph_exec = exec;
+    if (fake.graph_replay)
+        fake.graph_replay(exec);
     return 0;
 }
 static pt__cuerr f_is_capturing(pt_stream s, int *status)
@@ -313,6 +325,7 @@ static const pt__cuda_api fake_api = {
     .StreamDestroy = f_stream_destroy,
     .StreamWaitEvent = f_stream_wait,
     .StreamIsCapturing = f_is_capturing,
+    .GraphLaunch = f_graph_launch,
     .RegisterFatBinary = f_register_fatbin,
     .RegisterFatBinaryEnd = f_register_end,
     .RegisterFunction = f_register_function,

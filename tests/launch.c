@@ -419,3 +419,154 @@ Test(launch, a_slot_that_several_blocks_wrote_is_said_with_the_fix)
     free(said.s);
     pt_dev_records_free(recs);
 }
+
+/* ---- CUDA graphs ------------------------------------------------- */
+
+/* What a replay of the fake graph does: each captured kernel writes its
+ * records again, as cudaLaunchKernel above, the first taking 0.2 ms and
+ * the second 0.6 ms of globaltimer; the replay 1 ms. */
+static pt_dev_buf graph_bufs[2];
+static int replays;
+
+static void write_records(pt_dev_buf b, long long gt_span)
+{
+    for (int s = 0; s < b.nslots; s++) {
+        long long *r = b.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(b.nphases, 0);
+        r[PT_DEV_S_DONE] = 1;
+        r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
+        r[PT_DEV_S_CLK0] = 1000;
+        r[PT_DEV_S_CLK1] = 1000 + 2 * gt_span;
+        r[PT_DEV_S_GT0] = 5000000;
+        r[PT_DEV_S_GT1] = 5000000 + gt_span;
+        for (int p = 0; p < b.nphases; p++) {
+            r[PT_DEV_SLOT_HDR + 2 * p] = 2 * gt_span / (b.nphases + 1);
+            r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
+        }
+    }
+}
+
+static void replay(void *exec)
+{
+    (void)exec;
+    replays++;
+    write_records(graph_bufs[0], 200000);
+    write_records(graph_bufs[1], 600000);
+    fake.now_ms += 1.0;
+}
+
+/* Captured once, replayed 100 times: PT_LAUNCH under the capture makes no
+ * event and no fold, only the reset and the kernel; each replay is timed
+ * as the section "step", with each captured kernel a child of it lasting
+ * its blocks' span, its phases and "(unattributed)" adding up to that;
+ * every replay folded, none mixed. */
+Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
+{
+    static const char *const n2[] = { "load", "math" }, *const n3[] = { "a", "b", "c" };
+    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, n2, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, n3, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    float data[4] = { 0 };
+    float *in = data;
+    int n = 4;
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x51;
+    dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 128, 1, 1 };
+    long long events = fake.records;
+
+    fake.capturing = st;
+    PT_LAUNCH(t, "first kernel", r1, step, g8, block, 0, st, &in, &n);
+    cr_assert_eq(got.buf.nslots, 8, "the kernel is captured with its records");
+    graph_bufs[0] = got.buf;
+    PT_LAUNCH(t, "second kernel", r2, step, g4, block, 0, st, &in, &n);
+    graph_bufs[1] = got.buf;
+    cr_assert_eq(fake.records, events, "no event recorded during the capture");
+    cr_assert_null(pt_find(t, "first kernel"), "no section for a captured launch");
+    fake.capturing = NULL;
+    pt_graph *g = pt_graph_capture_end(t, st);
+    cr_assert_not_null(g, "%s", pt_last_error(t));
+    pt_graph *none = pt_graph_capture_end(t, NULL);
+    cr_assert_not_null(none, "another stream: an empty graph");
+    pt_graph_free(none);
+
+    void *exec = (void *)(uintptr_t)0xe7;
+    fake.graph_replay = replay;
+    replays = 0;
+    fake.not_ready = 1; /* the replays run on: nothing waits for them */
+    for (int i = 0; i < 100; i++) {
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
+                     pt_last_error(t));
+        /* A buffer keeps 4 copies in flight: up to 4 replays ahead of the
+         * GPU nothing waits; past them the oldest copy is waited for. */
+        if (i == 3)
+            cr_assert_eq(fake.syncs, 0, "no host sync for 4 replays in flight");
+    }
+    fake.not_ready = 0;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(replays, 100);
+    cr_assert_eq(fake.graph_exec, exec);
+    cr_assert_eq(stats("step").count, 100, "every replay timed");
+    cr_assert(stats("step").gpu);
+    cr_assert_float_eq(stats("step").first_ms, 1.0, 1e-9);
+    cr_assert_eq(stats("step/first kernel").count, 100, "every replay folded");
+    cr_assert_float_eq(stats("step/first kernel").mean_ms, 0.2, 1e-9, "its blocks' span");
+    cr_assert_float_eq(stats("step/second kernel").total_ms, 100 * 0.6, 1e-6);
+    cr_assert_eq(stats("step/first kernel/math").blocks, 100 * 8, "no record lost or mixed");
+    cr_assert_eq(stats("step/second kernel/c").blocks, 100 * 4);
+    double sum = stats("step/first kernel/load").total_ms + stats("step/first kernel/math").total_ms +
+                 stats("step/first kernel/(unattributed)").total_ms;
+    cr_assert_float_eq(sum, stats("step/first kernel").total_ms, 1e-6, "its rows add up");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+
+    cr_assert_eq(pt_graph_launch(t, NULL, "step", exec, st), PT_EINVAL);
+    cr_assert_eq(pt_graph_launch(t, g, "step", NULL, st), PT_EINVAL);
+    cr_assert_eq(pt_graph_launch(NULL, g, "step", exec, st), 0, "a NULL timing replays untimed");
+    cr_assert_eq(replays, 101);
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
+/* Records that do not hold the grid's slots cannot be resized during a
+ * capture: said, and the kernel is captured unmeasured. */
+Test(launch, a_capture_does_not_resize_the_records)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_AGGREGATE, 0);
+    float *in = NULL;
+    int n = 0;
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x52;
+    dim3 grid = { 8, 1, 1 }, block = { 32, 1, 1 };
+    fake.capturing = st;
+    PT_LAUNCH(t, "k", recs, step, grid, block, 0, st, &in, &n);
+    fake.capturing = NULL;
+    cr_assert_eq(got.launches, 1, "the kernel is still launched (captured)");
+    cr_assert_eq(got.buf.nslots, 0, "with no slots");
+    cr_assert(strstr(pt_last_error(t), "hold 2 slots and the grid 8"), "%s", pt_last_error(t));
+    pt_graph *g = pt_graph_capture_end(t, st);
+    cr_assert_not_null(g);
+    pt_graph_free(g);
+    pt_dev_records_free(recs);
+}
+
+/* A capture never taken by pt_graph_capture_end is freed with the timing
+ * (the sanitizer builds would say a leak); another stream's capture stays
+ * apart from it. */
+Test(launch, captures_not_taken_are_freed_with_the_timing)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 4, 1, NULL, PT_DEV_AGGREGATE, 0);
+    float *in = NULL;
+    int n = 0;
+    cudaStream_t a = (cudaStream_t)(uintptr_t)0x61, b = (cudaStream_t)(uintptr_t)0x62;
+    dim3 grid = { 4, 1, 1 }, block = { 32, 1, 1 };
+    fake.capturing = a;
+    PT_LAUNCH(t, "on a", recs, step, grid, block, 0, a, &in, &n);
+    fake.capturing = b;
+    PT_LAUNCH(t, "on b", recs, step, grid, block, 0, b, &in, &n);
+    fake.capturing = NULL;
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_graph *g = pt_graph_capture_end(t, b);
+    cr_assert_not_null(g);
+    pt_graph_free(g);
+    pt_destroy(t); /* "on a" is still noted */
+    t = NULL;
+    pt_dev_records_free(recs);
+}

@@ -149,6 +149,7 @@ static void load(void)
         OPT(LaunchKernel, "cudaLaunchKernel") || OPT(MemGetInfo, "cudaMemGetInfo") ||
         OPT(StreamWaitEvent, "cudaStreamWaitEvent") ||
         OPT(StreamIsCapturing, "cudaStreamIsCapturing") ||
+        OPT(GraphLaunch, "cudaGraphLaunch") ||
         OPT(RuntimeGetVersion, "cudaRuntimeGetVersion")) {
         /* A runtime missing a basic entry point is not one ptkit can use;
          * keep it loaded (other code of the process may use it) but unused. */

@@ -92,6 +92,8 @@ typedef struct pt__cuda_api {
     /* Optional: whether a stream is being captured into a CUDA graph
      * (status 0: no; 1: active; 2: invalidated). */
     pt__cuerr (*StreamIsCapturing)(pt_stream s, int *status);
+    /* Optional: replay an instantiated CUDA graph (cudaGraphExec_t) on s. */
+    pt__cuerr (*GraphLaunch)(void *exec, pt_stream s);
 
     /* ptkit's own kernels (calibration, reduction) are registered as the
      * code nvcc generates registers a program's: a fatbin, then each

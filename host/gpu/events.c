@@ -133,8 +133,9 @@ static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metr
     if (t->enabled && title && (t->flags & PT_GPU_EVENTS) && pt__gpu_capturing(t, s))
         return pt__fail(t, PT_ESTATE,
                         "pt_start_gpu(\"%s\"): the stream is being captured into a CUDA graph, "
-                        "whose replays ptkit does not time yet: not opened, and nothing of "
-                        "ptkit's is captured (its pt_stop_gpu is refused alike)", title);
+                        "where an event would time the capture, not a replay: not opened, and "
+                        "nothing of ptkit's is captured (its pt_stop_gpu is refused alike); "
+                        "time the replays with pt_graph_launch", title);
     if (t->enabled && title) {
         why = events_on(t);
         if (!why && (i = pair_take(t, title, s, &err)) < 0)

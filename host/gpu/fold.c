@@ -227,13 +227,14 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
 
 int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot)
 {
-    return pt__dev_fold_in(t, b, title, NULL, every_slot);
+    return pt__dev_fold_in(t, b, title, NULL, PT__FOLD_LAUNCH, every_slot);
 }
 
 int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const char *role,
-                    int every_slot)
+                    int mode, int every_slot)
 {
     pt_section *parent, *node, *dst;
+    uint64_t occurrence;
     fold_job *j;
     pt_stream stream = NULL;
     char stack[256];
@@ -276,12 +277,15 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
         dst->kind = PT__K_GPU;
     if (role && (dst->kind != PT__K_GPU || dst->phase))
         return pt__fail(t, PT_EINVAL, "pt_dev_fold_role(\"%s\", \"%s\"): the launch has a "
-                        "section of that title that is no role", title, role);
+                        "section of that title that is no %s", title, role,
+                        mode == PT__FOLD_ROLE ? "role" : "kernel of it");
     /* A launch (or one of its roles) folds once: a second fold of the
      * same occurrence would add its phases again (children twice the
-     * launch). A role marks the occurrence it is for, the queued one's
-     * too, as several roles may wait on one launch. */
-    if (role ? dst->folded == node->count + (uint64_t)queued
+     * launch). A role (or a graph's kernel) marks the occurrence it is
+     * for, a queued one's too (the count once all pending have resolved),
+     * as several roles may wait on one launch, and replays queue up. */
+    occurrence = node->count + (queued ? pt__queue_pending_of(t, node) : 0);
+    if (role ? dst->folded == occurrence
              : queued ? pt__queue_waited(t, node) : node->folded == node->count)
         return pt__fail(t, PT_ESTATE,
                         "pt_dev_fold%s(\"%s%s%s\"): its latest occurrence is folded "
@@ -289,7 +293,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
                         role ? "_role" : "", title, role ? "\", \"" : "", role ? role : "");
     /* Marked now, as a job queued behind other work may run later. */
     if (role)
-        dst->folded = node->count + (uint64_t)queued;
+        dst->folded = occurrence;
     else if (!queued)
         node->folded = node->count;
     /* Records folded once and not reset since: a slot this launch did not
@@ -314,6 +318,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
     j->src.launch = node;
     j->src.gen = b->fold_gen = b->reset_gen;
     j->src.every_slot = every_slot;
+    j->src.devtime = mode == PT__FOLD_KERNEL;
     j->src.stale = j_stale;
     b->pending++;
     b->fold_t = t;
@@ -377,5 +382,5 @@ int pt_dev_fold_role(pt_timing *t, pt_dev_records *b, const char *title, const c
 {
     if (t && !role)
         return pt__fail(t, PT_EINVAL, "pt_dev_fold_role(\"%s\"): NULL role", title ? title : "");
-    return pt__dev_fold_in(t, b, title, role, 0);
+    return pt__dev_fold_in(t, b, title, role, PT__FOLD_ROLE, 0);
 }

@@ -14,9 +14,13 @@ PT__HIDDEN extern int pt__reduce_min_slots;
  * record is a block that returned early: counted (pt_dev_clock's
  * slots_unfinished) and an error (PT_ESTATE). */
 PT__HIDDEN int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot);
-/* The same into the role `role` of the launch (pt_dev_fold_role()); NULL:
- * into the launch itself. */
+/* Where pt__dev_fold_in() folds: into the launch, into a role of it
+ * (pt_dev_fold_role()), or into a kernel of it, a CUDA graph's replay,
+ * timed by its blocks' span (graph.c). */
+enum { PT__FOLD_LAUNCH, PT__FOLD_ROLE, PT__FOLD_KERNEL };
+/* The same into the child `role` of the launch, as mode says (NULL for
+ * PT__FOLD_LAUNCH). */
 PT__HIDDEN int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title,
-                               const char *role, int every_slot);
+                               const char *role, int mode, int every_slot);
 
 #endif

@@ -147,7 +147,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     int np = b->nphases, rc = 0, sm_top = 0;
     long long done = r[PT__R_DONE].i, bad_phase = r[PT__R_BAD_PHASE].i;
     long long bad_slot = r[PT_DEV_H_BAD_SLOT].i, dropped = r[PT__R_DROPPED].i;
-    double conc = 1, sum = 0, scale = 1, rest;
+    double conc = 1, sum = 0, scale = 1, rest, wall = 0;
     pt_dev_clock *dc = &t->dev_clock;
 
     /* A mark records a phase below both the buffer's count and the
@@ -232,6 +232,13 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
             W = pt__bitsd(r[PT__R_SPAN_MAX].u);
         if (W > 0 && span_sum > W)
             conc = span_sum / W;
+        wall = W;
+    }
+    /* A kernel of a graph replay has no events of its own: it lasted from
+     * its first block's BEGIN to its last block's END. */
+    if (j->devtime) {
+        L = wall;
+        pt__record(node, L);
     }
     for (int p = 0; p < np; p++)
         sum += r[PT__R_SUM(p)].d / conc;
@@ -494,7 +501,7 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
      * its waiters run): it is folded now, and only now. A role lasts the
      * launch, as the roles ran at once. */
     j->node->folded = j->launch->count;
-    if (j->node != j->launch)
+    if (j->node != j->launch && !j->devtime)
         pt__record(j->node, launch_ns);
     if ((rc = note_sample(t, j)) != 0)
         return rc;

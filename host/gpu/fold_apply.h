@@ -20,6 +20,8 @@ typedef struct pt__fold_src {
     long gen;                 /* buf->reset_gen when the fold was asked for */
     int every_slot;           /* the records hold exactly the launch's slots (PT_LAUNCH) */
     int stale;                /* folded before and not reset since: DONE counts more launches */
+    int devtime;              /* node is a kernel captured into a CUDA graph: its time is its
+                                 blocks' span (first BEGIN to last END), not the launch's */
 } pt__fold_src;
 
 /* Folds src into its launch, whose occurrence lasted launch_ns. Returns 0

@@ -189,6 +189,8 @@ static void destroy(pt_timing *t)
         d->detach(d, t);
     }
     pt__queue_free(g);
+    if (g->captured_free)
+        g->captured_free(g);
     free(g);
     pt__ext_attach(t, PT__EXT_GPU, NULL, NULL);
 }

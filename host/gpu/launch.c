@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "gpu/gpu.h"
+#include "gpu/graph.h"
 #include "gpu/queue.h"
 
 #include <limits.h>
@@ -46,12 +47,52 @@ static int fit(pt_timing *t, pt_dev_records *b, int nslots)
              : 0;
 }
 
+/* The slots a launch of blocks x threads writes into b: a block's (or
+ * with PT_DEV_WARP_SLOTS a warp's), one in b->sample of them; -1 when
+ * that is no count from 1 to INT_MAX. b->grid_slots keeps the grid's. */
+static long long launch_slots(pt_dev_records *b, long long blocks, long long threads)
+{
+    long long n = blocks;
+
+    if (b->flags & PT_DEV_WARP_SLOTS)
+        n = threads > 0 && blocks <= LLONG_MAX / ((threads + 31) / 32)
+            ? blocks * ((threads + 31) / 32) : -1;
+    if (blocks <= 0 || threads <= 0 || n <= 0 || n > INT_MAX)
+        return -1;
+    /* A sampled kernel writes the slots of one block (or warp) in sample. */
+    b->grid_slots = n;
+    return b->sample > 1 ? (n + b->sample - 1) / b->sample : n;
+}
+
+/* A launch captured into a CUDA graph (pt_graph_capture_end() takes it):
+ * its reset goes into the graph, so every replay resets the records. The
+ * records cannot be resized during a capture (that writes their header
+ * from the host and waits): they must hold the grid's slots already. */
+static int capture(pt_timing *t, const char *title, pt_dev_records *b, long long blocks,
+                   long long threads, pt_stream stream)
+{
+    long long n = launch_slots(b, blocks, threads);
+    int rc;
+
+    if (b->host)
+        return pt__fail(t, PT_EINVAL, "PT_LAUNCH(\"%s\") under a stream capture: the records "
+                        "are in host memory (PT_DEV_HOST)", title);
+    if (n != b->nslots)
+        return pt__fail(t, PT_ESTATE, "PT_LAUNCH(\"%s\") under a stream capture: the records "
+                        "hold %d slots and the grid %lld; a capture cannot resize them: make "
+                        "them with the grid's slots (or launch once) before capturing; the kernel "
+                        "is captured unmeasured", title, b->nslots, n);
+    if ((rc = pt_dev_reset(b, stream)) != 0)
+        return rc;
+    return pt__graph_capture_add(t, stream, title, b);
+}
+
 /* The records ready for this launch's slots, or why not (counted). */
 static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long blocks,
                  long long threads, pt_stream stream, int where)
 {
     const char *what = where == PT_LAUNCH_HOST ? "PT_HOST_LAUNCH" : "PT_LAUNCH";
-    long long n = blocks;
+    long long n;
 
     if (where == PT_LAUNCH_GPU && b->host && !b->fallback)
         return pt__fail(t, PT_EINVAL, "%s(\"%s\"): the records are in host memory (PT_DEV_HOST), "
@@ -60,16 +101,9 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
     if (where == PT_LAUNCH_HOST && !b->host)
         return pt__fail(t, PT_EINVAL, "%s(\"%s\"): the records are in device memory, which the "
                         "CPU does not write: make them with PT_DEV_HOST", what, title);
-    if (b->flags & PT_DEV_WARP_SLOTS)
-        n = threads > 0 && blocks <= LLONG_MAX / ((threads + 31) / 32)
-            ? blocks * ((threads + 31) / 32) : -1;
-    if (blocks <= 0 || threads <= 0 || n <= 0 || n > INT_MAX)
+    if ((n = launch_slots(b, blocks, threads)) < 0)
         return pt__fail(t, PT_ERANGE, "%s(\"%s\"): %lld blocks of %lld threads: no slot count "
                         "from 1 to %d", what, title, blocks, threads, INT_MAX);
-    /* A sampled kernel writes the slots of one block (or warp) in sample. */
-    b->grid_slots = n;
-    if (b->sample > 1)
-        n = (n + b->sample - 1) / b->sample;
     if (fit(t, b, (int)n) != 0)
         return PT_ENOMEM; /* counted */
     return pt_dev_reset(b, stream);
@@ -87,11 +121,11 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
     if (!title)
         title = "(null)";
     if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
-        /* The kernel is captured as the user asked, with no slots: a
-         * replay would write records no fold reads. */
-        pt__fail(t, PT_ESTATE, "PT_LAUNCH(\"%s\"): the stream is being captured into a CUDA "
-                 "graph, whose replays ptkit does not time yet: the kernel is captured "
-                 "unmeasured (no slots), with none of ptkit's calls", title);
+        /* Captured: the reset and the kernel go into the graph, timed and
+         * folded at each replay (pt_graph_launch()); no event, no fold now.
+         * Records that cannot be captured leave the kernel unmeasured. */
+        if (b && capture(t, title, b, blocks, threads, stream) == 0)
+            arg = pt_dev_arg(b);
         return arg;
     }
     if (b && ready(t, title, b, blocks, threads, stream, where) == 0)
@@ -115,7 +149,7 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
     if (!t)
         return 0;
     if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream))
-        return PT_ESTATE; /* said by pt_dev_launch_begin */
+        return 0; /* captured: timed and folded at each replay (graph.c) */
     memset(&none, 0, sizeof none);
     rc = where == PT_LAUNCH_HOST ? pt__stop(t, title, &none)
                                  : pt__stop_gpu(t, title, stream, &none);

@@ -241,6 +241,16 @@ int pt__queue_attach(pt_timing *t, pt_section *node, pt__waiter *w, pt_stream *s
     return 1;
 }
 
+uint64_t pt__queue_pending_of(pt_timing *t, const pt_section *node)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    uint64_t n = 0;
+
+    for (size_t k = 0; g && k < g->qlen; k++)
+        n += g->pairs[queue_at(g, k)].node == node;
+    return n;
+}
+
 int pt__queue_waited(pt_timing *t, const pt_section *node)
 {
     pt__gpu *g = pt__gpu_of(t);

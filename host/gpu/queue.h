@@ -60,6 +60,8 @@ PT__HIDDEN int pt__queue_resolve_until(pt_timing *t, const int *pending, int kee
 PT__HIDDEN int pt__queue_attach(pt_timing *t, pt_section *node, pt__waiter *w, pt_stream *stream);
 /* 1 when the latest queued occurrence of node has work waiting on it (a
  * fold), else 0. */
+/* Occurrences of node still waiting in the queue (O(queue)). */
+PT__HIDDEN uint64_t pt__queue_pending_of(pt_timing *t, const pt_section *node);
 PT__HIDDEN int pt__queue_waited(pt_timing *t, const pt_section *node);
 /* Queue w, whose launch time is known, behind the pending work (t has GPU
  * state). 0, or PT_ENOMEM with w dropped. */

@@ -45,6 +45,12 @@ typedef struct pt__gpu {
     pt__cuevent ref;
     int64_t ref_tick;
     int ref_tried;
+
+    /* Kernels PT_LAUNCH captured into CUDA graphs, not yet taken by
+     * pt_graph_capture_end() (graph.c). */
+    struct pt__captured *captured;
+    size_t ncaptured, captured_cap;
+    void (*captured_free)(struct pt__gpu *g); /* set by graph.c with the first */
 } pt__gpu;
 
 /* t's GPU state, or NULL before the first GPU call. */

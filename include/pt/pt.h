@@ -298,6 +298,34 @@ PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
 PT_EXTERN int pt_dev_fold_role(pt_timing *t, pt_dev_records *b, const char *title,
                                const char *role);
 
+/** \brief The kernels PT_LAUNCH captured into a CUDA graph, for
+ *  pt_graph_launch() (pt_graph_capture_end()). */
+typedef struct pt_graph pt_graph;
+/** \brief After cudaStreamEndCapture: the kernels PT_LAUNCH captured on
+ *  `stream` since the last call (each with its records' reset, captured
+ *  too), in the order captured. A captured PT_LAUNCH makes no CUDA event
+ *  and no fold; its records must hold its grid's slots already (a capture
+ *  cannot resize them: said, and the kernel is captured unmeasured).
+ *  \return the graph's kernels (free with pt_graph_free() before their
+ *  records), or NULL for a NULL t or without memory (counted). */
+PT_EXTERN pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream);
+/** \brief Replay `exec` (a cudaGraphExec_t) on `stream` as the GPU section
+ *  `title`, timed by CUDA events, and fold each captured kernel's records
+ *  into a child of it named as the kernel's PT_LAUNCH, which lasted from
+ *  its first block's BEGIN to its last block's END: no host sync, the
+ *  folds wait behind the replay's events as a launch's do. Replays on one
+ *  stream never mix records (each fold's copy runs before the next
+ *  replay's reset); the host waits only when a buffer's few copies in
+ *  flight are all taken. The first replay is apart from the rest, as for
+ *  any section. A NULL t replays untimed.
+ *  \return 0; PT_EINVAL for a NULL graph, title or exec, or a graph of
+ *  another timing; PT_ENODEV without cudaGraphLaunch; PT_ECUDA; or a
+ *  fold's error. */
+PT_EXTERN int pt_graph_launch(pt_timing *t, pt_graph *g, const char *title, void *exec,
+                              pt_stream stream);
+/** \brief Free what pt_graph_capture_end() gave (NULL is a no-op). */
+PT_EXTERN void pt_graph_free(pt_graph *g);
+
 /** \def PT_LAUNCH(t, title, records, kernel, grid, block, smem, stream, ...)
  *  \brief One launch, timed and folded: grows `records` to the grid when
  *  it is larger than they are (one slot per block, or per warp with

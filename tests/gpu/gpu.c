@@ -388,6 +388,47 @@ Test(gpu, warp_roles_fold_into_their_own_sections)
     pt_dev_records_free(cons);
 }
 
+/* A graph of three instrumented kernels captured once and replayed: every
+ * replay timed and each kernel's phases folded (a spin of ns each, per
+ * block), none lost or mixed, each kernel's rows adding up to it. */
+Test(gpu, a_graph_replayed_folds_every_replay)
+{
+    const int blocks = SIZE(200, 4), replays = SIZE(1000, 3);
+    const long long ns = SIZE(20000, 5000);
+    pt_dev_records *recs[3];
+    for (int k = 0; k < 3; k++) {
+        recs[k] = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
+        cr_assert_not_null(recs[k], "%s", pt_last_error(t));
+    }
+    int e = gpu_graph_spin3_shared(t, recs, blocks, ns, replays);
+    cr_assert_eq(e, 0, "%s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e), pt_last_error(t));
+    cr_assert_eq(get("graph").count, (uint64_t)replays, "every replay timed");
+    for (int k = 0; k < 3; k++) {
+        char path[64];
+        double sum = 0;
+        snprintf(path, sizeof path, "graph/k%d", k);
+        pt_section_stats kern = get(path);
+        cr_assert_eq(kern.count, (uint64_t)replays, "%s: every replay folded", path);
+        for (int p = 0; p < 4; p++) {
+            snprintf(path, sizeof path, "graph/k%d/phase %d", k, p);
+            pt_section_stats ph = get(path);
+            cr_assert_eq(ph.blocks, (uint64_t)replays * blocks, "%s: no record lost or mixed",
+                         path);
+            cr_assert(fabs(ph.block_mean_ms - ns / 1e6) <= 0.02 * ns / 1e6 + 1e-4,
+                      "%s: %.6f ms a block for a %lld ns spin", path, ph.block_mean_ms, ns);
+            sum += ph.total_ms;
+        }
+        snprintf(path, sizeof path, "graph/k%d/(unattributed)", k);
+        sum += get(path).total_ms;
+        cr_assert_float_eq(sum, kern.total_ms, 0.01 * kern.total_ms, "k%d's rows", k);
+        cr_log_info("graph: k%d %.4f ms a replay (first %.4f), of a replay's %.4f ms", k,
+                    kern.mean_ms, kern.first_ms, get("graph").mean_ms);
+    }
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    for (int k = 0; k < 3; k++)
+        pt_dev_records_free(recs[k]);
+}
+
 /* ---- traces ------------------------------------------------------- */
 
 Test(gpu, a_trace_buffer_keeps_its_events_and_counts_the_rest_dropped)

@@ -202,6 +202,46 @@ extern "C" int GPU_FN(gpu_spin_roles)(pt_dev_buf producer, pt_dev_buf consumer, 
 }
 #endif
 
+/* Three PT_LAUNCHes of spin4_records_last ("k0", "k1", "k2", records
+ * recs[0..2] of `blocks` slots) captured on a new stream into a graph,
+ * then `replays` replays of it by pt_graph_launch as "graph". Returns a
+ * CUDA error, or a ptkit one (negative). */
+extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[3], int blocks,
+                                      long long ns, int replays)
+{
+    static const char *const titles[3] = { "k0", "k1", "k2" };
+    cudaStream_t st;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    pt_graph *g;
+    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    int rc = 0;
+
+    if (e != cudaSuccess)
+        return (int)e;
+    e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
+    for (int k = 0; e == cudaSuccess && k < 3; k++) {
+        PT_LAUNCH(t, titles[k], recs[k], spin4_records_last, blocks, 64, 0, st, ns, 1);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaStreamEndCapture(st, &graph);
+    if (e == cudaSuccess)
+        e = cudaGraphInstantiate(&exec, graph, 0);
+    g = pt_graph_capture_end(t, (pt_stream)st);
+    for (int i = 0; e == cudaSuccess && rc == 0 && i < replays; i++)
+        rc = pt_graph_launch(t, g, "graph", exec, (pt_stream)st);
+    if (e == cudaSuccess && rc == 0)
+        rc = pt_sync(t);
+    pt_graph_free(g);
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (graph)
+        cudaGraphDestroy(graph);
+    cudaStreamDestroy(st);
+    return e != cudaSuccess ? (int)e : rc;
+}
+
 extern "C" int GPU_FN(gpu_launch_spin4_every)(pt_timing *t, pt_dev_records *b, int blocks,
                                              int threads, long long ns, int every, int runs,
                                              pt_stream s)
