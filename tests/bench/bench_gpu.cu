@@ -23,6 +23,9 @@
  *                        runs), on the same pseudo-random inputs: each
  *                        form's output is compared bit for bit with the
  *                        original's
+ *   graph replays        a CUDA graph of three marked spins replayed 1,000
+ *                        times by pt_graph_launch against bare
+ *                        cudaGraphLaunch (medians of 5 interleaved rounds)
  *   launch rate          10,000 short launches each inside
  *                        pt_start_gpu/pt_stop_gpu, against bare launches;
  *                        10,000 PT_LAUNCHes of a marked kernel (records
@@ -200,6 +203,100 @@ __global__ void marked_empty_kernel(int *p, pt_dev_buf buf)
         *p = 0;
     PT_DEV_MARK(PH_LOAD);
     PT_DEV_END(buf);
+}
+
+/* Spins `ns` of %globaltimer, then one mark: a kernel of a graph step. */
+__global__ void marked_spin_kernel(long long ns, pt_dev_buf buf)
+{
+    PT_DEV_BEGIN(buf);
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while ((long long)(t - t0) < ns);
+    PT_DEV_MARK(PH_COMPUTE);
+    PT_DEV_END(buf);
+}
+
+/* A CUDA graph of three marked spins (132 blocks of 64 threads, `ns`
+ * each), replayed `replays` times: bare (cudaGraphLaunch, captured
+ * without records) against ptkit's (captured by PT_LAUNCH with records,
+ * each replay by pt_graph_launch: events, replay, three folds), the
+ * medians of 5 interleaved rounds after a warm-up, in ms for all the
+ * replays and their folds. Returns ptkit's over bare, or 0 on a failure
+ * (said). */
+static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
+{
+    enum { KERNELS = 3, BLOCKS = 132 };
+    static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
+    pt_timing *gt = pt_create("graph", PT_GPU_EVENTS);
+    pt_dev_records *recs[KERNELS];
+    cudaGraph_t graph[2] = { NULL, NULL };
+    cudaGraphExec_t exec[2] = { NULL, NULL };
+    std::vector<double> ms[2];
+    pt_graph *pg = NULL;
+    cudaError_t e = cudaSuccess;
+
+    for (int k = 0; k < KERNELS; k++)
+        recs[k] = pt_dev_records_create(gt, BLOCKS, PH_COUNT, phase_names, 0, 0);
+    for (int form = 0; form < 2 && e == cudaSuccess; form++) {
+        e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
+        for (int k = 0; k < KERNELS && e == cudaSuccess; k++) {
+            if (form == 0)
+                marked_spin_kernel<<<BLOCKS, 64, 0, st>>>(ns, pt_dev_arg(NULL));
+            else
+                PT_LAUNCH(gt, titles[k], recs[k], marked_spin_kernel, BLOCKS, 64, 0,
+                          (pt_stream)st, ns);
+            e = cudaGetLastError();
+        }
+        if (e == cudaSuccess)
+            e = cudaStreamEndCapture(st, &graph[form]);
+        if (e == cudaSuccess)
+            e = cudaGraphInstantiate(&exec[form], graph[form], 0);
+    }
+    if (e == cudaSuccess)
+        pg = pt_graph_capture_end(gt, (pt_stream)st);
+    for (int r = 0; r < 6 && e == cudaSuccess && pg; r++) {
+        for (int form = 0; form < 2; form++) {
+            double t0 = now_s();
+            for (int i = 0; i < replays; i++) {
+                if (form == 0)
+                    cudaGraphLaunch(exec[0], st);
+                else
+                    pt_graph_launch(gt, pg, "step", exec[1], (pt_stream)st);
+            }
+            e = cudaStreamSynchronize(st);
+            if (form == 1)
+                pt_sync(gt);
+            if (r > 0) /* the first round warms up */
+                ms[form].push_back((now_s() - t0) * 1e3);
+        }
+    }
+    pt_run_stats rs;
+    if (e != cudaSuccess || !pg || (pt_run_get(gt, &rs) == 0 && rs.error_count > 0))
+        printf("graph replays: %s%s\n", e != cudaSuccess ? cudaGetErrorString(e) : "",
+               e == cudaSuccess ? pt_last_error(gt) : "");
+    double ratio = e == cudaSuccess && pg && ms[0].size() ? median(ms[1]) / median(ms[0]) : 0;
+    *bare_ms = ms[0].size() ? median(ms[0]) : 0;
+    if (ratio > 0) {
+        pt_section_stats s0, k0;
+        if (pt_section_get(gt, pt_find(gt, "step"), &s0) == 0 &&
+            pt_section_get(gt, pt_find(gt, "step/k0"), &k0) == 0)
+            printf("graph replays: %llu timed, %llu folds of k0 (%.4f ms a replay, k0 %.4f ms)\n",
+                   (unsigned long long)s0.count, (unsigned long long)k0.count, s0.mean_ms,
+                   k0.mean_ms);
+    }
+    pt_graph_free(pg);
+    for (int form = 0; form < 2; form++) {
+        if (exec[form])
+            cudaGraphExecDestroy(exec[form]);
+        if (graph[form])
+            cudaGraphDestroy(graph[form]);
+    }
+    for (int k = 0; k < KERNELS; k++)
+        pt_dev_records_free(recs[k]);
+    pt_destroy(gt);
+    return ratio;
 }
 
 /* One size of the SGEMM: its forms' median times and outputs. */
@@ -479,6 +576,10 @@ int main(void)
         for (auto &ev : evs)
             cudaEventDestroy(ev);
     }
+    /* ---- a CUDA graph's replays, bare and timed by ptkit ------------- */
+    double graph_bare_ms = 0, graph_ratio = 0;
+    const int graph_n = simulated ? 3 : 1000;
+    graph_ratio = graph_replays(st, simulated ? 5000 : 20000, graph_n, &graph_bare_ms);
     pt_dev_clock dc;
     pt_dev_clock_get(t, &dc);
 
@@ -538,6 +639,9 @@ int main(void)
                "launch rate, PT_LAUNCH of a marked kernel (reset, events, launch, fold): %.3f of "
                "the bare <<< >>> of that kernel  (bare %.0f launches/s)\n",
                launches, best[1] / best[0], best[2] / best[0], best[0], best[3] / best[4], best[4]);
+    printf("graph of 3 marked 20 us spins, %d replays: pt_graph_launch (events, replay, 3 "
+           "folds) %.4f of the bare cudaGraphLaunch  (goal <= 1.01; bare %.3f ms)\n", graph_n,
+           graph_ratio, graph_bare_ms);
     pt_log(t, stdout);
 
     pt_dev_records_free(lb);
