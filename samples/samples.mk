@@ -2,7 +2,7 @@
 # With CUDA they are built by nvcc for CUDA_ARCHS and run on a GPU when the
 # machine has one, else on the CPU path; with CUDA=0 the C++ compiler builds
 # the CPU path alone.
-SAMPLE_NAMES := transport_step led_optimizer solver_phases gpu_ops
+SAMPLE_NAMES := transport_step led_optimizer solver_phases gpu_ops warp_roles
 # quickstart is README.md's example: a .cu file as written, so nvcc alone builds it.
 ifeq ($(CUDA),1)
 SAMPLE_NAMES += nvrtc_phases quickstart
@@ -19,7 +19,7 @@ $(BUILD)/samples/led_optimizer: samples/led_optimizer/led_optimizer.c $(LIB_A)
 	$(CC) $(PT_CPPFLAGS) $(CPPFLAGS) -O2 $(WARN) $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS) $(PT_LDLIBS)
 
 # CUDA samples: samples/NAME/NAME.cu.
-CUDA_SAMPLES := transport_step solver_phases gpu_ops
+CUDA_SAMPLES := transport_step solver_phases gpu_ops warp_roles
 
 # solver_phases takes its phases from a ptgen list, as a header in the build
 # directory that the kernel and the report share.

@@ -62,7 +62,7 @@ Test(hw_kit, holds_what_a_lease_runs_within_the_size_that_travels)
     static const char *const need[] = {
         "run", "summary.py", "COMMIT", "bin/ptkit_gpu_tests", "bin/ptkit_gpu_probe",
         "bin/bench_gpu", "samples/quickstart", "samples/transport_step",
-        "samples/solver_phases", "samples/gpu_ops", "samples/nvrtc_phases",
+        "samples/solver_phases", "samples/gpu_ops", "samples/nvrtc_phases", "samples/warp_roles",
         "samples/python/cupy_phases.py", "samples/python/three_phases.cuh",
         "samples/python/torch_ext/torch_phases.py", "python/ptkit/__init__.py",
         "python/ptkit/_lib/libptkit.so", "python/ptkit/include/pt/pt_dev.h",

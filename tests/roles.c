@@ -99,7 +99,7 @@ Test(roles, each_role_is_the_launch_and_its_phases_add_up_to_it)
     cr_assert_float_eq(get("step/consumer/wait full").total_ms, 1.0, EPS);
     cr_assert_eq(get("step/consumer/math").blocks, 4, "a record per consumer warp");
     cr_assert_eq(get("step/consumer").count, 1);
-    cr_assert(get("step/consumer").gpu, "a role is of the GPU's kind");
+    cr_assert(!get("step/consumer").gpu, "a role is of its launch's kind, here the CPU's");
     cr_assert_eq(get("step/consumer").sm_resident, 2, "two consumer warps at once on an SM");
     /* A role folds once per launch. */
     cr_assert_eq(pt_dev_fold_role(t, prod, "step", "producer"), PT_ESTATE);
@@ -159,6 +159,7 @@ Test(roles, roles_of_a_pending_launch_fold_when_it_resolves)
     fake.not_ready = 0;
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     assert_roles(2.0);
+    cr_assert(get("step/producer").gpu, "the role of a GPU launch is of the GPU's kind");
     pt_dev_records_free(prod);
     pt_dev_records_free(cons);
 }

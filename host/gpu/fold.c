@@ -268,14 +268,15 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
         return pt__fail(t, PT_ENOTFOUND,
                         "pt_dev_fold(\"%s\"): the section has no finished occurrence to fold into",
                         title);
-    /* A role is a section of the launch, of the GPU's kind, whose phases
-     * add up to the launch as a launch's do: the roles ran at once. */
+    /* A role is a section of the launch, of its kind (the GPU's, or in
+     * host mode the CPU's), whose phases add up to the launch as a
+     * launch's do: the roles ran at once. */
     dst = role ? pt__child(t, node, role) : node;
     if (!dst)
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
     if (role && dst->count == 0 && !dst->child)
-        dst->kind = PT__K_GPU;
-    if (role && (dst->kind != PT__K_GPU || dst->phase))
+        dst->kind = node->kind;
+    if (role && (dst->kind != node->kind || dst->phase))
         return pt__fail(t, PT_EINVAL, "pt_dev_fold_role(\"%s\", \"%s\"): the launch has a "
                         "section of that title that is no %s", title, role,
                         mode == PT__FOLD_ROLE ? "role" : "kernel of it");

@@ -285,7 +285,7 @@ PT_EXTERN void pt_dev_records_free(pt_dev_records *b);
 PT_EXTERN int pt_dev_fold(pt_timing *t, pt_dev_records *b, const char *title);
 
 /** \brief pt_dev_fold() into a role of the launch: the section `role`
- *  under `title`, of the GPU kind, lasting the launch, whose phases and
+ *  under `title`, of the launch's kind, lasting the launch, whose phases and
  *  "(unattributed)" add up to the launch as a launch's own do. For a
  *  warp-specialized kernel, one record buffer per role (a producer warp
  *  group, consumer warp groups), each with its own phases, written by the

@@ -36,6 +36,10 @@ $(HW_KIT_DIR)/COMMIT: $(HW_KIT_BINS) $(LIB_SO) $(HW_KIT_SRC) $(wildcard python/p
 hw-kit: $(HW_KIT_DIR)/COMMIT
 	@echo "hw-kit: $(HW_KIT_DIR) ($$(du -sm $(HW_KIT_DIR) | cut -f1) MiB); on a GPU machine run $(HW_KIT_DIR)/run"
 TEST_PREREQS += $(HW_KIT_DIR)/COMMIT
+# This file is read after tests/tests.mk, whose test-build rule has taken
+# TEST_PREREQS' value by then: the kit is named to the rule itself, so
+# `make test` builds it (tests/hw_kit.c checks it, and skips without it).
+test-build: $(HW_KIT_DIR)/COMMIT
 else
 hw-kit:
 	@echo "hw-kit: skipped: this build has CUDA=$(CUDA) HW_KIT=$(HW_KIT); the kit needs nvcc ($(NVCC))"

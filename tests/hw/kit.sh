@@ -127,7 +127,7 @@ step proton 100 bash -c proton_peer
 step ncu 60 ncu --clock-control none --cache-control none -k regex:scale_norm \
     --metrics gpu__time_duration.sum --csv --log-file "$logs/ncu.csv" \
     "$kit/samples/quickstart"
-for s in quickstart transport_step solver_phases gpu_ops nvrtc_phases; do
+for s in quickstart transport_step solver_phases gpu_ops nvrtc_phases warp_roles; do
     mkdir -p "$work/samples/$s"
     step "sample_$s" 60 "$kit/samples/$s" - "$work/samples/$s"
 done
