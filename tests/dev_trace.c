@@ -131,3 +131,43 @@ Test(DEV_TRACE_SUITE, helpers_trace_too)
               ev[2], ev[4]);
     free(b.data);
 }
+
+/* Spans: a begin and an end are events of their own code (kind, id, end
+ * bit), at the clock then, in order among the marks; they charge no phase
+ * (the phases' cycles are those of the marks alone) and a later span may
+ * close in another iteration, several in flight. */
+Test(DEV_TRACE_SUITE, spans_are_events_of_their_own_and_charge_no_phase)
+{
+    pt_dev_buf b = make_buf(1, 2, PT_DEV_MODE_TRACE, 16);
+    PT_DEV_BEGIN_AT(b, 0);
+    for (int it = 0; it < 3; it++) {
+        PT_DEV_SPAN_BEGIN(5, it);     /* issued at it */
+        spin_ns(1000);
+        PT_DEV_MARK(0);
+        if (it >= 1)
+            PT_DEV_SPAN_END(5, it - 1); /* waited for one iteration later */
+    }
+    PT_DEV_SPAN_END(5, 2);
+    PT_DEV_MARK(1);
+    PT_DEV_END(b);
+
+    long long *r = rec(b, 0), *ev = events(b, 0);
+    static const long long want[] = {
+        PT_DEV_EV_SPAN_CODE(5, 0, 0), 0, PT_DEV_EV_SPAN_CODE(5, 1, 0), 0,
+        PT_DEV_EV_SPAN_CODE(5, 0, 1), PT_DEV_EV_SPAN_CODE(5, 2, 0), 0, PT_DEV_EV_SPAN_CODE(5, 1, 1),
+        PT_DEV_EV_SPAN_CODE(5, 2, 1), 1,
+    };
+    cr_assert_eq(r[PT_DEV_S_NEVENTS], 10, "6 span events and 4 marks: %lld", r[PT_DEV_S_NEVENTS]);
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(ev[2 * i], want[i], "event %d: %#llx, expected %#llx", i,
+                     (unsigned long long)ev[2 * i], (unsigned long long)want[i]);
+        if (i)
+            cr_assert_geq(ev[2 * i + 1], ev[2 * i - 1], "event %d's clock goes back", i);
+    }
+    cr_assert_eq(hits(b, 0, 0), 3);
+    cr_assert_eq(hits(b, 0, 1), 1);
+    cr_assert(PT_DEV_EV_SPAN_CODE(65535, 0xffffffffu, 1) > PT_DEV_EV_SPAN &&
+                  PT_DEV_EV_SPAN_CODE(0, 0, 0) == PT_DEV_EV_SPAN,
+              "the codes stay above every phase");
+    free(b.data);
+}

@@ -139,9 +139,36 @@ static int trace_check(json_t *doc, char *why, size_t n)
             }
             continue;
         }
+        if (strcmp(ph, "b") == 0 || strcmp(ph, "e") == 0) {
+            /* An async slice's end: the begin of its cat, name and id, before it. */
+            json_t *id = json_object_get(e, "id"), *cat = json_object_get(e, "cat"), *o;
+            size_t k, found = 0;
+            if (!json_is_integer(id) || !json_is_string(cat)) {
+                rc = tc_fault(why, n, "event %zu (%s): an async event without an integer id "
+                              "and a cat", i, name);
+                break;
+            }
+            json_array_foreach(evs, k, o) {
+                const char *ph2 = json_string_value(json_object_get(o, "ph"));
+                if (k == i || !ph2 || strcmp(ph2, ph[0] == 'b' ? "e" : "b") != 0 ||
+                    !json_equal(json_object_get(o, "id"), id) ||
+                    !json_equal(json_object_get(o, "cat"), cat) ||
+                    !json_equal(json_object_get(o, "name"), json_object_get(e, "name")))
+                    continue;
+                double t2 = json_number_value(json_object_get(o, "ts"));
+                found += ph[0] == 'b' ? t2 >= json_number_value(ts) : t2 <= json_number_value(ts);
+            }
+            if (found != 1) {
+                rc = tc_fault(why, n, "event %zu (%s): async %s id %lld has %zu %s", i, name,
+                              ph[0] == 'b' ? "begin" : "end", (long long)json_integer_value(id),
+                              found, ph[0] == 'b' ? "ends after it" : "begins before it");
+                break;
+            }
+            continue;
+        }
         if (strcmp(ph, "X") != 0) {
-            rc = tc_fault(why, n, "event %zu (%s): phase \"%s\" (ptkit writes X, C and M)", i,
-                          name, ph);
+            rc = tc_fault(why, n, "event %zu (%s): phase \"%s\" (ptkit writes X, b, e, C and M)",
+                          i, name, ph);
             break;
         }
         json_t *dur = json_object_get(e, "dur");

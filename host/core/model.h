@@ -44,6 +44,16 @@ typedef struct pt__phase_ext {
     int on_host;              /* folded in host mode: sm_ns is by host CPU, not reported */
 } pt__phase_ext;
 
+/* One kind of span (PT_DEV_SPAN_BEGIN/END) of a launch, over its folds:
+ * the spans closed, their durations, and those left unmatched. */
+typedef struct pt__span {
+    char *name;               /* owned */
+    uint64_t count;           /* spans closed */
+    uint64_t unmatched;       /* begins never closed, ends never opened */
+    double total_ns, max_ns;
+    uint64_t *hist;           /* durations, PT__HIST_BINS counts (device/pt_hist.h) */
+} pt__span;
+
 /* How a launch's blocks filled the device (gpu/shape.c), pooled over the
  * folds that read its block records on the host: sums where the report
  * gives a mean, the most where it gives a most. "SM" is the %smid, or in
@@ -66,6 +76,8 @@ typedef struct pt__shape {
     long long straggler_sm;   /* that fold's SM that finished last */
     uint64_t sample_every;    /* the records held 1 slot in this many (the most of any fold) */
     uint64_t sample_slots;    /* the grid's slots then, before sampling; 0 when unknown */
+    int nspans;               /* its spans, by kind (core/spans.c) */
+    pt__span *spans;
 } pt__shape;
 
 /* One section: a title under a parent, aggregated over its occurrences

@@ -30,7 +30,10 @@
  *                     u8 on_host  f64 waves, span,
  *                     tail, idle (sums over the folds), slowest  u32 nslow
  *                     then nslow (u32 name_len, the name's bytes, f64 time):
- *                     the slowest block's phases
+ *                     the slowest block's phases  u32 nspans  then per
+ *                     span kind: u32 name_len, the name's bytes, u64 count,
+ *                     unmatched  f64 total, max  u32 nbins, (u16 bin, u64
+ *                     count) pairs as a phase's histogram
  *
  * Versions 1 to 3, the same without bit 1 and the version 2 figures,
  * without the histogram, or without the shape, are still read (as 0 and
@@ -101,7 +104,8 @@ static void put_section(pt__wbuf *w, const pt_section *s, uint32_t depth)
     pt__pk_put_u(w, depth, 4);
     pt__pk_put_u(w, (uint64_t)s->kind, 1);
     const pt__shape *sh =
-        s->shape && (s->shape->folds || s->shape->sample_every > 1) ? s->shape : NULL;
+        s->shape && (s->shape->folds || s->shape->sample_every > 1 || s->shape->nspans)
+            ? s->shape : NULL;
 
     pt__pk_put_u(w, (p ? 1u : 0u) | (s->ran_here ? 2u : 0u) | (sh ? 4u : 0u), 1);
     pt__pk_put_u(w, s->name_len, 4);

@@ -2,6 +2,8 @@
  * written whole, and read back checked as a fold could leave it. */
 #include "core/pack.h"
 #include "core/shape.h"
+#include "core/spans.h"
+#include "pt_hist.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +28,84 @@ void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
         pt__pk_put_u(w, n, 4);
         pt__pk_put(w, sh->slow_names[i], n);
         pt__pk_put_f(w, sh->slow_ns[i]);
+    }    pt__pk_put_u(w, (uint64_t)sh->nspans, 4);
+    for (int i = 0; i < sh->nspans; i++) {
+        const pt__span *sp = &sh->spans[i];
+        size_t n = strlen(sp->name);
+        uint32_t nbins = 0;
+        pt__pk_put_u(w, n, 4);
+        pt__pk_put(w, sp->name, n);
+        pt__pk_put_u(w, sp->count, 8);
+        pt__pk_put_u(w, sp->unmatched, 8);
+        pt__pk_put_f(w, sp->total_ns);
+        pt__pk_put_f(w, sp->max_ns);
+        for (int k = 0; sp->hist && k < PT__HIST_BINS; k++)
+            nbins += sp->hist[k] > 0;
+        pt__pk_put_u(w, nbins, 4);
+        for (int k = 0; nbins && k < PT__HIST_BINS; k++)
+            if (sp->hist[k] > 0) {
+                pt__pk_put_u(w, (uint64_t)k, 2);
+                pt__pk_put_u(w, sp->hist[k], 8);
+            }
     }
+}
+
+/* The span kinds after the shape (version 4): each name once, counts and
+ * times >= 0, the histogram's bins rising. */
+static int get_spans(pt__rbuf *r, pt__shape *sh)
+{
+    uint64_t n, len, nbins, bin, count;
+
+    if (pt__pk_get_u(r, &n, 4, "a launch's spans") < 0)
+        return PT_EPARSE;
+    if (n > (r->n - r->at) / 40)
+        return pt__pk_fault(r, "more span kinds than bytes left");
+    for (uint64_t i = 0; i < n; i++) {
+        pt__span *sp;
+        char *name;
+        double total, max;
+        long long prev = -1;
+        if (pt__pk_get_u(r, &len, 4, "a span kind's name") < 0)
+            return PT_EPARSE;
+        if (len > r->n - r->at || memchr(r->p + r->at, '\0', (size_t)len))
+            return pt__pk_fault(r, "a span kind's name longer than the bytes left, or with a NUL");
+        if (!(name = malloc((size_t)len + 1)))
+            return PT_ENOMEM;
+        memcpy(name, r->p + r->at, (size_t)len);
+        name[len] = '\0';
+        r->at += (size_t)len;
+        for (int k = 0; k < sh->nspans && name; k++)
+            if (strcmp(sh->spans[k].name, name) == 0) {
+                free(name);
+                return pt__pk_fault(r, "a span kind named twice");
+            }
+        sp = pt__span_of(sh, name);
+        free(name);
+        if (!sp)
+            return PT_ENOMEM;
+        if (pt__pk_get_u(r, &sp->count, 8, "a span kind") < 0 ||
+            pt__pk_get_u(r, &sp->unmatched, 8, "a span kind") < 0 ||
+            pt__pk_get_f(r, &total, "a span kind") < 0 ||
+            pt__pk_get_f(r, &max, "a span kind") < 0 ||
+            pt__pk_get_u(r, &nbins, 4, "a span kind") < 0)
+            return PT_EPARSE;
+        sp->total_ns = total;
+        sp->max_ns = max;
+        if (nbins > PT__HIST_BINS || nbins > (r->n - r->at) / 10)
+            return pt__pk_fault(r, "more span histogram bins than there are, or than bytes left");
+        if (nbins && !(sp->hist = calloc(PT__HIST_BINS, sizeof *sp->hist)))
+            return PT_ENOMEM;
+        for (uint64_t b = 0; b < nbins; b++) {
+            if (pt__pk_get_u(r, &bin, 2, "a span histogram") < 0 ||
+                pt__pk_get_u(r, &count, 8, "a span histogram") < 0)
+                return PT_EPARSE;
+            if ((long long)bin <= prev || bin >= PT__HIST_BINS || count == 0)
+                return pt__pk_fault(r, "a span histogram's bins out of order, or empty");
+            sp->hist[bin] = count;
+            prev = (long long)bin;
+        }
+    }
+    return 0;
 }
 
 /* A launch's shape (version 4): every figure as a fold could leave it. */
@@ -50,9 +129,10 @@ int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
             return PT_EPARSE;
     if (pt__pk_get_u(r, &nslow, 4, "a launch's shape") < 0)
         return PT_EPARSE;
-    /* A sample, or folds with resident and SMs at least 1; slots and SMs
-     * ints; the tail within the span, the idle share at most 1 a fold. */
-    if ((u[0] == 0 ? u[7] < 2 : u[1] == 0 || u[2] == 0) || u[3] > INT32_MAX ||
+    /* Folds with resident and SMs at least 1 (none: a sample's or spans'
+     * alone); slots and SMs ints; the tail within the span, the idle share
+     * at most 1 a fold. */
+    if ((u[0] > 0 && (u[1] == 0 || u[2] == 0)) || u[3] > INT32_MAX ||
         u[4] > INT32_MAX || u[5] > u[2] || u[6] > INT32_MAX || host > 1 ||
         !pt__pk_at_most(f[2], f[1]) || !pt__pk_at_most(f[3], (double)u[0]))
         return pt__pk_fault(r, "a launch's shape that no fold gives");
@@ -89,6 +169,6 @@ int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
         free(names[i]);
     free(names);
     free(ns);
-    return rc;
+    return rc ? rc : get_spans(r, sh);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/cost.h"
 #include "core/shape.h"
+#include "core/spans.h"
 #include "pt_hist.h"
 #include "core/threads.h"
 #include "core/timing.h"
@@ -90,6 +91,21 @@ static int restore_shape(pt_section *s, const pt__restored *f)
     rc = pt__shape_slowest(sh, fig(g->slowest_block_ms) * 1e6, (long long)g->slowest_block,
                            (long long)g->slowest_block_sm, f->nslow, f->slow_names, ns);
     free(ns);
+    for (int i = 0; rc == 0 && i < f->nspans; i++) {
+        const pt__restored_span *r = &f->spans[i];
+        pt__span *sp = pt__span_of(sh, r->name);
+        if (!sp || (r->nhist > 0 && !sp->hist &&
+                    !(sp->hist = calloc(PT__HIST_BINS, sizeof *sp->hist))))
+            return PT_ENOMEM;
+        sp->count += r->count;
+        sp->unmatched += r->unmatched;
+        sp->total_ns += fig(r->total_ns);
+        if (fig(r->max_ns) > sp->max_ns)
+            sp->max_ns = fig(r->max_ns);
+        /* A bin's lower edge is its first time: it falls in the bin. */
+        for (int k = 0; k < r->nhist; k++)
+            sp->hist[pt__hist_bin(fig(r->hist[2 * k]))] += (uint64_t)fig(r->hist[2 * k + 1]);
+    }
     return rc;
 }
 
@@ -166,7 +182,7 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
                 h[pt__hist_bin(fig(f->hist[2 * i]))] += (uint64_t)fig(f->hist[2 * i + 1]);
         }
     }
-    if (f->shape && (f->shape->shape_folds > 0 || f->shape->sample_every > 1) &&
+    if (f->shape && (f->shape->shape_folds > 0 || f->shape->sample_every > 1 || f->nspans > 0) &&
         restore_shape(s, f) < 0)
         return NULL;
     if (f->open && pt__restore_open(t, s) < 0)

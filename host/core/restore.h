@@ -39,7 +39,18 @@ typedef struct pt__restored {
     const char *const *slow_names;
     const double *slow_ms;
     int nslow;
+    const struct pt__restored_span *spans; /* a launch's span kinds */
+    int nspans;
 } pt__restored;
+
+/* One kind of a launch's spans, as the JSON export gives it. */
+typedef struct pt__restored_span {
+    const char *name;
+    uint64_t count, unmatched;
+    double total_ns, max_ns;
+    const double *hist;       /* nhist (bin's lower edge ns, count) pairs */
+    int nhist;
+} pt__restored_span;
 
 /* The run-level figures the reports print. */
 typedef struct pt__restored_run {

@@ -1,6 +1,7 @@
 /* A launch's shape: how its blocks filled the device, pooled over folds
  * (gpu/shape.c measures one fold), merged runs and restored ones. */
 #include "core/shape.h"
+#include "core/spans.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ void pt__shape_free(pt__shape *sh)
 {
     if (sh) {
         free_slow(sh);
+        pt__spans_free(sh);
         free(sh);
     }
 }
@@ -69,9 +71,9 @@ int pt__shape_merge(pt_section *dst, const pt__shape *src)
 {
     pt__shape *d;
 
-    if (!src || (src->folds == 0 && src->sample_every < 2))
+    if (!src || (src->folds == 0 && src->sample_every < 2 && src->nspans == 0))
         return 0;
-    if (!(d = pt__shape_of(dst)))
+    if (!(d = pt__shape_of(dst)) || pt__spans_merge(d, src) < 0)
         return PT_ENOMEM;
     if (src->sample_every > d->sample_every) {
         d->sample_every = src->sample_every;

@@ -8,6 +8,7 @@
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/shape.h"
+#include "core/spans.h"
 #include "core/trace.h"
 #include "core/tree.h"
 #include "pt_hist.h"
@@ -374,6 +375,29 @@ int pt_section_slowest_get(pt_timing *t, const pt_section *s, const char **names
             ms[i] = sh->slow_ns[i] / 1e6;
     }
     return sh->nslow;
+}
+
+int pt_section_spans_get(pt_timing *t, const pt_section *s, pt_span_stats *out, int n)
+{
+    const pt__shape *sh;
+
+    if (!t || !s || n < 0 || (!out && n > 0))
+        return PT_EINVAL;
+    pt__settle(t);
+    sh = s->shape;
+    if (!sh)
+        return 0;
+    for (int i = 0; i < n && i < sh->nspans; i++) {
+        const pt__span *sp = &sh->spans[i];
+        out[i] = (pt_span_stats){
+            .name = sp->name, .count = sp->count, .unmatched = sp->unmatched,
+            .total_ms = sp->total_ns / 1e6,
+            .mean_ms = sp->count ? sp->total_ns / (double)sp->count / 1e6 : 0,
+            .p50_ms = pt__span_quantile(sp, 0.50) / 1e6,
+            .p99_ms = pt__span_quantile(sp, 0.99) / 1e6, .max_ms = sp->max_ns / 1e6,
+        };
+    }
+    return sh->nspans;
 }
 
 static int by_time(const void *a, const void *b)

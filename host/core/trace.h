@@ -50,6 +50,8 @@ typedef struct pt__tfold {
     double ns_per_cycle;      /* for blocks without a rate of their own */
     double launch_us;         /* the launch's start on the host timeline */
     int host;                 /* host mode: SMID is the CPU the block ran on */
+    char **span_names;        /* nspan_names copies */
+    int nspan_names;
 } pt__tfold;
 
 typedef struct pt__trace {
@@ -118,6 +120,8 @@ typedef struct pt__fold_shape {
     int nslots, nphases, trace_cap;
     char *const *names;
     int host;                 /* host mode: the records' SMID is a CPU */
+    char *const *span_names;  /* the span kinds' names (NULL: "span K") */
+    int nspan_names;
 } pt__fold_shape;
 /* Keep the first blocks of a fold's records d (launch node). */
 PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,

@@ -455,8 +455,13 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
               cv.mark_cycles);
     pt__shape_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
                    cv.mark_cycles);
+    if (pt__spans_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle) < 0 &&
+        !rc)
+        rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
+                      "some are left out", title);
     if (t->trace) {
-        pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host };
+        pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host,
+                                 b->span_names, b->nspan_names };
         pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,
                        cv.ns_per_cycle);
     }

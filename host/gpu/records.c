@@ -97,6 +97,9 @@ static void free_buffer(pt_dev_records *b)
         for (int p = 0; p < b->nphases; p++)
             free(b->names[p]);
     free(b->names);
+    for (int k = 0; k < b->nspan_names; k++)
+        free(b->span_names[k]);
+    free(b->span_names);
     free(b);
 }
 
@@ -180,6 +183,37 @@ static int place(pt_timing *t, pt_dev_records *b, int nslots, const char *who)
     b->data = p;
     b->nslots = b->cap_slots = nslots;
     b->words = words;
+    return 0;
+}
+
+int pt_dev_records_spans(pt_dev_records *b, int n, const char *const *names)
+{
+    char **v;
+
+    if (!b || n < 0 || n > 65536 || (n > 0 && !names))
+        return b ? pt__fail(b->t, PT_EINVAL, "pt_dev_records_spans: %d kinds%s; 0 to 65536, "
+                            "each named", n, n > 0 && !names ? " and no names" : "")
+                 : PT_EINVAL;
+    for (int k = 0; k < n; k++)
+        if (!names[k])
+            return pt__fail(b->t, PT_EINVAL, "pt_dev_records_spans: kind %d has a NULL name", k);
+    v = calloc(n > 0 ? (size_t)n : 1, sizeof *v);
+    for (int k = 0; v && k < n; k++)
+        if (!(v[k] = malloc(strlen(names[k]) + 1))) {
+            while (k-- > 0)
+                free(v[k]);
+            free(v);
+            v = NULL;
+        } else {
+            strcpy(v[k], names[k]);
+        }
+    if (!v)
+        return pt__fail(b->t, PT_ENOMEM, "pt_dev_records_spans: out of memory");
+    for (int k = 0; k < b->nspan_names; k++)
+        free(b->span_names[k]);
+    free(b->span_names);
+    b->span_names = v;
+    b->nspan_names = n;
     return 0;
 }
 

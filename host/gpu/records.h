@@ -39,6 +39,8 @@ struct pt_dev_records {
     int sms;                  /* the device's SMs, for a fold's shape: 0 not asked, -1 unknown */
     int sample;               /* the kernel records 1 slot in sample (pt_dev_records_sample) */
     long long grid_slots;     /* the slots of PT_LAUNCH's last grid, before sampling; 0 unknown */
+    char **span_names;        /* the span kinds' names (pt_dev_records_spans), owned */
+    int nspan_names;
     pt_stream stream;         /* of the last pt_dev_reset() */
     pt__cuevent read_ev;      /* recorded after a fold's last read of the records (a stage's) */
     pt_stream read_stream;    /* the stream that read runs on */

@@ -118,6 +118,17 @@ void pt__ctrace_complete(pt__ctrace *w, int k, long long tid, const char *name, 
     micros_grid(&w->j, "dur", t1 > t0 ? grid(t1) - grid(t0) : 0);
 }
 
+void pt__ctrace_async(pt__ctrace *w, int k, long long tid, const char *name, const char *cat,
+                      long long id, long long ts, int begin)
+{
+    event(w, begin ? "b" : "e", k);
+    pt__json_k_i64(&w->j, "tid", tid);
+    pt__json_k_str(&w->j, "name", name);
+    pt__json_k_str(&w->j, "cat", cat);
+    pt__json_k_i64(&w->j, "id", id);
+    micros(&w->j, "ts", ts);
+}
+
 void pt__ctrace_counter(pt__ctrace *w, int k, long long tid, const char *name, long long ts,
                         double value)
 {

@@ -42,6 +42,12 @@ PT__HIDDEN void pt__ctrace_thread(pt__ctrace *w, int k, long long tid, const cha
  * ("args"); pt__ctrace_end_event() closes it. */
 PT__HIDDEN void pt__ctrace_complete(pt__ctrace *w, int k, long long tid, const char *name,
                                     const char *cat, long long t0, long long t1);
+/* An async slice's begin ("b") or end ("e"): the slices of one cat, name
+ * and id pair up, and slices that overlap on one track stay apart (a
+ * viewer draws them on tracks of their own, not nested). Left open for
+ * "args", as a complete event is. */
+PT__HIDDEN void pt__ctrace_async(pt__ctrace *w, int k, long long tid, const char *name,
+                                 const char *cat, long long id, long long ts, int begin);
 /* A counter ("C") event: name's value at ts (ns from the origin). */
 PT__HIDDEN void pt__ctrace_counter(pt__ctrace *w, int k, long long tid, const char *name,
                                    long long ts, double value);

@@ -14,7 +14,7 @@
  *   { "name", "version", "created", "clock", "stats", "device_clock" and
  *     "errors" as the JSON export writes them (json_run.c),
  *     "sections": [ { "id", "parent" (-1 at the top), "name",
- *                     "depth", "kind", "open", every figure of the JSON
+ *                     "depth", "kind", "open", ["host_mode": true,] every figure of the JSON
  *                     export ("bound" is "memory", "compute" or ""),
  *                     "heat": null | { "nslots", "nrows", "phases": [ names ],
  *                                      "ns": [ [ per phase ] per row ],  the largest
@@ -122,6 +122,9 @@ static void section(pt_timing *t, pt__json *w, const pt_section *s, long long id
     pt__json_k_num(w, "depth", st.depth);
     pt__json_k_str(w, "kind", pt__kind_name(s->kind));
     pt__json_k_num(w, "open", st.open);
+    /* A launch (or role) whose blocks ran on the CPU: its "SMs" are CPUs. */
+    if (s->ran_here)
+        pt__json_k_bool(w, "host_mode", 1);
     /* The page shows no word for an unknown bound. */
     pt__json_figures(w, &st, "");
     pt__json_phase(w, s);

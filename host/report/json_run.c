@@ -4,6 +4,7 @@
 #include "report/json_run.h"
 
 #include "core/roofline.h"
+#include "core/spans.h"
 #include "core/stats.h"
 #include "gpu/memory.h"
 #include "pt_fold_math.h"
@@ -144,10 +145,54 @@ void pt__json_figures(pt__json *w, const pt_section_stats *st, const char *unkno
     }
 }
 
+/* A histogram (device/pt_hist.h), its bins that hold anything: a bin's
+ * lower edge (ns) and its count; nothing for NULL. */
+static void hist_pairs(pt__json *w, const char *key, const uint64_t *hist)
+{
+    if (!hist)
+        return;
+    pt__json_key(w, key);
+    pt__json_open_inline(w, '[');
+    for (int k = 0; k < PT__HIST_BINS; k++) {
+        double lo, hi;
+        if (!hist[k])
+            continue;
+        pt__hist_edges(k, &lo, &hi);
+        pt__json_item(w);
+        pt__json_open_inline(w, '[');
+        pt__json_item(w);
+        pt__json_num(w, lo);
+        pt__json_item(w);
+        pt__json_u64(w, hist[k]);
+        pt__json_close(w, ']');
+    }
+    pt__json_close(w, ']');
+}
+
 void pt__json_phase(pt__json *w, const pt_section *s)
 {
     int n = pt__sm_count(s);
 
+    /* A launch's spans, kind by kind, with their durations' histogram. */
+    if (s->shape && s->shape->nspans > 0) {
+        pt__json_key(w, "spans");
+        pt__json_open(w, '[');
+        for (int i = 0; i < s->shape->nspans; i++) {
+            const pt__span *sp = &s->shape->spans[i];
+            pt__json_item(w);
+            pt__json_open_inline(w, '{');
+            pt__json_k_str(w, "name", sp->name);
+            pt__json_k_u64(w, "count", sp->count);
+            pt__json_k_u64(w, "unmatched", sp->unmatched);
+            pt__json_k_num(w, "total_ms", sp->total_ns / 1e6);
+            pt__json_k_num(w, "p50_ms", pt__span_quantile(sp, 0.50) / 1e6);
+            pt__json_k_num(w, "p99_ms", pt__span_quantile(sp, 0.99) / 1e6);
+            pt__json_k_num(w, "max_ms", sp->max_ns / 1e6);
+            hist_pairs(w, "hist", sp->hist);
+            pt__json_close(w, '}');
+        }
+        pt__json_close(w, ']');
+    }
     /* A launch's slowest block, phase by phase: [ name, ms ]. */
     if (s->shape && s->shape->folds > 0) {
         pt__json_key(w, "slowest_phases");
@@ -173,24 +218,7 @@ void pt__json_phase(pt__json *w, const pt_section *s)
         }
         pt__json_close(w, ']');
     }
-    /* The per-block time histogram, its bins that hold any block: a bin's
-     * lower edge (ns) and its count. */
-    if (s->phase && s->phase->hist) {
-        pt__json_key(w, "block_hist");
-        pt__json_open_inline(w, '[');
-        for (int k = 0; k < PT__HIST_BINS; k++) {
-            double lo, hi;
-            if (!s->phase->hist[k])
-                continue;
-            pt__hist_edges(k, &lo, &hi);
-            pt__json_item(w);
-            pt__json_open_inline(w, '[');
-            pt__json_item(w);
-            pt__json_num(w, lo);
-            pt__json_item(w);
-            pt__json_u64(w, s->phase->hist[k]);
-            pt__json_close(w, ']');
-        }
-        pt__json_close(w, ']');
-    }
+    /* The per-block time histogram. */
+    if (s->phase && s->phase->hist)
+        hist_pairs(w, "block_hist", s->phase->hist);
 }

@@ -23,6 +23,7 @@
  * from the blocks the trace kept. */
 #include "report/trace_blocks.h"
 
+#include "core/spans.h"
 #include "core/trace.h"
 
 #include "pt_fold_math.h"
@@ -143,8 +144,59 @@ static const char *phase_name(const pt__tfold *f, long long p)
     return p >= 0 && p < f->nphases && f->names[p] ? f->names[p] : "(bad phase)";
 }
 
-/* The block's phases inside [b->t0, b->t1]. */
-static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long tid, double rate)
+/* What drawing the spans needs across blocks: room to pair a record's
+ * events (4 words an event), and the next async id, unique in the trace. */
+typedef struct spans_draw {
+    long long *scratch;
+    long long next_id;
+} spans_draw;
+
+typedef struct span_ctx {
+    pt__ctrace *w;
+    const pt__tfold *f;
+    const blk *b;
+    const long long *rec;
+    long long tid;
+    double rate;
+    spans_draw *sd;
+} span_ctx;
+
+/* One span paired in a block's trace: an async slice on the block's track,
+ * placed as its phases are and cut to the block (an event left alone is
+ * not drawn; the reports count it). */
+static void span_slice(void *ctx, int kind, unsigned id, long long clk0, long long clk1,
+                       long long k, long long l)
+{
+    span_ctx *c = ctx;
+    char name[32];
+    const char *n = name;
+    long long t0, t1, sid;
+
+    if (k < 0 || l < 0)
+        return;
+    if (kind < c->f->nspan_names && c->f->span_names[kind])
+        n = c->f->span_names[kind];
+    else
+        snprintf(name, sizeof name, "span %d", kind);
+    t0 = c->b->t0 + llround((double)(clk0 - c->rec[PT_DEV_S_CLK0]) * c->rate);
+    t1 = c->b->t0 + llround((double)(clk1 - c->rec[PT_DEV_S_CLK0]) * c->rate);
+    t0 = t0 < c->b->t0 ? c->b->t0 : t0 > c->b->t1 ? c->b->t1 : t0;
+    t1 = t1 < t0 ? t0 : t1 > c->b->t1 ? c->b->t1 : t1;
+    sid = c->sd->next_id++;
+    pt__ctrace_async(c->w, PT__CTRACE_SM, c->tid, n, "spans", sid, t0, 1);
+    pt__json_key(&c->w->j, "args");
+    pt__json_open(&c->w->j, '{');
+    pt__json_k_i64(&c->w->j, "id", (long long)id);
+    pt__json_k_i64(&c->w->j, "block", c->b->slot);
+    pt__json_close(&c->w->j, '}');
+    pt__ctrace_end_event(c->w);
+    pt__ctrace_async(c->w, PT__CTRACE_SM, c->tid, n, "spans", sid, t1, 0);
+    pt__ctrace_end_event(c->w);
+}
+
+/* The block's phases inside [b->t0, b->t1], and in trace mode its spans. */
+static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long tid, double rate,
+                   spans_draw *sd)
 {
     const long long *rec = record(f, b->slot), *ph = rec + PT_DEV_SLOT_HDR;
     const long long *ev = ph + 2 * f->nphases;
@@ -155,8 +207,11 @@ static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long ti
     if (n > 0) {
         /* As it ran: each event ends its phase's interval since the last mark. */
         long long at = b->t0;
+        span_ctx sc = { w, f, b, rec, tid, rate, sd };
         for (long long k = 0; k < n; k++) {
             long long end = b->t0 + llround((double)(ev[2 * k + 1] - rec[PT_DEV_S_CLK0]) * rate);
+            if (ev[2 * k] >= PT_DEV_EV_SPAN)
+                continue; /* a span's begin or end, no phase's */
             if (end > b->t1)
                 end = b->t1;
             if (end < at)
@@ -165,6 +220,8 @@ static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long ti
             pt__ctrace_end_event(w);
             at = end;
         }
+        if (sd->scratch)
+            pt__spans_pair(ev, n, sd->scratch, span_slice, &sc);
         return;
     }
     /* Aggregate: each phase's total, one after another. */
@@ -188,7 +245,7 @@ static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long ti
     }
 }
 
-static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long tid)
+static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long tid, spans_draw *sd)
 {
     const pt__tfold *f = &tr->folds[b->fold];
     const long long *rec = record(f, b->slot), *ph = rec + PT_DEV_SLOT_HDR;
@@ -208,7 +265,7 @@ static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long ti
     }
     pt__json_close(&w->j, '}');
     pt__ctrace_end_event(w);
-    phases(w, f, b, tid, rate);
+    phases(w, f, b, tid, rate, sd);
 }
 
 /* The blocks of every kept fold that reached END, placed on the timeline. */
@@ -313,9 +370,15 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
     blk *v;
     heap busy, idle;
     char name[64];
+    size_t trace_cap = 0;
+    /* Without room to pair them, the spans are not drawn (the reports count them). */
+    spans_draw sd = { NULL, 1 };
 
-    for (int k = 0; k < tr->nfolds; k++)
+    for (int k = 0; k < tr->nfolds; k++) {
         cap += (size_t)tr->folds[k].kept;
+        if ((size_t)tr->folds[k].trace_cap > trace_cap)
+            trace_cap = (size_t)tr->folds[k].trace_cap;
+    }
     if (!cap)
         return 0;
     v = malloc(cap * sizeof *v);
@@ -331,6 +394,8 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
         free(idle.lane);
         return PT_ENOMEM;
     }
+    if (trace_cap > 0)
+        sd.scratch = malloc(4 * trace_cap * sizeof *sd.scratch);
     n = collect(tr, v);
     qsort(v, n, sizeof *v, by_start);
     for (i = 0; i < n; i = j) {
@@ -360,8 +425,9 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
                          v[i].host ? "host mode, CPU unknown" : "SM unknown", v[i].lane);
             pt__ctrace_thread(w, PT__CTRACE_SM, tid, name, tid);
         }
-        block(w, tr, &v[i], tid);
+        block(w, tr, &v[i], tid, &sd);
     }
+    free(sd.scratch);
     tails(w, tr, tid + 1, cap);
     free(v);
     free(busy.key);

@@ -4,6 +4,8 @@
  * figures and the SMs a phase's time went to. */
 #include "report/views.h"
 
+#include "core/spans.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +113,30 @@ static void shape_lines(pt__lines *k, const pt_section *s, const pt_section_stat
     pt__line_emit(k);
 }
 
+/* A launch's spans, a line a kind: count, total, mean, p50, p99, max, and
+ * those left unmatched. O(kinds). */
+static void span_lines(pt__lines *k, const pt_section *s, size_t indent)
+{
+    const pt__shape *sh = s->shape;
+    char a[PT__CELL], b[PT__CELL], c[PT__CELL], d[PT__CELL], e[PT__CELL];
+
+    for (int i = 0; i < sh->nspans; i++) {
+        const pt__span *sp = &sh->spans[i];
+        pt__fmt_ms(a, sp->total_ns / 1e6);
+        pt__fmt_ms(b, sp->count ? sp->total_ns / (double)sp->count / 1e6 : 0);
+        pt__fmt_ms(c, pt__span_quantile(sp, 0.50) / 1e6);
+        pt__fmt_ms(d, pt__span_quantile(sp, 0.99) / 1e6);
+        pt__fmt_ms(e, sp->max_ns / 1e6);
+        pt__line_spaces(k, indent + 4);
+        pt__line_printf(k, "span %s: %" PRIu64 ", total %s ms; mean %s, p50 %s, p99 %s, max %s ms",
+                        sp->name, sp->count, a, b, c, d, e);
+        if (sp->unmatched)
+            pt__line_printf(k, "; %" PRIu64 " begin%s or end%s left unmatched", sp->unmatched,
+                            sp->unmatched == 1 ? "" : "s", sp->unmatched == 1 ? "" : "s");
+        pt__line_emit(k);
+    }
+}
+
 /* The lines under a row: transfers per direction, and for a folded
  * phase the per-block figures that show how evenly the grid worked. */
 static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats *st,
@@ -177,6 +203,8 @@ static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats
     }
     if (s->shape && st->shape_folds > 0)
         shape_lines(k, s, st, indent);
+    if (s->shape && s->shape->nspans > 0)
+        span_lines(k, s, indent);
     if (st->phase && st->blocks > 0) {
         char p50[PT__CELL], p90[PT__CELL], p99[PT__CELL];
         pt__fmt_ms(a, st->block_mean_ms);

@@ -239,6 +239,12 @@ enum pt_dev_flags {
                                      PT_LAUNCH sizes the records blocks x warps */
 };
 
+/** \brief Names the span kinds the kernel's PT_DEV_SPAN_BEGIN/END use:
+ *  kind k is names[k] in the reports (copied); a kind past them is
+ *  "span k". \return 0, or PT_EINVAL for a NULL b, n outside [0, 65536]
+ *  or a NULL name; PT_ENOMEM. */
+PT_EXTERN int pt_dev_records_spans(pt_dev_records *b, int n, const char *const *names);
+
 /** \brief The kernel records a sample of its slots: one in `every`
  *  (PT_DEV_BEGIN_EVERY(buf, every)), or the blocks PT_DEV_BEGIN_IF keeps,
  *  about as many. PT_LAUNCH then sizes the records to ceil(slots / every)
@@ -555,6 +561,21 @@ PT_EXTERN int pt_section_sm_get(pt_timing *t, const pt_section *s, double *ms, i
  *  PT_EINVAL for a NULL t or s, or a negative n. */
 PT_EXTERN int pt_section_slowest_get(pt_timing *t, const pt_section *s, const char **names,
                                      double *ms, int n);
+
+/** One kind of span of a launch (PT_DEV_SPAN_BEGIN/END), over its folds. */
+typedef struct pt_span_stats {
+    const char *name;        /**< the kind's name (pt_dev_records_spans), or "span K" */
+    uint64_t count;          /**< spans closed */
+    uint64_t unmatched;      /**< begins never closed and ends never opened (left out) */
+    double total_ms, mean_ms;
+    double p50_ms, p99_ms;   /**< from a histogram of 16 bins per octave: within 3.2% */
+    double max_ms;
+} pt_span_stats;
+/** \brief A launch's spans, kind by kind, in the order first met.
+ *  \param out receives the first n (names valid while the timing is)
+ *  \return how many kinds the section has (0 for one without spans), or
+ *  PT_EINVAL for a NULL t or s, a negative n, or a NULL out with n > 0. */
+PT_EXTERN int pt_section_spans_get(pt_timing *t, const pt_section *s, pt_span_stats *out, int n);
 
 /** Figures about the whole timing. */
 typedef struct pt_run_stats {

@@ -274,6 +274,8 @@ typedef struct pt_dev_state pt_dev_state;
 #  define PT_DEV_BEGIN_EVERY(buf, every) ((void)sizeof(buf), (void)sizeof(every))
 #  define PT_DEV_BEGIN_ROLE(buf, first_warp, nwarps) \
     ((void)sizeof(buf), (void)sizeof(first_warp), (void)sizeof(nwarps))
+#  define PT_DEV_SPAN_BEGIN(kind, id) ((void)sizeof(kind), (void)sizeof(id))
+#  define PT_DEV_SPAN_END(kind, id) ((void)sizeof(kind), (void)sizeof(id))
 #  define PT_DEV_MARK(phase) ((void)sizeof(phase))
 #  define PT_DEV_MARK_IN(st, phase) ((void)sizeof(st), (void)sizeof(phase))
 #  define PT_DEV_STATE ((pt_dev_state *)PT__DEV_NULL)
@@ -386,6 +388,20 @@ typedef struct pt_dev_state pt_dev_state;
  *  caller passed down (PT_DEV_STATE where it began). */
 #  define PT_DEV_MARK_IN(st, phase) \
     do { PT__DEV_PHASE_CHECK(phase); pt__dev_mark_in((st), (long long)(phase), PT__DEV_N); } while (0)
+/** \brief A span of kind `kind` (0 to 65535) and id `id` (32 bits) begins:
+ *  a trace event at the clock now, which PT_DEV_SPAN_END(kind, id) closes,
+ *  in a later iteration if need be (a load issued at stage k, waited for
+ *  at k + 2), several of a kind in flight under different ids. The fold
+ *  gives each kind's count, total, p50, p99 and max (pt_dev_records_spans
+ *  names the kinds), the trace draws each span. Charges no phase. Needs
+ *  a trace buffer and PT_DEV_TRACING (without it, nothing); the recording
+ *  thread's spans are stored, so begin and end are on that thread (thread
+ *  0 of the block, or lane 0 of each warp with PT_DEV_PER_WARP). */
+#  define PT_DEV_SPAN_BEGIN(kind, id) \
+    pt__dev_span(&PT__DEV_ST, PT_DEV_EV_SPAN_CODE((kind), (id), 0))
+/** \brief Closes the latest open span of `kind` and `id` (PT_DEV_SPAN_BEGIN). */
+#  define PT_DEV_SPAN_END(kind, id) \
+    pt__dev_span(&PT__DEV_ST, PT_DEV_EV_SPAN_CODE((kind), (id), 1))
 /** \brief Write the record: the slot header and the (cycles, hits) of the
  *  first PT_DEV_PHASES phases, then DONE += 1. `buf` is the buffer given to
  *  BEGIN (its record was fixed there; END reads its shape). */

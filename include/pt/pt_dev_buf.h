@@ -67,6 +67,15 @@
  *  more), so that a record's bytes fit in 32 bits on the device. */
 #define PT_DEV_SHAPE_MAX    (1 << 26)
 
+/* A trace event's first word is its phase, or for a span's begin or end
+ * (PT_DEV_SPAN_BEGIN/END) this code: PT_DEV_EV_SPAN, PT_DEV_EV_SPAN_END
+ * at the end, the span's kind in bits 32..47 and its id in bits 0..31. */
+#define PT_DEV_EV_SPAN      (1LL << 62)
+#define PT_DEV_EV_SPAN_END  (1LL << 61)
+#define PT_DEV_EV_SPAN_CODE(kind, id, end) \
+    (PT_DEV_EV_SPAN | ((end) ? PT_DEV_EV_SPAN_END : 0LL) | \
+     ((long long)((kind) & 0xffff) << 32) | (long long)(unsigned)(id))
+
 #define PT_DEV_MODE_AGGREGATE 0
 #define PT_DEV_MODE_TRACE     1
 

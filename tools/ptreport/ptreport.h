@@ -36,6 +36,8 @@ struct pr_sec {
     const char **slow_names;  /* a launch's "slowest_phases": its slowest block's phases */
     double *slow_ms;          /* (names in the document) and their times */
     int nslow;
+    pt__restored_span *spans; /* a launch's "spans" (launch.c) */
+    int nspans;
 };
 
 typedef struct pr_run {

@@ -52,7 +52,7 @@ static int restore_secs(pt_timing *t, const pr_run *run)
             .rank_max_ns = f->rank_max_ms * 1e6, .rank_slowest = (long long)f->rank_slowest,
             .sm_ms = x->sm_ms, .nsm = x->nsm, .hist = x->hist, .nhist = x->nhist,
             .ran_here = x->host_mode, .shape = f, .slow_names = x->slow_names,
-            .slow_ms = x->slow_ms, .nslow = x->nslow,
+            .slow_ms = x->slow_ms, .nslow = x->nslow, .spans = x->spans, .nspans = x->nspans,
         };
         pt_section *s;
         if ((size_t)depth >= cap) {

@@ -122,8 +122,7 @@ void pr_secs_free(pr_sec *v, size_t n)
         free(s->own_name);
         free(s->sm_ms);
         free(s->hist);
-        free(s->slow_names);
-        free(s->slow_ms);
+        pr_launch_free(s);
         if (s->kids) {
             if (top == cap) {
                 struct pr_level *more = realloc(st, cap * 2 * sizeof *more);
@@ -191,36 +190,7 @@ static int load_name_bytes(pr_where *c, json_t *o, pr_sec *s)
  * pairs, edges rising, at most one per bin there is; absent elsewhere. */
 static int load_hist(pr_where *c, json_t *o, pr_sec *s)
 {
-    json_t *v = json_object_get(o, "block_hist"), *x;
-    size_t i, n;
-    double prev = -1;
-
-    if (!v)
-        return 0;
-    if (!json_is_array(v) || json_array_size(v) > PT__HIST_BINS)
-        return pr_wrong_type(c, "block_hist", "an array of at most 576 [edge, count] pairs");
-    n = json_array_size(v);
-    s->hist = calloc(n ? 2 * n : 1, sizeof *s->hist);
-    if (!s->hist)
-        return pr_fail_at(c, "out of memory");
-    json_array_foreach(v, i, x) {
-        json_t *e = json_array_get(x, 0), *k = json_array_get(x, 1);
-        if (!json_is_array(x) || json_array_size(x) != 2 || !json_is_number(e) ||
-            !json_is_integer(k) || !(json_number_value(e) > prev) ||
-            json_integer_value(k) <= 0) {
-            pr_enter_key(c, "block_hist");
-            pr_enter_index(c, i);
-            pr_fail_at(c, "a bin must be [its lower edge in ns, rising, and a count > 0]");
-            pr_leave(c);
-            pr_leave(c);
-            return -1;
-        }
-        prev = json_number_value(e);
-        s->hist[2 * i] = prev;
-        s->hist[2 * i + 1] = (double)json_integer_value(k);
-    }
-    s->nhist = (int)n;
-    return 0;
+    return pr_load_hist(c, o, "block_hist", &s->hist, &s->nhist);
 }
 
 /* A folded phase's time by SM: an array of numbers >= 0 by %smid, as
@@ -250,33 +220,6 @@ static int load_sm(pr_where *c, json_t *o, pr_sec *s)
         s->sm_ms[i] = json_number_value(x);
     }
     s->nsm = (int)n;
-    return 0;
-}
-
-/* A launch's "slowest_phases": [ [ name, ms ] per phase ]. */
-static int load_slowest(pr_where *c, json_t *o, pr_sec *s)
-{
-    json_t *v = json_object_get(o, "slowest_phases"), *x;
-    size_t i, n = json_array_size(v);
-
-    if (v && (!json_is_array(v) || n > 1 << 26))
-        return pr_wrong_type(c, "slowest_phases", "an array of [name, ms] pairs");
-    if (n == 0)
-        return 0;
-    if (!(s->slow_names = calloc(n, sizeof *s->slow_names)) ||
-        !(s->slow_ms = calloc(n, sizeof *s->slow_ms)))
-        return pr_fail_at(c, "out of memory");
-    json_array_foreach(v, i, x) {
-        json_t *name = json_array_get(x, 0), *ms = json_array_get(x, 1);
-        if (json_array_size(x) != 2 || !json_is_string(name) || !(json_number_value(ms) >= 0)) {
-            pr_enter_key(c, "slowest_phases");
-            pr_enter_index(c, i);
-            return pr_fail_at(c, "a phase of the slowest block must be [name, ms >= 0]");
-        }
-        s->slow_names[i] = json_string_value(name);
-        s->slow_ms[i] = json_number_value(ms);
-    }
-    s->nslow = (int)n;
     return 0;
 }
 
@@ -338,7 +281,7 @@ static int load_fields(pr_where *c, json_t *o, int depth, int schema, pr_sec *s)
     }
     s->merged = merged;
     s->host_mode = json_is_true(json_object_get(o, "host_mode"));
-    return load_sm(c, o, s) < 0 || load_slowest(c, o, s) < 0 ? -1 : load_hist(c, o, s);
+    return load_sm(c, o, s) < 0 || pr_load_launch(c, o, s) < 0 ? -1 : load_hist(c, o, s);
 }
 
 /* Siblings by title, for finding one title twice. */
@@ -583,8 +526,7 @@ done:
             free(v[i].own_name);
             free(v[i].sm_ms);
             free(v[i].hist);
-            free(v[i].slow_names);
-            free(v[i].slow_ms);
+            pr_launch_free(&v[i]);
         }
         for (size_t p = 0; kids && p <= n; p++)
             free(kids[p]);

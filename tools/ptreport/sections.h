@@ -14,6 +14,13 @@ int pr_load_nested(pr_where *c, json_t *arr, int depth, pr_sec **out, size_t *no
 /* Schema 2: the flat list, each with its "id" and "parent", into r->secs.
  * Linear in the sections however deep; 0, or -1 (said), nothing kept. */
 int pr_load_flat(pr_where *c, json_t *arr, pr_run *r);
+/* A histogram o[key] (device/pt_hist.h), [ [ lower edge ns, count ] ] in
+ * rising edges, counts > 0, into *out (n pairs, malloc'ed); absent: none. */
+int pr_load_hist(pr_where *c, json_t *o, const char *key, double **out, int *n);
+/* A launch's members (launch.c): "slowest_phases" and "spans"; 0 or -1
+ * (said), and pr_launch_free() frees what they hold. */
+int pr_load_launch(pr_where *c, json_t *o, pr_sec *s);
+void pr_launch_free(pr_sec *s);
 /* Frees every level below v (n sections), without recursion; not v. */
 void pr_secs_free(pr_sec *v, size_t n);
 

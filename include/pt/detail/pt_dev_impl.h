@@ -234,6 +234,20 @@ PT_DEV_FN void pt__dev_mark_trace(pt_dev_state *s, long long phase, long long no
 #endif
 }
 
+/* A span's begin or end (PT_DEV_SPAN_BEGIN/END): a trace event of the
+ * span's code at the clock now, stored by the recording thread as a
+ * mark's is (or dropped past the capacity); no phase is charged, and the
+ * phases' clock is left alone. Without trace stores, nothing. */
+PT_DEV_FN void pt__dev_span(pt_dev_state *s, long long code)
+{
+#if defined(PT_DEV_TRACING)
+    pt__dev_mark_trace(s, code, pt__dev_clock());
+#else
+    (void)s;
+    (void)code;
+#endif
+}
+
 /* 1 with the record of this block (or warp) in *r; 0 for a buffer with
  * data == NULL, skipped whatever its shape says (pt_dev_arg(NULL) says
  * nslots 0, a buffer made by hand may not: timing never crashes the

@@ -1,0 +1,34 @@
+/* Spans (PT_DEV_SPAN_BEGIN/END): their events paired in a record's trace,
+ * and each kind's figures kept on the launch (model.h's pt__span), which
+ * the fold (gpu/fold_apply.c), the trace (report/trace_blocks.c), merges,
+ * packs and restores share. Not installed. */
+#ifndef PT_CORE_SPANS_H
+#define PT_CORE_SPANS_H
+
+#include "core/model.h"
+
+/* One span paired: its kind, id, and the clocks of its begin and end
+ * (the k-th and the l-th event of the record); or an event left alone, a
+ * begin never closed (l is -1) or an end never opened (k is -1), whose
+ * clocks are then 0. */
+typedef void (*pt__span_fn)(void *ctx, int kind, unsigned id, long long clk0, long long clk1,
+                            long long k, long long l);
+/* Pairs the span events among the n (phase or code, clock) events of ev:
+ * each end closes the latest open begin of its kind and id. Calls fn for
+ * each pair and each event left alone, in no given order; returns the
+ * events left alone.
+ * scratch holds 4 * n words. O(n log n). */
+PT__HIDDEN uint64_t pt__spans_pair(const long long *ev, long long n, long long *scratch,
+                                   pt__span_fn fn, void *ctx);
+/* The span kind `name` of sh, added when new; NULL without memory. */
+PT__HIDDEN pt__span *pt__span_of(pt__shape *sh, const char *name);
+/* One span of ns. Returns 0, or PT_ENOMEM (its histogram only is lost). */
+PT__HIDDEN int pt__span_add(pt__span *sp, double ns);
+/* Pools src's spans into dst's: 0 or PT_ENOMEM. */
+PT__HIDDEN int pt__spans_merge(pt__shape *dst, const pt__shape *src);
+PT__HIDDEN void pt__spans_free(pt__shape *sh);
+/* The q-quantile of a kind's durations (ns), from its histogram: within
+ * 3.2%, and within [0, max]. */
+PT__HIDDEN double pt__span_quantile(const pt__span *sp, double q);
+
+#endif
