@@ -2,6 +2,8 @@
  * figures over a launch's folds. */
 #include "core/spans.h"
 
+#include "core/hist.h"
+
 #include "pt_hist.h"
 
 #include <pt/pt_dev_buf.h>
@@ -137,23 +139,5 @@ void pt__spans_free(pt__shape *sh)
 
 double pt__span_quantile(const pt__span *sp, double q)
 {
-    uint64_t n = 0, at, seen = 0;
-    double lo, hi, v;
-
-    for (int k = 0; sp->hist && k < PT__HIST_BINS; k++)
-        n += sp->hist[k];
-    if (n == 0)
-        return 0;
-    at = (uint64_t)ceil(q * (double)n);
-    if (at < 1)
-        at = 1;
-    for (int k = 0; k < PT__HIST_BINS; k++) {
-        seen += sp->hist[k];
-        if (seen >= at) {
-            pt__hist_edges(k, &lo, &hi);
-            v = k == 0 ? 0 : sqrt(lo * hi);
-            return v > sp->max_ns ? sp->max_ns : v;
-        }
-    }
-    return sp->max_ns;
+    return pt__hist_quantile(sp->hist, q, 0, sp->max_ns);
 }

@@ -5,6 +5,7 @@
 #include "core/cost.h"
 #include "core/errors.h"
 #include "core/gate.h"
+#include "core/hist.h"
 #include "core/threads.h"
 #include "core/timing.h"
 #include "core/shape.h"
@@ -188,40 +189,6 @@ static void rank_figures(const pt_section *s, pt_section_stats *o)
 
 /* Over the SMs the phase's blocks spent time on: how many, the busiest,
  * the mean, least and most. */
-/* The q-quantile of a phase's per-block times (ns): the middle of the
- * histogram bin holding the ceil(q * n)-th time, kept within the exact
- * minimum and maximum. 0 without a histogram. O(bins). */
-static double block_quantile(const pt__phase_ext *p, double q)
-{
-    uint64_t n = 0, at, seen = 0;
-    double lo, hi, v;
-
-    if (!p->hist)
-        return 0;
-    for (int k = 0; k < PT__HIST_BINS; k++)
-        n += p->hist[k];
-    if (n == 0)
-        return 0;
-    at = (uint64_t)ceil(q * (double)n);
-    if (at < 1)
-        at = 1;
-    for (int k = 0; k < PT__HIST_BINS; k++) {
-        seen += p->hist[k];
-        if (seen >= at) {
-            pt__hist_edges(k, &lo, &hi);
-            v = sqrt(lo * hi);
-            if (k == 0)
-                v = p->block_min_ns; /* below 1 ns */
-            if (v < p->block_min_ns)
-                v = p->block_min_ns;
-            if (v > p->block_max_ns)
-                v = p->block_max_ns;
-            return v;
-        }
-    }
-    return p->block_max_ns;
-}
-
 static void sm_figures(const pt__phase_ext *p, pt_section_stats *o)
 {
     double sum = 0;
@@ -302,13 +269,14 @@ void pt__stats_of(const pt_timing *t, const pt_section *s, pt_section_stats *o)
         o->blocks = p->blocks;
         o->hits = p->hits;
         if (p->blocks) {
+            double lo = p->block_min_ns, hi = p->block_max_ns;
             o->block_mean_ms = p->block_sum_ns / (double)p->blocks / 1e6;
             o->block_min_ms = p->block_min_ns / 1e6;
             o->block_max_ms = p->block_max_ns / 1e6;
             o->imbalance = pt__ratio(o->block_max_ms, o->block_mean_ms);
-            o->block_p50_ms = block_quantile(p, 0.50) / 1e6;
-            o->block_p90_ms = block_quantile(p, 0.90) / 1e6;
-            o->block_p99_ms = block_quantile(p, 0.99) / 1e6;
+            o->block_p50_ms = pt__hist_quantile(p->hist, 0.50, lo, hi) / 1e6;
+            o->block_p90_ms = pt__hist_quantile(p->hist, 0.90, lo, hi) / 1e6;
+            o->block_p99_ms = pt__hist_quantile(p->hist, 0.99, lo, hi) / 1e6;
         }
         sm_figures(p, o);
     }
