@@ -45,7 +45,7 @@ $(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h $(BUIL
 # ptreport's reader is built on the library (its figure list, its UTF-8
 # helper, its writers), so the target links the sanitized library too.
 PTREPORT_READER := tools/ptreport/read.c tools/ptreport/members.c tools/ptreport/sections.c \
-                   tools/ptreport/where.c tools/ptreport/csv.c
+                   tools/ptreport/launch.c tools/ptreport/where.c tools/ptreport/csv.c
 $(FUZZ_DIR)/fuzz_ptreport_json: tests/fuzz/fuzz_ptreport_json.c $(PTREPORT_READER) \
                                 $(wildcard tools/ptreport/*.h) $(FUZZ_LIB)
 	@mkdir -p $(@D)
