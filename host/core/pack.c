@@ -83,15 +83,7 @@ static void put_phase(pt__wbuf *w, const pt__phase_ext *p)
     pt__pk_put_u(w, (uint64_t)(p->nsm > 0 && !p->on_host ? p->nsm : 0), 4);
     for (int i = 0; i < p->nsm && !p->on_host; i++)
         pt__pk_put_f(w, p->sm_ns[i]);
-    uint32_t nbins = 0;
-    for (int k = 0; p->hist && k < PT__HIST_BINS; k++)
-        nbins += p->hist[k] > 0;
-    pt__pk_put_u(w, nbins, 4);
-    for (int k = 0; nbins && k < PT__HIST_BINS; k++)
-        if (p->hist[k] > 0) {
-            pt__pk_put_u(w, (uint64_t)k, 2);
-            pt__pk_put_u(w, p->hist[k], 8);
-        }
+    pt__pk_put_hist(w, p->hist);
 }
 
 static void put_section(pt__wbuf *w, const pt_section *s, uint32_t depth)
@@ -221,28 +213,9 @@ static int get_phase(pt__rbuf *r, pt_section *s)
             if (pt__pk_get_f(r, &p->sm_ns[i], "per-SM figures") < 0)
                 return PT_EPARSE;
     }
-    if (r->version >= 3) {
-        uint64_t nbins, bin, count, total = 0;
-        long long prev = -1;
-        if (pt__pk_get_u(r, &nbins, 4, "the block histogram") < 0)
-            return PT_EPARSE;
-        if (nbins > PT__HIST_BINS || nbins > (r->n - r->at) / 10)
-            return pt__pk_fault(r, "more histogram bins than there are, or than bytes left");
-        if (nbins && !(p->hist = calloc(PT__HIST_BINS, sizeof *p->hist)))
-            return PT_ENOMEM;
-        for (uint64_t i = 0; i < nbins; i++) {
-            if (pt__pk_get_u(r, &bin, 2, "the block histogram") < 0 ||
-                pt__pk_get_u(r, &count, 8, "the block histogram") < 0)
-                return PT_EPARSE;
-            if ((long long)bin <= prev || bin >= PT__HIST_BINS || count == 0)
-                return pt__pk_fault(r, "histogram bins out of order, out of range or empty");
-            if (count > p->blocks - total)
-                return pt__pk_fault(r, "more block times in the histogram than blocks");
-            total += count;
-            p->hist[bin] = count;
-            prev = (long long)bin;
-        }
-    }
+    if (r->version >= 3)
+        return pt__pk_get_hist(r, &p->hist, p->blocks, "the block histogram",
+                               "more block times in the histogram than blocks");
     return 0;
 }
 

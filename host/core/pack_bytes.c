@@ -3,6 +3,8 @@
  * every length checked against the bytes left. */
 #include "core/pack.h"
 
+#include "pt_hist.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,3 +88,67 @@ int pt__pk_at_most(double a, double b)
     return a <= b + fabs(b) * 1e-9;
 }
 
+
+void pt__pk_put_hist(pt__wbuf *w, const uint64_t *hist)
+{
+    uint32_t nbins = 0;
+
+    for (int k = 0; hist && k < PT__HIST_BINS; k++)
+        nbins += hist[k] > 0;
+    pt__pk_put_u(w, nbins, 4);
+    for (int k = 0; nbins && k < PT__HIST_BINS; k++)
+        if (hist[k] > 0) {
+            pt__pk_put_u(w, (uint64_t)k, 2);
+            pt__pk_put_u(w, hist[k], 8);
+        }
+}
+
+int pt__pk_get_hist(pt__rbuf *r, uint64_t **hist, uint64_t most, const char *what,
+                    const char *too_many)
+{
+    uint64_t nbins, bin, count, total = 0;
+    long long prev = -1;
+
+    if (pt__pk_get_u(r, &nbins, 4, what) < 0)
+        return PT_EPARSE;
+    if (nbins > PT__HIST_BINS || nbins > (r->n - r->at) / 10)
+        return pt__pk_fault(r, "more histogram bins than there are, or than bytes left");
+    if (nbins && !*hist && !(*hist = calloc(PT__HIST_BINS, sizeof **hist)))
+        return PT_ENOMEM;
+    for (uint64_t i = 0; i < nbins; i++) {
+        if (pt__pk_get_u(r, &bin, 2, what) < 0 || pt__pk_get_u(r, &count, 8, what) < 0)
+            return PT_EPARSE;
+        if ((long long)bin <= prev || bin >= PT__HIST_BINS || count == 0)
+            return pt__pk_fault(r, "histogram bins out of order, out of range or empty");
+        if (count > most - total)
+            return pt__pk_fault(r, too_many);
+        total += count;
+        (*hist)[bin] = count;
+        prev = (long long)bin;
+    }
+    return 0;
+}
+
+void pt__pk_put_str(pt__wbuf *w, const char *s)
+{
+    size_t n = strlen(s);
+    pt__pk_put_u(w, n, 4);
+    pt__pk_put(w, s, n);
+}
+
+int pt__pk_get_str(pt__rbuf *r, char **s, const char *what, const char *bad)
+{
+    uint64_t len;
+
+    *s = NULL;
+    if (pt__pk_get_u(r, &len, 4, what) < 0)
+        return PT_EPARSE;
+    if (len > r->n - r->at || memchr(r->p + r->at, '\0', (size_t)len))
+        return pt__pk_fault(r, bad);
+    if (!(*s = malloc((size_t)len + 1)))
+        return PT_ENOMEM;
+    memcpy(*s, r->p + r->at, (size_t)len);
+    (*s)[len] = '\0';
+    r->at += (size_t)len;
+    return 0;
+}

@@ -3,7 +3,6 @@
 #include "core/pack.h"
 #include "core/shape.h"
 #include "core/spans.h"
-#include "pt_hist.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,29 +23,18 @@ void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
         pt__pk_put_f(w, f[i]);
     pt__pk_put_u(w, (uint64_t)sh->nslow, 4);
     for (int i = 0; i < sh->nslow; i++) {
-        size_t n = strlen(sh->slow_names[i]);
-        pt__pk_put_u(w, n, 4);
-        pt__pk_put(w, sh->slow_names[i], n);
+        pt__pk_put_str(w, sh->slow_names[i]);
         pt__pk_put_f(w, sh->slow_ns[i]);
-    }    pt__pk_put_u(w, (uint64_t)sh->nspans, 4);
+    }
+    pt__pk_put_u(w, (uint64_t)sh->nspans, 4);
     for (int i = 0; i < sh->nspans; i++) {
         const pt__span *sp = &sh->spans[i];
-        size_t n = strlen(sp->name);
-        uint32_t nbins = 0;
-        pt__pk_put_u(w, n, 4);
-        pt__pk_put(w, sp->name, n);
+        pt__pk_put_str(w, sp->name);
         pt__pk_put_u(w, sp->count, 8);
         pt__pk_put_u(w, sp->unmatched, 8);
         pt__pk_put_f(w, sp->total_ns);
         pt__pk_put_f(w, sp->max_ns);
-        for (int k = 0; sp->hist && k < PT__HIST_BINS; k++)
-            nbins += sp->hist[k] > 0;
-        pt__pk_put_u(w, nbins, 4);
-        for (int k = 0; nbins && k < PT__HIST_BINS; k++)
-            if (sp->hist[k] > 0) {
-                pt__pk_put_u(w, (uint64_t)k, 2);
-                pt__pk_put_u(w, sp->hist[k], 8);
-            }
+        pt__pk_put_hist(w, sp->hist);
     }
 }
 
@@ -54,7 +42,8 @@ void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
  * times >= 0, the histogram's bins rising. */
 static int get_spans(pt__rbuf *r, pt__shape *sh)
 {
-    uint64_t n, len, nbins, bin, count;
+    uint64_t n;
+    int rc;
 
     if (pt__pk_get_u(r, &n, 4, "a launch's spans") < 0)
         return PT_EPARSE;
@@ -63,18 +52,10 @@ static int get_spans(pt__rbuf *r, pt__shape *sh)
     for (uint64_t i = 0; i < n; i++) {
         pt__span *sp;
         char *name;
-        double total, max;
-        long long prev = -1;
-        if (pt__pk_get_u(r, &len, 4, "a span kind's name") < 0)
-            return PT_EPARSE;
-        if (len > r->n - r->at || memchr(r->p + r->at, '\0', (size_t)len))
-            return pt__pk_fault(r, "a span kind's name longer than the bytes left, or with a NUL");
-        if (!(name = malloc((size_t)len + 1)))
-            return PT_ENOMEM;
-        memcpy(name, r->p + r->at, (size_t)len);
-        name[len] = '\0';
-        r->at += (size_t)len;
-        for (int k = 0; k < sh->nspans && name; k++)
+        if ((rc = pt__pk_get_str(r, &name, "a span kind's name",
+                                 "a span kind's name longer than the bytes left, or with a NUL")) < 0)
+            return rc;
+        for (int k = 0; k < sh->nspans; k++)
             if (strcmp(sh->spans[k].name, name) == 0) {
                 free(name);
                 return pt__pk_fault(r, "a span kind named twice");
@@ -85,25 +66,12 @@ static int get_spans(pt__rbuf *r, pt__shape *sh)
             return PT_ENOMEM;
         if (pt__pk_get_u(r, &sp->count, 8, "a span kind") < 0 ||
             pt__pk_get_u(r, &sp->unmatched, 8, "a span kind") < 0 ||
-            pt__pk_get_f(r, &total, "a span kind") < 0 ||
-            pt__pk_get_f(r, &max, "a span kind") < 0 ||
-            pt__pk_get_u(r, &nbins, 4, "a span kind") < 0)
+            pt__pk_get_f(r, &sp->total_ns, "a span kind") < 0 ||
+            pt__pk_get_f(r, &sp->max_ns, "a span kind") < 0)
             return PT_EPARSE;
-        sp->total_ns = total;
-        sp->max_ns = max;
-        if (nbins > PT__HIST_BINS || nbins > (r->n - r->at) / 10)
-            return pt__pk_fault(r, "more span histogram bins than there are, or than bytes left");
-        if (nbins && !(sp->hist = calloc(PT__HIST_BINS, sizeof *sp->hist)))
-            return PT_ENOMEM;
-        for (uint64_t b = 0; b < nbins; b++) {
-            if (pt__pk_get_u(r, &bin, 2, "a span histogram") < 0 ||
-                pt__pk_get_u(r, &count, 8, "a span histogram") < 0)
-                return PT_EPARSE;
-            if ((long long)bin <= prev || bin >= PT__HIST_BINS || count == 0)
-                return pt__pk_fault(r, "a span histogram's bins out of order, or empty");
-            sp->hist[bin] = count;
-            prev = (long long)bin;
-        }
+        if ((rc = pt__pk_get_hist(r, &sp->hist, sp->count, "a span histogram",
+                                  "more spans in the histogram than closed")) < 0)
+            return rc;
     }
     return 0;
 }
@@ -147,21 +115,11 @@ int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
     ns = malloc((nslow ? (size_t)nslow : 1) * sizeof *ns);
     if (!names || !ns)
         rc = PT_ENOMEM;
-    for (uint64_t i = 0, len; rc == 0 && i < nslow; i++) {
-        if (pt__pk_get_u(r, &len, 4, "the slowest block's phases") < 0)
-            rc = PT_EPARSE;
-        else if (len > r->n - r->at || memchr(r->p + r->at, '\0', (size_t)len))
-            rc = pt__pk_fault(r, "a phase of the slowest block longer than the bytes left, or "
-                                 "with a NUL");
-        else if (!(names[i] = malloc((size_t)len + 1)))
-            rc = PT_ENOMEM;
-        else {
-            memcpy(names[i], r->p + r->at, (size_t)len);
-            names[i][len] = '\0';
-            r->at += (size_t)len;
+    for (uint64_t i = 0; rc == 0 && i < nslow; i++)
+        if ((rc = pt__pk_get_str(r, &names[i], "the slowest block's phases",
+                                 "a phase of the slowest block longer than the bytes left, or "
+                                 "with a NUL")) == 0)
             rc = pt__pk_get_f(r, &ns[i], "the slowest block's phases");
-        }
-    }
     if (rc == 0)
         rc = pt__shape_slowest(sh, f[4], (long long)u[3], (long long)u[4], (int)nslow,
                                (const char *const *)names, ns);
