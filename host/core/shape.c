@@ -2,15 +2,14 @@
  * (gpu/shape.c measures one fold), merged runs and restored ones. */
 #include "core/shape.h"
 #include "core/spans.h"
+#include "core/strv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static void free_slow(pt__shape *sh)
 {
-    for (int i = 0; i < sh->nslow; i++)
-        free(sh->slow_names[i]);
-    free(sh->slow_names);
+    pt__strv_free(sh->slow_names, sh->nslow);
     free(sh->slow_ns);
     sh->slow_names = NULL;
     sh->slow_ns = NULL;
@@ -41,22 +40,15 @@ int pt__shape_slowest(pt__shape *sh, double ns, long long block, long long sm, i
 
     if (sh->nslow + sh->slowest_ns > 0 && !(ns > sh->slowest_ns))
         return 0;
-    nm = calloc(n > 0 ? (size_t)n : 1, sizeof *nm);
+    nm = pt__strv_dup(names, n);
     v = malloc((n > 0 ? (size_t)n : 1) * sizeof *v);
-    for (int i = 0; nm && v && i < n; i++) {
-        size_t len = strlen(names[i]) + 1;
-        if ((nm[i] = malloc(len)) == NULL)
-            break;
-        memcpy(nm[i], names[i], len);
-        v[i] = phase_ns[i];
-    }
-    if (!nm || !v || (n > 0 && !nm[n - 1])) {
-        for (int i = 0; nm && i < n; i++)
-            free(nm[i]);
-        free(nm);
+    if (!nm || !v) {
+        pt__strv_free(nm, n);
         free(v);
         return PT_ENOMEM;
     }
+    if (n > 0)
+        memcpy(v, phase_ns, (size_t)n * sizeof *v);
     free_slow(sh);
     sh->slow_names = nm;
     sh->slow_ns = v;

@@ -3,6 +3,7 @@
 #include "core/spans.h"
 
 #include "core/hist.h"
+#include "core/strv.h"
 
 #include "pt_hist.h"
 
@@ -85,9 +86,8 @@ pt__span *pt__span_of(pt__shape *sh, const char *name)
     sh->spans = v;
     v = &sh->spans[sh->nspans];
     memset(v, 0, sizeof *v);
-    if (!(v->name = malloc(strlen(name) + 1)))
+    if (!(v->name = pt__str_dup(name)))
         return NULL;
-    strcpy(v->name, name);
     sh->nspans++;
     return v;
 }

@@ -18,6 +18,7 @@
 #include "core/trace.h"
 
 #include "core/errors.h"
+#include "core/strv.h"
 #include "core/threads.h"
 #include "core/tlog.h"
 
@@ -44,9 +45,7 @@ static void folds_free(pt__trace *tr)
         for (int p = 0; p < f->nphases; p++)
             free(f->names[p]);
         free(f->names);
-        for (int k = 0; k < f->nspan_names; k++)
-            free(f->span_names[k]);
-        free(f->span_names);
+        pt__strv_free(f->span_names, f->nspan_names);
         free(f->recs);
     }
     tr->nfolds = 0;
@@ -297,13 +296,8 @@ void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *nod
         f->nphases = p + 1;
     }
     /* The span kinds' names: without memory, a kind is "span K". */
-    if (b->nspan_names > 0 && (f->span_names = calloc((size_t)b->nspan_names, sizeof(char *))))
-        for (int k = 0; k < b->nspan_names; k++) {
-            f->span_names[k] = malloc(strlen(b->span_names[k]) + 1);
-            if (f->span_names[k])
-                strcpy(f->span_names[k], b->span_names[k]);
-            f->nspan_names = k + 1;
-        }
+    if ((f->span_names = pt__strv_dup((const char *const *)b->span_names, b->nspan_names)))
+        f->nspan_names = b->nspan_names;
     memcpy(f->recs, d + PT_DEV_HDR, (size_t)(keep * sw) * sizeof *f->recs);
     f->node = node;
     f->nphases = b->nphases;

@@ -18,6 +18,7 @@
 #include "gpu/graph.h"
 
 #include "core/errors.h"
+#include "core/strv.h"
 #include "gpu/fold.h"
 #include "gpu/gpu.h"
 
@@ -29,13 +30,6 @@ struct pt_graph {
     size_t n;
     pt__captured *v;
 };
-
-static char *copy_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    return c ? memcpy(c, s, n) : NULL;
-}
 
 /* The captures no pt_graph_capture_end() took, freed with the timing's
  * GPU side (gpu.c calls it through g->captured_free, so that gpu.c, which
@@ -66,7 +60,7 @@ int pt__graph_capture_add(pt_timing *t, pt_stream s, const char *title, pt_dev_r
         return pt__fail(t, PT_ENOMEM, "PT_LAUNCH(\"%s\") under a stream capture: out of memory; "
                         "the kernel is captured unmeasured", title);
     v = &g->captured[g->ncaptured];
-    if (!(v->title = copy_str(title)))
+    if (!(v->title = pt__str_dup(title)))
         return pt__fail(t, PT_ENOMEM, "PT_LAUNCH(\"%s\") under a stream capture: out of memory; "
                         "the kernel is captured unmeasured", title);
     v->stream = s;

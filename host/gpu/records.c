@@ -17,6 +17,7 @@
 #include "gpu/records.h"
 
 #include "core/errors.h"
+#include "core/strv.h"
 #include "gpu/calibrate.h"
 #include "gpu/gpu.h"
 #include "gpu/queue.h"
@@ -97,9 +98,7 @@ static void free_buffer(pt_dev_records *b)
         for (int p = 0; p < b->nphases; p++)
             free(b->names[p]);
     free(b->names);
-    for (int k = 0; k < b->nspan_names; k++)
-        free(b->span_names[k]);
-    free(b->span_names);
+    pt__strv_free(b->span_names, b->nspan_names);
     free(b);
 }
 
@@ -197,21 +196,9 @@ int pt_dev_records_spans(pt_dev_records *b, int n, const char *const *names)
     for (int k = 0; k < n; k++)
         if (!names[k])
             return pt__fail(b->t, PT_EINVAL, "pt_dev_records_spans: kind %d has a NULL name", k);
-    v = calloc(n > 0 ? (size_t)n : 1, sizeof *v);
-    for (int k = 0; v && k < n; k++)
-        if (!(v[k] = malloc(strlen(names[k]) + 1))) {
-            while (k-- > 0)
-                free(v[k]);
-            free(v);
-            v = NULL;
-        } else {
-            strcpy(v[k], names[k]);
-        }
-    if (!v)
+    if (!(v = pt__strv_dup(names, n)))
         return pt__fail(b->t, PT_ENOMEM, "pt_dev_records_spans: out of memory");
-    for (int k = 0; k < b->nspan_names; k++)
-        free(b->span_names[k]);
-    free(b->span_names);
+    pt__strv_free(b->span_names, b->nspan_names);
     b->span_names = v;
     b->nspan_names = n;
     return 0;
