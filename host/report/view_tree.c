@@ -92,10 +92,10 @@ static void shape_lines(pt__lines *k, const pt_section *s, const pt_section_stat
     pt__fmt_ms(b, st->tail_ms);
     pt__line_spaces(k, indent + 4);
     pt__line_printf(k, "waves: %.2f (at most %" PRIu64 " block%s per %s at once, %" PRIu64
-                       " %s%s); span %s ms, tail %s ms (%.1f%%), %s%s idle %.1f%%",
+                       " %s%s); span %s ms, tail %s ms (%.1f%%), %ss idle %.1f%%",
                     st->waves, st->sm_resident, st->sm_resident == 1 ? "" : "s", sm,
                     st->device_sms, sm, st->device_sms == 1 ? "" : "s", a, b, st->tail_pct, sm,
-                    "s", st->sm_idle_pct);
+                    st->sm_idle_pct);
     if (st->stragglers > 0)
         pt__line_printf(k, "; %" PRIu64 " straggler %s%s, the last %s %" PRIu64, st->stragglers,
                         sm, st->stragglers == 1 ? "" : "s", sm, st->straggler_sm);
