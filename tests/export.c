@@ -190,8 +190,8 @@ static const char *const csv_columns[] = {
     "rank_mean_ms", "rank_max_ms", "rank_slowest", "sms", "sm_busiest", "sm_mean_ms",
     "sm_min_ms", "sm_max_ms", "sm_imbalance", "shape_folds", "waves", "sm_resident", "device_sms",
     "span_ms", "tail_ms", "tail_pct", "sm_idle_pct", "slowest_block", "slowest_block_ms",
-    "slowest_block_sm", "stragglers", "straggler_sm", "sample_every", "sample_slots", "sm_ms", "id",
-    "parent"
+    "slowest_block_sm", "stragglers", "straggler_sm", "sample_every", "sample_slots",
+    "overlap_folds", "busy_ms", "overlap_pct", "wait_ms", "bubble_ms", "sm_ms", "id", "parent"
 };
 #define NCSV ((int)(sizeof csv_columns / sizeof csv_columns[0]))
 
@@ -206,7 +206,8 @@ static double figure(const pt_section_stats *s, const char *name)
         F(imbalance), F(block_p50_ms), F(block_p90_ms), F(block_p99_ms), F(ai), F(pct_peak_bw), F(pct_peak_flops), F(mem_high_water),
         F(overhead_ms), F(rank_min_ms), F(rank_mean_ms), F(rank_max_ms),
         F(sm_mean_ms), F(sm_min_ms), F(sm_max_ms), F(sm_imbalance), F(waves), F(span_ms),
-        F(tail_ms), F(tail_pct), F(sm_idle_pct), F(slowest_block_ms),
+        F(tail_ms), F(tail_pct), F(sm_idle_pct), F(slowest_block_ms), F(busy_ms), F(overlap_pct),
+        F(wait_ms), F(bubble_ms),
 #undef F
         { "h2d_bytes", offsetof(pt_section_stats, xfer_bytes[0]) },
         { "d2h_bytes", offsetof(pt_section_stats, xfer_bytes[1]) },
@@ -233,7 +234,8 @@ static int is_double_column(const char *name)
            strcmp(name, "device_sms") && strcmp(name, "slowest_block") &&
            strcmp(name, "slowest_block_sm") && strcmp(name, "stragglers") &&
            strcmp(name, "straggler_sm") && strcmp(name, "sample_every") &&
-           strcmp(name, "sample_slots") && strcmp(name, "id") && strcmp(name, "parent");
+           strcmp(name, "sample_slots") && strcmp(name, "overlap_folds") && strcmp(name, "id") &&
+           strcmp(name, "parent");
 }
 
 static pt_section_stats stats_of(const char *path)

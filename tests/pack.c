@@ -385,7 +385,7 @@ Test(pack, each_field_checked)
         const char *says;
     } bytes[] = {
         { 0, 'X', "PTPK" },        /* magic */
-        { 4, 5, "version" },       /* a later format */
+        { 4, 6, "version" },       /* a later format */
         { 4, 0, "version" },       /* no format */
         { 8, 2, "end inside" },    /* two sections announced, one there */
         { 8, 0, "bytes after" },   /* none announced, one there */
@@ -714,12 +714,13 @@ Test(pack, fuzz_seeds_are_packed_trees)
 
 /* Bytes of earlier versions (tests/fuzz/corpus/pack/nested_v1, before
  * the CPU-clock counts and the marks' cost were packed; nested_v2, before
- * the block histogram; nested_v3, before the launch's shape) still read:
+ * the block histogram; nested_v3, before the launch's shape; nested_v4,
+ * before the overlap) still read:
  * as the same tree with none of those, which packs as today's "nested"
  * seed. */
 Test(pack, earlier_versions_read_without_the_later_figures)
 {
-    static const char *const old[] = { "nested_v1", "nested_v2", "nested_v3" };
+    static const char *const old[] = { "nested_v1", "nested_v2", "nested_v3", "nested_v4" };
     size_t n2, nagain;
     char *v2 = malloc(1 << 16), *v = malloc(1 << 16);
     FILE *g = fopen("tests/fuzz/corpus/pack/nested", "rb");
@@ -727,7 +728,7 @@ Test(pack, earlier_versions_read_without_the_later_figures)
     cr_assert_not_null(g, "the seeds (the suite runs from the repository's root)");
     n2 = fread(v2, 1, 1 << 16, g);
     fclose(g);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char path[128];
         void *again;
         pt_timing *t = pt_create("old", PT_CPU);

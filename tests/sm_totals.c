@@ -231,7 +231,7 @@ Test(sm, json_and_csv_list_each_sms_time)
 
     cr_assert_eq(pt_export_csv(t, in_dir("run.csv")), 0, "%s", pt_last_error(t));
     char *csv = test_read_file(in_dir("run.csv")), *row = strstr(csv, "\nstep/phase 0,");
-    cr_assert(strstr(csv, ",sample_slots,sm_ms,id,parent\n"), "the last columns");
+    cr_assert(strstr(csv, ",bubble_ms,sm_ms,id,parent\n"), "the last columns");
     cr_assert_not_null(row);
     *strchr(row + 1, '\n') = '\0';
     for (int k = 0; k < 2; k++) /* id and parent after sm_ms */

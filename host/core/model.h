@@ -78,6 +78,15 @@ typedef struct pt__shape {
     uint64_t sample_slots;    /* the grid's slots then, before sampling; 0 when unknown */
     int nspans;               /* its spans, by kind (core/spans.c) */
     pt__span *spans;
+    /* A role's (or a launch's) work and waits, per SM (core/overlap.c):
+     * sums over the folds whose records hold trace events, each fold's
+     * figure the mean over the SMs its slots ran on. */
+    uint64_t ovl_folds;
+    double busy_ns;           /* any of its slots in a phase that is no wait */
+    double overlap_ns;        /* of busy_ns, another role of the launch working */
+    double wait_ns;           /* running, none of its slots working */
+    double bubble_ns;         /* of wait_ns, nothing in flight: no other role working,
+                                 no span open */
 } pt__shape;
 
 /* One section: a title under a parent, aggregated over its occurrences
@@ -124,6 +133,8 @@ struct pt_section {
     void *nvtx_str;           /* PT_NVTX: the title's registered string */
     struct pt__heat *heat;    /* a folded launch: its last fold per block (gpu/fold.c) */
     pt__shape *shape;         /* a folded launch: how its blocks filled the device */
+    struct pt__ovl *ovl;      /* a launch: its latest occurrence's timelines, which each
+                                 role folded into it adds to (core/overlap.c) */
     uint64_t folded;          /* a launch: the occurrence (its count) folded last, 0: none */
 };
 

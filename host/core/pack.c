@@ -2,7 +2,7 @@
  * process's sections reach another's (pt_mpi.h gathers every MPI rank's
  * tree to rank 0 this way).
  *
- * The format, version 4, every integer and double little-endian whatever
+ * The format, version 5, every integer and double little-endian whatever
  * the machine (doubles as their IEEE-754 bits):
  *
  *   "PTPK"  u32 version  u64 sections
@@ -34,10 +34,12 @@
  *                     span kind: u32 name_len, the name's bytes, u64 count,
  *                     unmatched  f64 total, max  u32 nbins, (u16 bin, u64
  *                     count) pairs as a phase's histogram
+ *                     version 5: u64 overlap folds  f64 busy, overlap,
+ *                     wait, bubble (sums over them, ns)
  *
- * Versions 1 to 3, the same without bit 1 and the version 2 figures,
- * without the histogram, or without the shape, are still read (as 0 and
- * none of them).
+ * Versions 1 to 4, the same without bit 1 and the version 2 figures,
+ * without the histogram, without the shape, or without the overlap, are
+ * still read (as 0 and none of them).
  *
  * These are the figures pt__merge_tree() pools, so a tree packed on one
  * rank and merged on another adds up exactly as if it had been recorded
@@ -64,7 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_VERSION 4u
+#define PACK_VERSION 5u
 #define PACK_HEADER 16u
 #define PACK_NFIG 14
 
@@ -96,7 +98,8 @@ static void put_section(pt__wbuf *w, const pt_section *s, uint32_t depth)
     pt__pk_put_u(w, depth, 4);
     pt__pk_put_u(w, (uint64_t)s->kind, 1);
     const pt__shape *sh =
-        s->shape && (s->shape->folds || s->shape->sample_every > 1 || s->shape->nspans)
+        s->shape && (s->shape->folds || s->shape->sample_every > 1 || s->shape->nspans ||
+                     s->shape->ovl_folds)
             ? s->shape : NULL;
 
     pt__pk_put_u(w, (p ? 1u : 0u) | (s->ran_here ? 2u : 0u) | (sh ? 4u : 0u), 1);

@@ -36,6 +36,30 @@ void pt__pack_put_shape(pt__wbuf *w, const pt__shape *sh)
         pt__pk_put_f(w, sp->max_ns);
         pt__pk_put_hist(w, sp->hist);
     }
+    pt__pk_put_u(w, sh->ovl_folds, 8);
+    pt__pk_put_f(w, sh->busy_ns);
+    pt__pk_put_f(w, sh->overlap_ns);
+    pt__pk_put_f(w, sh->wait_ns);
+    pt__pk_put_f(w, sh->bubble_ns);
+}
+
+/* The overlap after the spans (version 5): the overlap within the work,
+ * the bubbles within the waits, none without folds. */
+static int get_overlap(pt__rbuf *r, pt__shape *sh)
+{
+    if (r->version < 5)
+        return 0;
+    if (pt__pk_get_u(r, &sh->ovl_folds, 8, "a launch's overlap") < 0 ||
+        pt__pk_get_f(r, &sh->busy_ns, "a launch's overlap") < 0 ||
+        pt__pk_get_f(r, &sh->overlap_ns, "a launch's overlap") < 0 ||
+        pt__pk_get_f(r, &sh->wait_ns, "a launch's overlap") < 0 ||
+        pt__pk_get_f(r, &sh->bubble_ns, "a launch's overlap") < 0)
+        return PT_EPARSE;
+    if (!pt__pk_at_most(sh->overlap_ns, sh->busy_ns) ||
+        !pt__pk_at_most(sh->bubble_ns, sh->wait_ns) ||
+        (sh->ovl_folds == 0 && sh->busy_ns + sh->wait_ns > 0))
+        return pt__pk_fault(r, "a launch's overlap that no fold gives");
+    return 0;
 }
 
 /* The span kinds after the shape (version 4): each name once, counts and
@@ -127,6 +151,8 @@ int pt__pack_get_shape(pt__rbuf *r, pt_section *s)
         free(names[i]);
     free(names);
     free(ns);
-    return rc ? rc : get_spans(r, sh);
+    if (rc == 0)
+        rc = get_spans(r, sh);
+    return rc ? rc : get_overlap(r, sh);
 }
 

@@ -83,6 +83,13 @@ static int restore_shape(pt_section *s, const pt__restored *f)
     sh->straggler_sm = (long long)g->straggler_sm;
     sh->sample_every = g->sample_every;
     sh->sample_slots = g->sample_slots;
+    /* The overlap's means back to sums; a share of the work back to ns. */
+    n = (double)g->overlap_folds;
+    sh->ovl_folds = g->overlap_folds;
+    sh->busy_ns = fig(g->busy_ms) * 1e6 * n;
+    sh->overlap_ns = sh->busy_ns * fmin(fig(g->overlap_pct), 100) / 100;
+    sh->wait_ns = fig(g->wait_ms) * 1e6 * n;
+    sh->bubble_ns = fmin(fig(g->bubble_ms) * 1e6 * n, sh->wait_ns);
     ns = malloc((f->nslow > 0 ? (size_t)f->nslow : 1) * sizeof *ns);
     if (!ns)
         return PT_ENOMEM;
@@ -182,7 +189,8 @@ pt_section *pt__restore_section(pt_timing *t, pt_section *parent, const char *na
                 h[pt__hist_bin(fig(f->hist[2 * i]))] += (uint64_t)fig(f->hist[2 * i + 1]);
         }
     }
-    if (f->shape && (f->shape->shape_folds > 0 || f->shape->sample_every > 1 || f->nspans > 0) &&
+    if (f->shape && (f->shape->shape_folds > 0 || f->shape->sample_every > 1 || f->nspans > 0 ||
+                     f->shape->overlap_folds > 0) &&
         restore_shape(s, f) < 0)
         return NULL;
     if (f->open && pt__restore_open(t, s) < 0)

@@ -63,10 +63,16 @@ int pt__shape_merge(pt_section *dst, const pt__shape *src)
 {
     pt__shape *d;
 
-    if (!src || (src->folds == 0 && src->sample_every < 2 && src->nspans == 0))
+    if (!src || (src->folds == 0 && src->sample_every < 2 && src->nspans == 0 &&
+                 src->ovl_folds == 0))
         return 0;
     if (!(d = pt__shape_of(dst)) || pt__spans_merge(d, src) < 0)
         return PT_ENOMEM;
+    d->ovl_folds += src->ovl_folds;
+    d->busy_ns += src->busy_ns;
+    d->overlap_ns += src->overlap_ns;
+    d->wait_ns += src->wait_ns;
+    d->bubble_ns += src->bubble_ns;
     if (src->sample_every > d->sample_every) {
         d->sample_every = src->sample_every;
         d->sample_slots = src->sample_slots;
@@ -98,6 +104,14 @@ void pt__shape_stats(const pt__shape *sh, pt_section_stats *o)
     if (sh && sh->sample_every > 1) {
         o->sample_every = sh->sample_every;
         o->sample_slots = sh->sample_slots;
+    }
+    if (sh && sh->ovl_folds > 0) {
+        n = (double)sh->ovl_folds;
+        o->overlap_folds = sh->ovl_folds;
+        o->busy_ms = sh->busy_ns / n / 1e6;
+        o->overlap_pct = sh->busy_ns > 0 ? 100.0 * sh->overlap_ns / sh->busy_ns : 0;
+        o->wait_ms = sh->wait_ns / n / 1e6;
+        o->bubble_ms = sh->bubble_ns / n / 1e6;
     }
     if (!sh || sh->folds == 0)
         return;

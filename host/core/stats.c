@@ -64,6 +64,9 @@ const pt__figure pt__figures[] = {
     { "straggler_sm", PT__FIG_U64, offsetof(pt_section_stats, straggler_sm), 1 },
     { "sample_every", PT__FIG_U64, offsetof(pt_section_stats, sample_every), 1 },
     { "sample_slots", PT__FIG_U64, offsetof(pt_section_stats, sample_slots), 1 },
+    { "overlap_folds", PT__FIG_U64, offsetof(pt_section_stats, overlap_folds), 1 },
+    LATER("busy_ms", busy_ms), LATER("overlap_pct", overlap_pct), LATER("wait_ms", wait_ms),
+    LATER("bubble_ms", bubble_ms),
 };
 #undef F64
 #undef U64

@@ -11,6 +11,7 @@
  * children also keep a hash table. A section aggregates its occurrences
  * (Welford): memory grows with distinct sections, never with occurrences. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
+#include "core/overlap.h"
 #include "core/shape.h"
 #include "core/tree.h"
 
@@ -248,6 +249,7 @@ static void free_node(pt_section *s)
 {
     pt__phase_free(s->phase);
     pt__shape_free(s->shape);
+    pt__ovl_free(s->ovl);
     free(s->heat);
     free(s->ranks);
     free(s->tab);

@@ -34,6 +34,7 @@
 #include "core/tree.h"
 #include "gpu/calibrate.h"
 #include "gpu/gpu.h"
+#include "gpu/overlap.h"
 #include "gpu/shape.h"
 
 #include "pt_fold_math.h"
@@ -459,6 +460,11 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
                       "some are left out", title);
+    /* A graph's kernel is a launch of its own, whose roles none are. */
+    if (pt__overlap_fold(j->devtime ? j->node : j->launch, j->node, b, d, cv.ns_per_cycle) < 0 &&
+        !rc)
+        rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory figuring the overlap; "
+                      "it is left out", title);
     if (t->trace) {
         pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host,
                                  b->span_names, b->nspan_names };

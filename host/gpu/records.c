@@ -99,6 +99,7 @@ static void free_buffer(pt_dev_records *b)
             free(b->names[p]);
     free(b->names);
     pt__strv_free(b->span_names, b->nspan_names);
+    free(b->wait);
     free(b);
 }
 
@@ -201,6 +202,27 @@ int pt_dev_records_spans(pt_dev_records *b, int n, const char *const *names)
     pt__strv_free(b->span_names, b->nspan_names);
     b->span_names = v;
     b->nspan_names = n;
+    return 0;
+}
+
+int pt_dev_records_waits(pt_dev_records *b, int n, const int *phases)
+{
+    unsigned char *w = NULL;
+
+    if (!b || n < 0 || (n > 0 && !phases))
+        return b ? pt__fail(b->t, PT_EINVAL, "pt_dev_records_waits: %d phases%s", n,
+                            n > 0 && !phases ? " and no list" : "; 0 or more")
+                 : PT_EINVAL;
+    for (int k = 0; k < n; k++)
+        if (phases[k] < 0 || phases[k] >= b->nphases)
+            return pt__fail(b->t, PT_EINVAL, "pt_dev_records_waits: phase %d is not one of the "
+                            "records' %d (0 to %d)", phases[k], b->nphases, b->nphases - 1);
+    if (n > 0 && !(w = calloc((size_t)b->nphases, 1)))
+        return pt__fail(b->t, PT_ENOMEM, "pt_dev_records_waits: out of memory");
+    for (int k = 0; k < n; k++)
+        w[phases[k]] = 1;
+    free(b->wait);
+    b->wait = w;
     return 0;
 }
 

@@ -41,6 +41,8 @@ struct pt_dev_records {
     long long grid_slots;     /* the slots of PT_LAUNCH's last grid, before sampling; 0 unknown */
     char **span_names;        /* the span kinds' names (pt_dev_records_spans), owned */
     int nspan_names;
+    unsigned char *wait;      /* nphases flags: the phase is a wait (pt_dev_records_waits);
+                                 NULL: none is */
     pt_stream stream;         /* of the last pt_dev_reset() */
     pt__cuevent read_ev;      /* recorded after a fold's last read of the records (a stage's) */
     pt_stream read_stream;    /* the stream that read runs on */

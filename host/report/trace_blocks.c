@@ -23,6 +23,7 @@
  * from the blocks the trace kept. */
 #include "report/trace_blocks.h"
 
+#include "core/shape.h"
 #include "core/spans.h"
 #include "core/trace.h"
 
@@ -312,54 +313,114 @@ static int by_sm_end(const void *pa, const void *pb)
     return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
 }
 
-/* Each kept launch's tail on track tid; without memory, none. O(n log n)
- * in the blocks. */
+/* A role's (or a launch's) work and waits (core/overlap.c) as the
+ * reports give them: the means over its launches, not this one's alone. */
+static void overlap_args(pt__ctrace *w, const pt_section *node)
+{
+    pt_section_stats st;
+
+    memset(&st, 0, sizeof st);
+    pt__shape_stats(node->shape, &st);
+    if (st.overlap_folds == 0)
+        return;
+    pt__json_k_str(&w->j, "overlap", "the section's mean over its launches, per SM");
+    pt__json_k_num(&w->j, "working_ms", st.busy_ms);
+    pt__json_k_num(&w->j, "beside_others_pct", st.overlap_pct);
+    pt__json_k_num(&w->j, "waiting_ms", st.wait_ms);
+    pt__json_k_num(&w->j, "bubble_ms", st.bubble_ms);
+}
+
+/* One kept launch's tail, on the host timeline (ns). */
+typedef struct tail {
+    long long t0, t1, span;
+    int fold, sms, lane;
+} tail;
+
+static int by_tail_start(const void *pa, const void *pb)
+{
+    const tail *a = pa, *b = pb;
+    return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
+}
+
+/* Fold f's tail in *o: 0, or -1 when no block of it finished. e has
+ * room for 2 x its kept blocks. */
+static int tail_of(const pt__tfold *f, long long *e, tail *o)
+{
+    long long lim = pt__count_limit(f->nslots), first = 0, last = 0, gt_min = 0;
+    long long launch = llround(f->launch_us * 1e3);
+    int n = 0, sms = 0;
+
+    for (int s = 0; s < f->kept; s++) {
+        const long long *rec = record(f, s);
+        if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0)
+            continue;
+        e[2 * n] = rec[PT_DEV_S_SMID];
+        e[2 * n + 1] = rec[PT_DEV_S_GT1];
+        if (n == 0 || rec[PT_DEV_S_GT0] < gt_min)
+            gt_min = rec[PT_DEV_S_GT0];
+        n++;
+    }
+    if (n == 0)
+        return -1;
+    /* By SM, then END: an SM's last END ends its run. */
+    qsort(e, (size_t)n, 2 * sizeof *e, by_sm_end);
+    for (int k = 0; k < n; k++)
+        if (k == n - 1 || e[2 * k + 2] != e[2 * k]) {
+            if (sms++ == 0 || e[2 * k + 1] < first)
+                first = e[2 * k + 1];
+            if (e[2 * k + 1] > last)
+                last = e[2 * k + 1];
+        }
+    *o = (tail){ launch + (first - gt_min), launch + (last - gt_min), last - gt_min, 0, sms, 0 };
+    return 0;
+}
+
+/* Each kept launch's tail on tracks from tid: launches that ran at once
+ * (the roles of one, kernels on two streams) on lanes of their own, each
+ * tail on the first lane free by its start. Without memory, none.
+ * O(n log n) in the blocks, O(folds^2) for the lanes. */
 static void tails(pt__ctrace *w, const pt__trace *tr, long long tid, size_t cap)
 {
-    long long *e = malloc(2 * cap * sizeof *e);
+    long long *e = malloc(2 * cap * sizeof *e), lane_end[PT__TRACE_FOLD_LAUNCHES];
+    tail *v = malloc((size_t)(tr->nfolds > 0 ? tr->nfolds : 1) * sizeof *v);
+    int n = 0, lanes = 0;
+    char name[96];
 
-    if (!e)
-        return;
-    pt__ctrace_thread(w, PT__CTRACE_SM, tid, "launch tails (first SM idle to last END)", tid);
-    for (int i = 0; i < tr->nfolds; i++) {
-        const pt__tfold *f = &tr->folds[i];
-        long long lim = pt__count_limit(f->nslots), first = 0, last = 0, gt_min = 0;
-        long long launch = llround(f->launch_us * 1e3);
-        int n = 0, sms = 0;
-        for (int s = 0; s < f->kept; s++) {
-            const long long *rec = record(f, s);
-            if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0)
-                continue;
-            e[2 * n] = rec[PT_DEV_S_SMID];
-            e[2 * n + 1] = rec[PT_DEV_S_GT1];
-            if (n == 0 || rec[PT_DEV_S_GT0] < gt_min)
-                gt_min = rec[PT_DEV_S_GT0];
-            n++;
+    for (int i = 0; e && v && i < tr->nfolds; i++)
+        if (tail_of(&tr->folds[i], e, &v[n]) == 0)
+            v[n++].fold = i;
+    qsort(v, (size_t)n, sizeof *v, by_tail_start);
+    for (int k = 0; k < n; k++) {
+        int l = 0;
+        while (l < lanes && lane_end[l] > v[k].t0)
+            l++;
+        if (l == lanes) {
+            if (l == 0)
+                snprintf(name, sizeof name, "launch tails (first SM idle to last END)");
+            else
+                snprintf(name, sizeof name, "launch tails, lane %d (launches at once)", l + 1);
+            pt__ctrace_thread(w, PT__CTRACE_SM, tid + l, name, tid + l);
+            lanes++;
         }
-        if (n == 0)
-            continue;
-        /* By SM, then END: an SM's last END ends its run. */
-        qsort(e, (size_t)n, 2 * sizeof *e, by_sm_end);
-        for (int k = 0; k < n; k++)
-            if (k == n - 1 || e[2 * k + 2] != e[2 * k]) {
-                if (sms++ == 0 || e[2 * k + 1] < first)
-                    first = e[2 * k + 1];
-                if (e[2 * k + 1] > last)
-                    last = e[2 * k + 1];
-            }
-        pt__ctrace_complete(w, PT__CTRACE_SM, tid, "tail", "tail", launch + (first - gt_min),
-                            launch + (last - gt_min));
+        lane_end[l] = v[k].t1;
+        v[k].lane = l;
+    }
+    for (int k = 0; k < n; k++) {
+        const pt__tfold *f = &tr->folds[v[k].fold];
+        pt__ctrace_complete(w, PT__CTRACE_SM, tid + v[k].lane, "tail", "tail", v[k].t0, v[k].t1);
         pt__json_key(&w->j, "args");
         pt__json_open(&w->j, '{');
         pt__json_k_str(&w->j, "section", f->node->name);
-        pt__json_k_i64(&w->j, "launch", i);
-        pt__json_k_num(&w->j, "tail_ms", (double)(last - first) / 1e6);
-        pt__json_k_num(&w->j, "span_ms", (double)(last - gt_min) / 1e6);
-        pt__json_k_i64(&w->j, f->host ? "cpus" : "sms", sms);
+        pt__json_k_i64(&w->j, "launch", v[k].fold);
+        pt__json_k_num(&w->j, "tail_ms", (double)(v[k].t1 - v[k].t0) / 1e6);
+        pt__json_k_num(&w->j, "span_ms", (double)v[k].span / 1e6);
+        pt__json_k_i64(&w->j, f->host ? "cpus" : "sms", v[k].sms);
+        overlap_args(w, f->node);
         pt__json_close(&w->j, '}');
         pt__ctrace_end_event(w);
     }
     free(e);
+    free(v);
 }
 
 int pt__trace_blocks(pt_timing *t, pt__ctrace *w)

@@ -137,6 +137,26 @@ static void span_lines(pt__lines *k, const pt_section *s, size_t indent)
     }
 }
 
+/* A role's (or a launch's) work beside the other roles and its waits
+ * with nothing in flight (core/overlap.c), per SM. */
+static void overlap_line(pt__lines *k, const pt_section *s, const pt_section_stats *st,
+                         size_t indent)
+{
+    const char *sm = s->shape && s->shape->on_host ? "CPU" : "SM";
+    char a[PT__CELL], b[PT__CELL], c[PT__CELL];
+
+    pt__fmt_ms(a, st->busy_ms);
+    pt__fmt_ms(b, st->wait_ms);
+    pt__fmt_ms(c, st->bubble_ms);
+    pt__line_spaces(k, indent + 4);
+    pt__line_printf(k, "overlap: working %s ms per %s, %.1f%% of it beside another role's work; "
+                       "waiting %s ms, %s ms of it with nothing in flight (bubbles)",
+                    a, sm, st->overlap_pct, b, c);
+    if (st->overlap_folds > 1)
+        pt__line_printf(k, " (mean of %" PRIu64 " launches)", st->overlap_folds);
+    pt__line_emit(k);
+}
+
 /* The lines under a row: transfers per direction, and for a folded
  * phase the per-block figures that show how evenly the grid worked. */
 static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats *st,
@@ -205,6 +225,8 @@ static void tree_extra(pt__lines *k, const pt_section *s, const pt_section_stats
         shape_lines(k, s, st, indent);
     if (s->shape && s->shape->nspans > 0)
         span_lines(k, s, indent);
+    if (st->overlap_folds > 0)
+        overlap_line(k, s, st, indent);
     if (st->phase && st->blocks > 0) {
         char p50[PT__CELL], p90[PT__CELL], p99[PT__CELL];
         pt__fmt_ms(a, st->block_mean_ms);

@@ -245,6 +245,16 @@ enum pt_dev_flags {
  *  or a NULL name; PT_ENOMEM. */
 PT_EXTERN int pt_dev_records_spans(pt_dev_records *b, int n, const char *const *names);
 
+/** \brief Names the phases that are waits (for a barrier, a stage, a
+ *  load): the time a slot spends in them is no work. With trace records
+ *  (PT_DEV_TRACE), a launch (or each role of it) then gives its work, its
+ *  overlap with the other roles and its waits with nothing in flight
+ *  (pt_section_stats' busy_ms .. bubble_ms); a role gives them whether it
+ *  names waits or not. n 0 names none. \return 0, or PT_EINVAL for a NULL
+ *  b, a negative n, a NULL phases with n > 0 or a phase out of range;
+ *  PT_ENOMEM. */
+PT_EXTERN int pt_dev_records_waits(pt_dev_records *b, int n, const int *phases);
+
 /** \brief The kernel records a sample of its slots: one in `every`
  *  (PT_DEV_BEGIN_EVERY(buf, every)), or the blocks PT_DEV_BEGIN_IF keeps,
  *  about as many. PT_LAUNCH then sizes the records to ceil(slots / every)
@@ -506,6 +516,17 @@ typedef struct pt_section_stats {
      * figures the sample's. 0 for a launch that recorded every block. */
     uint64_t sample_every;   /**< one slot in this many was recorded (the most of any fold) */
     uint64_t sample_slots;   /**< the grid's slots (PT_LAUNCH's), of which that sample; 0 unknown */
+    /* A role of a launch (pt_dev_fold_role()), or a launch with waits
+     * (pt_dev_records_waits()), folded from trace records: its work beside
+     * the launch's other roles, and its waits with nothing in flight, on
+     * each SM (docs/device.md, "Overlap and bubbles"). Each a mean per SM
+     * it ran on and per fold. 0 for other sections. */
+    uint64_t overlap_folds;  /**< the folds these figures are from */
+    double busy_ms;          /**< working: any of its slots in a phase that is no wait */
+    double overlap_pct;      /**< % of busy_ms while another role worked on the SM */
+    double wait_ms;          /**< running (BEGIN to END) with none of its slots working */
+    double bubble_ms;        /**< of wait_ms, with nothing in flight: no other role working,
+                                  no span (PT_DEV_SPAN_BEGIN/END) open on the SM */
 } pt_section_stats;
 
 /** pt_section_stats.bound: which roof limits a section. */

@@ -73,7 +73,8 @@ class SectionStats(ctypes.Structure):
                 ("tail_pct", c_double), ("sm_idle_pct", c_double), ("slowest_block", c_u64),
                 ("slowest_block_ms", c_double), ("slowest_block_sm", c_u64),
                 ("stragglers", c_u64), ("straggler_sm", c_u64), ("sample_every", c_u64),
-                ("sample_slots", c_u64)]
+                ("sample_slots", c_u64), ("overlap_folds", c_u64), ("busy_ms", c_double),
+                ("overlap_pct", c_double), ("wait_ms", c_double), ("bubble_ms", c_double)]
 
 
 class RunStats(ctypes.Structure):

@@ -6,17 +6,20 @@
  * Each role records into its own buffer with its own phases
  * (PT_DEV_BEGIN_ROLE) and is folded into its own section of the launch
  * (pt_dev_fold_role): the report shows how long the producer waited for a
- * free stage against how long the consumers waited for a full one, and,
- * under the launch, how its blocks filled the device (waves, tail,
- * slowest warp).
+ * free stage against how long the consumers waited for a full one; with
+ * trace records and the waiting phases named (pt_dev_records_waits), how
+ * much of each role's work ran beside the other's and how long it waited
+ * with nothing in flight (overlap and bubbles); and, under the launch, how
+ * its blocks filled the device (waves, tail, slowest warp).
  *
  * On a GPU the kernel runs as written. On the CPU (no GPU) each block's
  * warps run one after another on the host, the producer's loads then the
  * consumers' sums, through the same role buffers (host mode): the roles
- * and their phases show, but not their overlap.
+ * and their phases show, and their overlap is none.
  *
  * usage: warp_roles [launches] [output-directory] ("-" keeps the default) */
 #define PT_DEV_PER_WARP
+#define PT_DEV_TRACING
 #define PT_DEV_PHASES 3
 #include <pt/pt.h>
 #include <pt/pt_dev.h>
@@ -39,6 +42,22 @@ enum { P_WAIT_EMPTY, P_LOAD };
 enum { C_WAIT_FULL, C_MATH, C_RELEASE };
 static const char *const producer_phases[] = { "wait for an empty stage", "load" };
 static const char *const consumer_phases[] = { "wait for a full stage", "math", "release" };
+static const int producer_waits[] = { P_WAIT_EMPTY }, consumer_waits[] = { C_WAIT_FULL };
+/* Each role's records, traced: an event a mark. */
+enum { P_EVENTS = 2 * TILES, C_EVENTS = 3 * TILES };
+
+/* The role buffers, with their waits named; NULL without them. */
+static int role_records(pt_timing *t, unsigned flags, pt_dev_records **prod, pt_dev_records **cons)
+{
+    *prod = pt_dev_records_create(t, BLOCKS, 2, producer_phases, flags | PT_DEV_TRACE, P_EVENTS);
+    *cons = pt_dev_records_create(t, BLOCKS * CONSUMERS, 3, consumer_phases, flags | PT_DEV_TRACE,
+                                  C_EVENTS);
+    if (!*prod || !*cons)
+        return -1;
+    pt_dev_records_waits(*prod, 1, producer_waits);
+    pt_dev_records_waits(*cons, 1, consumer_waits);
+    return 0;
+}
 
 #if defined(__CUDACC__)
 /* Named barriers 1 + s (stage s full) and 3 + s (stage s empty). */
@@ -96,10 +115,9 @@ static int run_gpu(pt_timing *t, int launches, const float *h_in, float *h_out)
     size_t nin = (size_t)BLOCKS * TILES * TILE, nout = (size_t)BLOCKS * (THREADS - 32);
     float *in = NULL, *out = NULL;
     cudaStream_t st;
-    pt_dev_records *prod = pt_dev_records_create(t, BLOCKS, 2, producer_phases, 0, 0);
-    pt_dev_records *cons = pt_dev_records_create(t, BLOCKS * CONSUMERS, 3, consumer_phases, 0, 0);
+    pt_dev_records *prod, *cons;
 
-    if (cudaMalloc(&in, nin * sizeof *in) != cudaSuccess ||
+    if (role_records(t, 0, &prod, &cons) < 0 || cudaMalloc(&in, nin * sizeof *in) != cudaSuccess ||
         cudaMalloc(&out, nout * sizeof *out) != cudaSuccess || cudaStreamCreate(&st) != cudaSuccess)
         return -1;
     cudaMemcpy(in, h_in, nin * sizeof *in, cudaMemcpyHostToDevice);
@@ -161,9 +179,13 @@ static void block_cpu(int b, const float *in, float *out, pt_dev_buf prod, pt_de
 
 static void run_cpu(pt_timing *t, int launches, const float *in, float *out)
 {
-    pt_dev_records *prod = pt_dev_records_create(t, BLOCKS, 2, producer_phases, PT_DEV_HOST, 0);
-    pt_dev_records *cons =
-        pt_dev_records_create(t, BLOCKS * CONSUMERS, 3, consumer_phases, PT_DEV_HOST, 0);
+    pt_dev_records *prod, *cons;
+
+    if (role_records(t, PT_DEV_HOST, &prod, &cons) < 0) {
+        pt_dev_records_free(prod);
+        pt_dev_records_free(cons);
+        return;
+    }
     for (int i = 0; i < launches; i++) {
         pt_dev_reset(prod, NULL);
         pt_dev_reset(cons, NULL);

@@ -388,6 +388,50 @@ Test(gpu, warp_roles_fold_into_their_own_sections)
     pt_dev_records_free(cons);
 }
 
+/* The roles above traced, phase 0 of each a wait: per SM (fewer blocks
+ * than SMs, so a block an SM, or blocks side by side alike) the producer
+ * waits ns and loads ns while the consumers wait ns and work 2 ns. The
+ * producer's work all lies beside the consumers' (100%), theirs half
+ * beside it (50%); both wait ns with the other waiting too: bubbles. */
+Test(gpu, warp_roles_overlap_as_their_spins_say)
+{
+    const int blocks = SIZE(100, 4);
+    const long long ns = SIZE(100000, 10000);
+    static const int waits[] = { 0 };
+    pt_dev_records *prod = pt_dev_records_create(t, blocks, 2, NULL, PT_DEV_TRACE, 4);
+    pt_dev_records *cons = pt_dev_records_create(t, 2 * blocks, 3, NULL, PT_DEV_TRACE, 4);
+    cr_assert(prod && cons, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_records_waits(prod, 1, waits), 0);
+    cr_assert_eq(pt_dev_records_waits(cons, 1, waits), 0);
+    cr_assert_eq(pt_dev_reset(prod, s), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(cons, s), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "roles", s);
+    int e = gpu_spin_roles_warp_trace(pt_dev_arg(prod), pt_dev_arg(cons), blocks, ns, s);
+    cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+    pt_stop_gpu(t, "roles", s);
+    cr_assert_eq(pt_dev_fold_role(t, prod, "roles", "producer"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_fold_role(t, cons, "roles", "consumer"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    pt_section_stats p = get("roles/producer"), c = get("roles/consumer");
+    double ms = ns / 1e6, tol = 0.05 * ms + 2e-3;
+    cr_log_info("producer: busy %.6f ms, %.1f%% beside, wait %.6f, bubble %.6f; consumer: busy "
+                "%.6f ms, %.1f%% beside, wait %.6f, bubble %.6f (spin %.6f ms)", p.busy_ms,
+                p.overlap_pct, p.wait_ms, p.bubble_ms, c.busy_ms, c.overlap_pct, c.wait_ms,
+                c.bubble_ms, ms);
+    cr_assert_eq(p.overlap_folds, 1);
+    cr_assert(fabs(p.busy_ms - ms) <= tol, "producer works %.6f ms", p.busy_ms);
+    cr_assert(fabs(c.busy_ms - 2 * ms) <= 2 * tol, "consumers work %.6f ms", c.busy_ms);
+    cr_assert(p.overlap_pct >= 95, "the producer's work beside theirs: %.1f%%", p.overlap_pct);
+    cr_assert(fabs(c.overlap_pct - 50) <= 5, "theirs half beside it: %.1f%%", c.overlap_pct);
+    cr_assert(fabs(p.wait_ms - ms) <= tol && fabs(c.wait_ms - ms) <= tol, "waits %.6f, %.6f",
+              p.wait_ms, c.wait_ms);
+    cr_assert(fabs(p.bubble_ms - ms) <= tol && fabs(c.bubble_ms - ms) <= tol,
+              "bubbles %.6f, %.6f", p.bubble_ms, c.bubble_ms);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(prod);
+    pt_dev_records_free(cons);
+}
+
 /* A graph of three instrumented kernels captured once and replayed: every
  * replay timed and each kernel's phases folded (a spin of ns each, per
  * block), none lost or mixed, each kernel's rows adding up to it. */

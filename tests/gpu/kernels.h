@@ -72,6 +72,9 @@ int gpu_graph_spin3_shared(pt_timing *t, pt_dev_records *const recs[3], int bloc
  * spin 3 phases of `ns` into `consumer` (two slots a block). */
 int gpu_spin_roles_warp(pt_dev_buf producer, pt_dev_buf consumer, int blocks, long long ns,
                         pt_stream s);
+/* The same with trace stores (PT_DEV_TRACING): each mark an event. */
+int gpu_spin_roles_warp_trace(pt_dev_buf producer, pt_dev_buf consumer, int blocks, long long ns,
+                              pt_stream s);
 /* The same, one block in `every` recording (PT_DEV_BEGIN_EVERY), the
  * records told so (pt_dev_records_sample). Shared-memory mode. */
 int gpu_launch_spin4_every_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads,

@@ -1,0 +1,62 @@
+/* Overlap: how the roles of one launch worked beside each other, and the
+ * time each waited with nothing in flight, from timelines the fold reads
+ * in trace records (gpu/overlap.c) and pools into each role's shape
+ * (model.h's pt__shape, busy_ns .. bubble_ns). Not installed. */
+#ifndef PT_CORE_OVERLAP_H
+#define PT_CORE_OVERLAP_H
+
+#include "core/model.h"
+
+#include <stddef.h>
+
+/* Intervals [a, b) of clock on SMs: n triples (sm, a, b) in v. Made with
+ * pt__ivs_add, then pt__ivs_norm: sorted by SM and start, and on each SM
+ * disjoint and apart (touching ones joined). */
+typedef struct pt__ivs {
+    long long *v;
+    size_t n, cap;
+} pt__ivs;
+
+/* Appends [a, b) on sm (nothing when b <= a): 0 or PT_ENOMEM. */
+PT__HIDDEN int pt__ivs_add(pt__ivs *s, long long sm, long long a, long long b);
+/* Sorts and joins s's intervals. O(n log n). */
+PT__HIDDEN void pt__ivs_norm(pt__ivs *s);
+PT__HIDDEN void pt__ivs_free(pt__ivs *s);
+/* The length of normed s, and of the part of normed a inside normed b:
+ * O(|a| + |b|). */
+PT__HIDDEN long long pt__ivs_len(const pt__ivs *s);
+PT__HIDDEN long long pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b);
+/* The SMs normed s has intervals on. */
+PT__HIDDEN long long pt__ivs_sms(const pt__ivs *s);
+
+/* What one role (or a launch of no roles) did in one occurrence of the
+ * launch, in clock cycles of each SM: when any of its slots worked (a
+ * phase that is no wait), when it ran (its slots' BEGIN to END), and its
+ * spans (begin to end), each normed; and the ns a cycle. */
+typedef struct pt__ovl_role {
+    pt_section *node;
+    pt__ivs busy, active, spans;
+    double ns_per_cycle;
+    double added[4];          /* the busy, overlap, wait and bubble ns it last added to
+                                 node's shape for this occurrence */
+} pt__ovl_role;
+
+/* A launch's latest occurrence: its roles so far. */
+typedef struct pt__ovl {
+    uint64_t occurrence;
+    int n;
+    pt__ovl_role *roles;
+} pt__ovl;
+
+/* Adds r (taken over whole, ivs and all, even on failure) as a role of
+ * `launch`'s occurrence `occurrence` (a new occurrence forgets the last
+ * one's timelines) and figures every role of the occurrence again against
+ * the others: each role's shape then holds, for this occurrence, its work,
+ * the part of it beside another role's work on the same SM, its waits and
+ * the part of them with no other role working and no span open. Returns 0
+ * or PT_ENOMEM (the role's figures of this occurrence are left out).
+ * O(R^2 n log n) for R roles of n intervals. */
+PT__HIDDEN int pt__ovl_add(pt_section *launch, uint64_t occurrence, pt__ovl_role *r);
+PT__HIDDEN void pt__ovl_free(pt__ovl *o);
+
+#endif

@@ -1,0 +1,105 @@
+/* A role's timeline from one fold's trace records, for the overlap of a
+ * launch's roles (core/overlap.c figures it).
+ *
+ * Each finished slot ran from its BEGIN clock to its END clock on its SM;
+ * in trace mode each mark's event (phase, clock64) closes that phase's
+ * interval since the previous mark (span events leave the phases' clock
+ * alone), and the time after the last mark up to END is the slot's too
+ * (unattributed: work, as no wait was named there). A phase named by
+ * pt_dev_records_waits() is a wait, every other one work. A slot whose
+ * events outran the trace is known up to its last stored event only:
+ * its run ends there. O(n log n) in the events. */
+#include "gpu/overlap.h"
+
+#include "core/overlap.h"
+#include "core/spans.h"
+
+#include "pt_fold_math.h"
+
+#include <stdlib.h>
+
+/* %smid values beyond this are garbage, not SMs (as the fold's). */
+#define SM_LIMIT 65536
+
+typedef struct span_ctx {
+    pt__ivs *spans;
+    long long sm;
+    int err;
+} span_ctx;
+
+static void one_span(void *ctx, int kind, unsigned id, long long clk0, long long clk1, long long k,
+                     long long l)
+{
+    span_ctx *c = ctx;
+    (void)kind;
+    (void)id;
+    if (k >= 0 && l >= 0 && pt__ivs_add(c->spans, c->sm, clk0, clk1) < 0)
+        c->err = PT_ENOMEM;
+}
+
+/* Slot rec's work, run and spans on its SM. */
+static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role *r,
+                    long long *scratch)
+{
+    const long long *ev = rec + PT_DEV_SLOT_HDR + 2LL * b->nphases;
+    long long n = rec[PT_DEV_S_NEVENTS], sm = rec[PT_DEV_S_SMID];
+    long long prev = rec[PT_DEV_S_CLK0], end = rec[PT_DEV_S_CLK1];
+    span_ctx c = { &r->spans, sm, 0 };
+
+    /* Marks whose clocks no kernel gives (going back, past END): the
+     * slot is left out. */
+    for (long long k = 0, at = prev; k < n; k++)
+        if (ev[2 * k] < PT_DEV_EV_SPAN && (ev[2 * k + 1] < at || (at = ev[2 * k + 1]) > end))
+            return 0;
+    for (long long k = 0; k < n; k++) {
+        long long code = ev[2 * k], at = ev[2 * k + 1];
+        if (code >= PT_DEV_EV_SPAN)
+            continue;
+        if ((code < 0 || code >= b->nphases || !b->wait || !b->wait[code]) &&
+            pt__ivs_add(&r->busy, sm, prev, at) < 0)
+            return PT_ENOMEM;
+        prev = at;
+    }
+    if (rec[PT_DEV_S_DROPPED] > 0)
+        end = prev;
+    else if (pt__ivs_add(&r->busy, sm, prev, end) < 0)
+        return PT_ENOMEM;
+    if (pt__ivs_add(&r->active, sm, rec[PT_DEV_S_CLK0], end) < 0)
+        return PT_ENOMEM;
+    pt__spans_pair(ev, n, scratch, one_span, &c);
+    return c.err;
+}
+
+int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
+                     const long long *d, double ns_per_cycle)
+{
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
+    pt__ovl_role r = { node, { 0 }, { 0 }, { 0 }, ns_per_cycle, { 0 } };
+    long long *scratch;
+    int rc = 0;
+
+    if (b->mode != PT_DEV_MODE_TRACE || b->trace_cap <= 0 || !(ns_per_cycle > 0) ||
+        (node == launch && !b->wait))
+        return 0;
+    if (!(scratch = malloc(4 * (size_t)b->trace_cap * sizeof *scratch)))
+        return PT_ENOMEM;
+    for (int s = 0; s < b->nslots && rc == 0; s++) {
+        const long long *rec = d + PT_DEV_HDR + s * sw;
+        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0 && rec[PT_DEV_S_SMID] >= 0 &&
+            rec[PT_DEV_S_SMID] < SM_LIMIT)
+            rc = one_slot(b, rec, &r, scratch);
+    }
+    free(scratch);
+    if (rc == 0 && r.active.n == 0)
+        rc = 1; /* no slot ran: nothing to figure */
+    if (rc != 0) {
+        pt__ivs_free(&r.busy);
+        pt__ivs_free(&r.active);
+        pt__ivs_free(&r.spans);
+        return rc < 0 ? rc : 0;
+    }
+    pt__ivs_norm(&r.busy);
+    pt__ivs_norm(&r.active);
+    pt__ivs_norm(&r.spans);
+    return pt__ovl_add(launch, launch->count, &r);
+}

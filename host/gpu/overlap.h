@@ -1,0 +1,16 @@
+/* A role's timeline from one fold's records (overlap.c). Not installed. */
+#ifndef PT_GPU_OVERLAP_H
+#define PT_GPU_OVERLAP_H
+
+#include "gpu/records.h"
+
+/* Reads, in the trace records d (b's, read on the host), when node's
+ * slots worked and ran, and their spans, on each SM, and adds that as a
+ * role of launch's latest occurrence (core/overlap.c), at ns_per_cycle.
+ * node is a role of launch, or launch itself when b names waits
+ * (pt_dev_records_waits); otherwise, and without trace records, nothing.
+ * Returns 0 or PT_ENOMEM (counted by the caller). */
+PT__HIDDEN int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
+                                const long long *d, double ns_per_cycle);
+
+#endif
