@@ -61,8 +61,9 @@ static const char *const prod_names[] = { "wait empty", "load" };
 static const char *const cons_names[] = { "wait full", "math" };
 
 /* Slot s on sm: n marks (phase, ms), ending at end ms; the phases'
- * totals as the marks give them; and when span_b >= 0 a span "tma" 0
- * from span_b to span_e ms among them, in time order. */
+ * totals as the marks give them; and among them, in time order, a span
+ * of kind 0 and id 0 begun at span_b ms and ended at span_e ms (either
+ * left out when < 0). */
 static void slot(pt_dev_records *b, int s, long long sm, const double *ev, int n, double end,
                  double span_b, double span_e)
 {
@@ -83,6 +84,8 @@ static void slot(pt_dev_records *b, int s, long long sm, const double *ev, int n
     if (span_b >= 0) {
         code[m] = PT_DEV_EV_SPAN_CODE(0, 0, 0);
         at[m++] = span_b;
+    }
+    if (span_e >= 0) {
         code[m] = PT_DEV_EV_SPAN_CODE(0, 0, 1);
         at[m++] = span_e;
     }
@@ -329,6 +332,76 @@ Test(overlap, packed_and_merged_it_adds_up)
     pt_destroy(v);
     pt_destroy(u);
     free(buf);
+}
+
+/* A span begun by one warp and ended by another of its block: the
+ * records of one buffer pair on their SM (slots 0 and 1 on SM 0), those
+ * on another SM do not (slot 2's end on SM 1 stays alone). */
+Test(overlap, a_span_across_two_warps_of_a_block_is_paired)
+{
+    static const char *const kinds[] = { "tma" };
+    pt_dev_records *b = pt_dev_records_create(t, 3, 2, cons_names, PT_DEV_HOST | PT_DEV_TRACE, 8);
+    cr_assert_not_null(b);
+    cr_assert_eq(pt_dev_records_spans(b, 1, kinds), 0);
+    cr_assert_eq(pt_dev_reset(b, NULL), 0);
+    slot(b, 0, 0, (const double[]){ WAIT, 1, WORK, 3 }, 2, 3, 0.5, -1);
+    slot(b, 1, 0, (const double[]){ WAIT, 2, WORK, 3 }, 2, 3, -1, 1.75);
+    slot(b, 2, 1, (const double[]){ WAIT, 2, WORK, 3 }, 2, 3, -1, 1.0);
+    launch();
+    cr_assert_eq(pt_dev_fold(t, b, "step"), 0, "%s", pt_last_error(t));
+    pt_span_stats sp[2];
+    cr_assert_eq(pt_section_spans_get(t, pt_find(t, "step"), sp, 2), 1);
+    cr_assert_eq(sp[0].count, 1, "the begin of slot 0 and the end of slot 1");
+    cr_assert_float_eq(sp[0].total_ms, 1.25, EPS, "%g", sp[0].total_ms);
+    cr_assert_eq(sp[0].unmatched, 1, "the end on SM 1 began nowhere there");
+    pt_dev_records_free(b);
+}
+
+/* A load the producer issued (a begin on SM 1 at 0.2 ms) that a consumer
+ * waited for (its end at 0.8 ms): a span of the launch, no longer
+ * unmatched in either role, and in flight for both roles' waits there
+ * (SM 1's bubbles shrink from 1 ms to 0.4 each), whichever role folds
+ * first. */
+Test(overlap, a_span_from_one_role_to_another_is_the_launchs)
+{
+    static const char *const kinds[] = { "tma" };
+    static const int waits[] = { WAIT };
+    for (int order = 0; order < 2; order++) {
+        pt_reset(t);
+        pt_dev_records *p = producer(), *c = consumer();
+        cr_assert_eq(pt_dev_records_spans(p, 1, kinds), 0);
+        pt_dev_records_waits(p, 1, waits);
+        pt_dev_records_waits(c, 1, waits);
+        slot(p, 1, 1, (const double[]){ WAIT, 1, WORK, 2 }, 2, 2, 0.2, -1);
+        slot(c, 2, 1, (const double[]){ WAIT, 2, WORK, 3 }, 2, 3, -1, 0.8);
+        /* slot() counts DONE again: once is the truth. */
+        for (int k = 0; k < 2; k++) {
+            pt_dev_buf a = pt_dev_arg(k ? c : p);
+            a.data[PT_DEV_HDR + (k ? 2 : 1) * PT_DEV_SLOT_WORDS(2, 8) + PT_DEV_S_DONE] = 1;
+        }
+        launch();
+        cr_assert_eq(pt_dev_fold_role(t, order ? c : p, "step", order ? "consumers" : "producer"),
+                     0, "%s", pt_last_error(t));
+        cr_assert_eq(pt_dev_fold_role(t, order ? p : c, "step", order ? "producer" : "consumers"),
+                     0, "%s", pt_last_error(t));
+        pt_span_stats sp[2];
+        cr_assert_eq(pt_section_spans_get(t, pt_find(t, "step"), sp, 2), 1, "order %d", order);
+        cr_assert_str_eq(sp[0].name, "tma", "named as the begin's role names it");
+        cr_assert_eq(sp[0].count, 1);
+        cr_assert_float_eq(sp[0].total_ms, 0.6, EPS, "%g", sp[0].total_ms);
+        int n = pt_section_spans_get(t, pt_find(t, "step/producer"), sp, 2);
+        for (int i = 0; i < n; i++)
+            cr_assert_eq(sp[i].unmatched, 0, "producer's %s", sp[i].name);
+        n = pt_section_spans_get(t, pt_find(t, "step/consumers"), sp, 2);
+        for (int i = 0; i < n; i++)
+            cr_assert_eq(sp[i].unmatched, 0, "consumers' %s", sp[i].name);
+        cr_assert_float_eq(get(t, "step/producer").bubble_ms, (0 + 0.4) / 2, EPS, "%g",
+                           get(t, "step/producer").bubble_ms);
+        cr_assert_float_eq(get(t, "step/consumers").bubble_ms, (0.5 + 0.4) / 2, EPS, "%g",
+                           get(t, "step/consumers").bubble_ms);
+        pt_dev_records_free(p);
+        pt_dev_records_free(c);
+    }
 }
 
 /* Random intervals on 3 SMs over [0, 64): lengths, intersections and the

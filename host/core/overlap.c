@@ -15,6 +15,7 @@
 #include "core/overlap.h"
 
 #include "core/shape.h"
+#include "core/strv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,111 @@ static void role_free(pt__ovl_role *r)
     pt__ivs_free(&r->busy);
     pt__ivs_free(&r->active);
     pt__ivs_free(&r->spans);
+    pt__span_evs_free(&r->left);
+    pt__strv_free(r->names, r->nnames);
+    r->names = NULL;
+    r->nnames = 0;
+}
+
+/* ---- spans across roles ------------------------------------------ */
+
+typedef struct cross_ctx {
+    pt_section *launch;
+    const pt__ovl *o;
+    pt__span_evs all;         /* every role's events, tagged role << 32 | its place there */
+    unsigned char **used;     /* per role, its events paired now */
+    int err;
+} cross_ctx;
+
+/* One less unmatched event of kind in role r's section. */
+static void matched(const pt__ovl_role *r, int kind)
+{
+    char buf[32];
+    pt__span *sp;
+
+    if (!r->node->shape)
+        return;
+    sp = pt__span_of(r->node->shape, pt__span_kind_name(r->names, r->nnames, kind, buf));
+    if (sp && sp->unmatched > 0)
+        sp->unmatched--;
+}
+
+static void cross_one(void *ctx, int kind, unsigned id, long long clk0, long long clk1, long long k,
+                      long long l)
+{
+    cross_ctx *c = ctx;
+    long long tb, te;
+    const pt__ovl_role *rb, *re;
+    pt__shape *sh;
+    pt__span *sp;
+    char buf[32];
+
+    (void)id;
+    if (k < 0 || l < 0 || c->err)
+        return;
+    tb = c->all.v[k].tag;
+    te = c->all.v[l].tag;
+    /* Pairs within one role were its own to make: left as they are. */
+    if (tb >> 32 == te >> 32)
+        return;
+    rb = &c->o->roles[tb >> 32];
+    re = &c->o->roles[te >> 32];
+    if (!(sh = pt__shape_of(c->launch)) ||
+        !(sp = pt__span_of(sh, pt__span_kind_name(rb->names, rb->nnames, kind, buf))) ||
+        pt__span_add(sp, (double)(clk1 - clk0) * rb->ns_per_cycle) < 0) {
+        c->err = PT_ENOMEM;
+        return;
+    }
+    /* In flight on the SM from the begin to the end. */
+    if (pt__ivs_add((pt__ivs *)&rb->spans, c->all.v[k].sm, clk0, clk1) < 0) {
+        c->err = PT_ENOMEM;
+        return;
+    }
+    matched(rb, kind);
+    matched(re, kind);
+    c->used[tb >> 32][tb & 0xffffffff] = 1;
+    c->used[te >> 32][te & 0xffffffff] = 1;
+}
+
+/* Pairs the roles' events left alone across the roles, and keeps in each
+ * role the events still alone. O(n log n) in the events. */
+static int cross(pt_section *launch, pt__ovl *o)
+{
+    cross_ctx c = { launch, o, { 0 }, NULL, 0 };
+    size_t n = 0;
+
+    for (int i = 0; i < o->n; i++)
+        n += o->roles[i].left.n;
+    if (n == 0 || o->n < 2)
+        return 0;
+    if (!(c.used = calloc((size_t)o->n, sizeof *c.used)))
+        return PT_ENOMEM;
+    for (int i = 0; !c.err && i < o->n; i++) {
+        const pt__span_evs *e = &o->roles[i].left;
+        if (e->n && !(c.used[i] = calloc(e->n, 1)))
+            c.err = PT_ENOMEM;
+        for (size_t k = 0; !c.err && k < e->n; k++)
+            if (pt__span_evs_add(&c.all, e->v[k].sm, e->v[k].code, e->v[k].clk,
+                                 (long long)i << 32 | (long long)k) < 0)
+                c.err = PT_ENOMEM;
+    }
+    if (!c.err && pt__span_evs_pair(&c.all, cross_one, &c) < 0)
+        c.err = PT_ENOMEM;
+    for (int i = 0; i < o->n; i++)
+        pt__ivs_norm(&o->roles[i].spans);
+    for (int i = 0; !c.err && i < o->n; i++) {
+        pt__span_evs *e = &o->roles[i].left;
+        size_t m = 0;
+        for (size_t k = 0; k < e->n; k++)
+            if (!c.used[i][k])
+                e->v[m++] = e->v[k];
+        e->n = m;
+    }
+    for (int i = 0; i < o->n; i++)
+        free(c.used[i]);
+    free(c.used);
+    pt__span_evs_free(&c.all);
+    return c.err;
 }
 
 void pt__ovl_free(pt__ovl *o)
@@ -227,7 +333,10 @@ int pt__ovl_add(pt_section *launch, uint64_t occurrence, pt__ovl_role *r)
     memset(r->added, 0, sizeof r->added);
     o->roles[o->n++] = *r;
     rs->ovl_folds++;
-    /* Every role of the occurrence against the others, the new one too. */
+    /* Spans across the roles, in flight for the bubbles; then every role
+     * of the occurrence against the others, the new one too. */
+    if (cross(launch, o) < 0)
+        return PT_ENOMEM;
     for (int i = 0; i < o->n; i++) {
         double f[4];
         if (figure(o, &o->roles[i], f) < 0)

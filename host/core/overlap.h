@@ -6,6 +6,7 @@
 #define PT_CORE_OVERLAP_H
 
 #include "core/model.h"
+#include "core/spans.h"
 
 #include <stddef.h>
 
@@ -37,6 +38,9 @@ typedef struct pt__ovl_role {
     pt_section *node;
     pt__ivs busy, active, spans;
     double ns_per_cycle;
+    pt__span_evs left;        /* its span events no record of its own pairs */
+    char **names;             /* its span kinds' names (pt_dev_records_spans) */
+    int nnames;
     double added[4];          /* the busy, overlap, wait and bubble ns it last added to
                                  node's shape for this occurrence */
 } pt__ovl_role;
@@ -53,9 +57,12 @@ typedef struct pt__ovl {
  * one's timelines) and figures every role of the occurrence again against
  * the others: each role's shape then holds, for this occurrence, its work,
  * the part of it beside another role's work on the same SM, its waits and
- * the part of them with no other role working and no span open. Returns 0
- * or PT_ENOMEM (the role's figures of this occurrence are left out).
- * O(R^2 n log n) for R roles of n intervals. */
+ * the part of them with no other role working and no span open. Then the
+ * span events no role paired are paired across the roles on each SM: a
+ * begin of one role and an end of another make a span of the launch
+ * (named as the begin's role names its kind), no longer unmatched in
+ * either role. Returns 0 or PT_ENOMEM (the role's figures of this
+ * occurrence are left out). O(R^2 n log n) for R roles of n intervals. */
 PT__HIDDEN int pt__ovl_add(pt_section *launch, uint64_t occurrence, pt__ovl_role *r);
 PT__HIDDEN void pt__ovl_free(pt__ovl *o);
 

@@ -10,6 +10,7 @@
 #include <pt/pt_dev_buf.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,83 @@ uint64_t pt__spans_pair(const long long *ev, long long n, long long *scratch, pt
         }
     }
     return unmatched;
+}
+
+int pt__span_evs_add(pt__span_evs *e, long long sm, long long code, long long clk, long long tag)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 32;
+        pt__span_ev *v = realloc(e->v, cap * sizeof *v);
+        if (!v)
+            return PT_ENOMEM;
+        e->v = v;
+        e->cap = cap;
+    }
+    e->v[e->n++] = (pt__span_ev){ sm, code, clk, tag };
+    return 0;
+}
+
+void pt__span_evs_free(pt__span_evs *e)
+{
+    free(e->v);
+    memset(e, 0, sizeof *e);
+}
+
+static int by_sm_clock(const void *a, const void *b)
+{
+    const pt__span_ev *x = a, *y = b;
+    if (x->sm != y->sm)
+        return x->sm < y->sm ? -1 : 1;
+    return x->clk < y->clk ? -1 : x->clk > y->clk;
+}
+
+/* pt__spans_pair's callback for one SM's run of e, from base on. */
+typedef struct run_ctx {
+    pt__span_fn fn;
+    void *ctx;
+    long long base;
+} run_ctx;
+
+static void in_run(void *ctx, int kind, unsigned id, long long clk0, long long clk1, long long k,
+                   long long l)
+{
+    run_ctx *r = ctx;
+    r->fn(r->ctx, kind, id, clk0, clk1, k < 0 ? -1 : r->base + k, l < 0 ? -1 : r->base + l);
+}
+
+int pt__span_evs_pair(pt__span_evs *e, pt__span_fn fn, void *ctx)
+{
+    long long *ev, *scratch;
+
+    if (e->n == 0)
+        return 0;
+    ev = malloc(2 * e->n * sizeof *ev);
+    scratch = malloc(4 * e->n * sizeof *scratch);
+    if (!ev || !scratch) {
+        free(ev);
+        free(scratch);
+        return PT_ENOMEM;
+    }
+    qsort(e->v, e->n, sizeof *e->v, by_sm_clock);
+    for (size_t i = 0, j; i < e->n; i = j) {
+        run_ctx r = { fn, ctx, (long long)i };
+        for (j = i; j < e->n && e->v[j].sm == e->v[i].sm; j++) {
+            ev[2 * (j - i)] = e->v[j].code;
+            ev[2 * (j - i) + 1] = e->v[j].clk;
+        }
+        pt__spans_pair(ev, (long long)(j - i), scratch, in_run, &r);
+    }
+    free(ev);
+    free(scratch);
+    return 0;
+}
+
+const char *pt__span_kind_name(char *const *names, int n, int kind, char *buf)
+{
+    if (kind < n)
+        return names[kind];
+    snprintf(buf, 32, "span %d", kind);
+    return buf;
 }
 
 pt__span *pt__span_of(pt__shape *sh, const char *name)

@@ -20,6 +20,28 @@ typedef void (*pt__span_fn)(void *ctx, int kind, unsigned id, long long clk0, lo
  * scratch holds 4 * n words. O(n log n). */
 PT__HIDDEN uint64_t pt__spans_pair(const long long *ev, long long n, long long *scratch,
                                    pt__span_fn fn, void *ctx);
+/* Span events left alone in their records, to pair across records (the
+ * warps of a block, the roles of a launch): each one's SM, code
+ * (PT_DEV_EV_SPAN_CODE, its end bit and all), clock, and the caller's
+ * tag. */
+typedef struct pt__span_ev {
+    long long sm, code, clk, tag;
+} pt__span_ev;
+typedef struct pt__span_evs {
+    pt__span_ev *v;
+    size_t n, cap;
+} pt__span_evs;
+PT__HIDDEN int pt__span_evs_add(pt__span_evs *e, long long sm, long long code, long long clk,
+                                long long tag);
+PT__HIDDEN void pt__span_evs_free(pt__span_evs *e);
+/* Sorts e by SM and clock, and on each SM pairs its events as
+ * pt__spans_pair() pairs a record's, in clock order: fn's k and l are
+ * indices into the sorted e. Returns 0 or PT_ENOMEM (nothing paired).
+ * O(n log n). */
+PT__HIDDEN int pt__span_evs_pair(pt__span_evs *e, pt__span_fn fn, void *ctx);
+/* The name of span kind `kind` among n names: names[kind], or "span K"
+ * written in buf (32 bytes). */
+PT__HIDDEN const char *pt__span_kind_name(char *const *names, int n, int kind, char *buf);
 /* The span kind `name` of sh, added when new; NULL without memory. */
 PT__HIDDEN pt__span *pt__span_of(pt__shape *sh, const char *name);
 /* One span of ns. Returns 0, or PT_ENOMEM (its histogram only is lost). */

@@ -36,6 +36,7 @@
 #include "gpu/gpu.h"
 #include "gpu/overlap.h"
 #include "gpu/shape.h"
+#include "gpu/spans.h"
 
 #include "pt_fold_math.h"
 
@@ -427,6 +428,8 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     int nsm = 0, rc;
     long long twice = 0;
     pt__rword *r;
+    pt__span_evs left = { 0 };
+    pt__ivs flight = { 0 };
     conv cv;
 
     stale_done(j, d);
@@ -456,12 +459,14 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
               cv.mark_cycles);
     pt__shape_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
                    cv.mark_cycles);
-    if (pt__spans_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle) < 0 &&
+    if (pt__spans_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
+                       &left, &flight) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
                       "some are left out", title);
     /* A graph's kernel is a launch of its own, whose roles none are. */
-    if (pt__overlap_fold(j->devtime ? j->node : j->launch, j->node, b, d, cv.ns_per_cycle) < 0 &&
+    if (pt__overlap_fold(j->devtime ? j->node : j->launch, j->node, b, d, cv.ns_per_cycle,
+                         &left, &flight) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory figuring the overlap; "
                       "it is left out", title);

@@ -12,39 +12,22 @@
 #include "gpu/overlap.h"
 
 #include "core/overlap.h"
-#include "core/spans.h"
+#include "core/strv.h"
 
 #include "pt_fold_math.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* %smid values beyond this are garbage, not SMs (as the fold's). */
 #define SM_LIMIT 65536
 
-typedef struct span_ctx {
-    pt__ivs *spans;
-    long long sm;
-    int err;
-} span_ctx;
-
-static void one_span(void *ctx, int kind, unsigned id, long long clk0, long long clk1, long long k,
-                     long long l)
-{
-    span_ctx *c = ctx;
-    (void)kind;
-    (void)id;
-    if (k >= 0 && l >= 0 && pt__ivs_add(c->spans, c->sm, clk0, clk1) < 0)
-        c->err = PT_ENOMEM;
-}
-
-/* Slot rec's work, run and spans on its SM. */
-static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role *r,
-                    long long *scratch)
+/* Slot rec's work and run on its SM. */
+static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role *r)
 {
     const long long *ev = rec + PT_DEV_SLOT_HDR + 2LL * b->nphases;
     long long n = rec[PT_DEV_S_NEVENTS], sm = rec[PT_DEV_S_SMID];
     long long prev = rec[PT_DEV_S_CLK0], end = rec[PT_DEV_S_CLK1];
-    span_ctx c = { &r->spans, sm, 0 };
 
     /* Marks whose clocks no kernel gives (going back, past END): the
      * slot is left out. */
@@ -64,38 +47,43 @@ static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role 
         end = prev;
     else if (pt__ivs_add(&r->busy, sm, prev, end) < 0)
         return PT_ENOMEM;
-    if (pt__ivs_add(&r->active, sm, rec[PT_DEV_S_CLK0], end) < 0)
-        return PT_ENOMEM;
-    pt__spans_pair(ev, n, scratch, one_span, &c);
-    return c.err;
+    return pt__ivs_add(&r->active, sm, rec[PT_DEV_S_CLK0], end);
 }
 
 int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
-                     const long long *d, double ns_per_cycle)
+                     const long long *d, double ns_per_cycle, pt__span_evs *left,
+                     pt__ivs *flight)
 {
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
-    pt__ovl_role r = { node, { 0 }, { 0 }, { 0 }, ns_per_cycle, { 0 } };
-    long long *scratch;
+    pt__ovl_role r = { node, { 0 }, { 0 }, *flight, ns_per_cycle, *left, NULL, 0, { 0 } };
     int rc = 0;
 
+    memset(left, 0, sizeof *left);
+    memset(flight, 0, sizeof *flight);
+    /* Only a role's events wait for the other roles. */
+    if (node == launch)
+        pt__span_evs_free(&r.left);
     if (b->mode != PT_DEV_MODE_TRACE || b->trace_cap <= 0 || !(ns_per_cycle > 0) ||
         (node == launch && !b->wait))
-        return 0;
-    if (!(scratch = malloc(4 * (size_t)b->trace_cap * sizeof *scratch)))
-        return PT_ENOMEM;
+        rc = 1;
+    else if (b->nspan_names > 0 &&
+             !(r.names = pt__strv_dup((const char *const *)b->span_names, b->nspan_names)))
+        rc = PT_ENOMEM;
+    r.nnames = r.names ? b->nspan_names : 0;
     for (int s = 0; s < b->nslots && rc == 0; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
         if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0 && rec[PT_DEV_S_SMID] >= 0 &&
             rec[PT_DEV_S_SMID] < SM_LIMIT)
-            rc = one_slot(b, rec, &r, scratch);
+            rc = one_slot(b, rec, &r);
     }
-    free(scratch);
     if (rc == 0 && r.active.n == 0)
         rc = 1; /* no slot ran: nothing to figure */
     if (rc != 0) {
         pt__ivs_free(&r.busy);
         pt__ivs_free(&r.active);
         pt__ivs_free(&r.spans);
+        pt__span_evs_free(&r.left);
+        pt__strv_free(r.names, r.nnames);
         return rc < 0 ? rc : 0;
     }
     pt__ivs_norm(&r.busy);

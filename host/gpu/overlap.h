@@ -2,6 +2,7 @@
 #ifndef PT_GPU_OVERLAP_H
 #define PT_GPU_OVERLAP_H
 
+#include "core/overlap.h"
 #include "gpu/records.h"
 
 /* Reads, in the trace records d (b's, read on the host), when node's
@@ -9,8 +10,12 @@
  * role of launch's latest occurrence (core/overlap.c), at ns_per_cycle.
  * node is a role of launch, or launch itself when b names waits
  * (pt_dev_records_waits); otherwise, and without trace records, nothing.
- * Returns 0 or PT_ENOMEM (counted by the caller). */
+ * Its spans' intervals are flight (pt__spans_fold's, taken over); a
+ * role's span events that no record of it paired (left, taken over) wait
+ * there for the other roles' (core/overlap.c pairs them). Returns 0 or
+ * PT_ENOMEM (counted by the caller). */
 PT__HIDDEN int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
-                                const long long *d, double ns_per_cycle);
+                                const long long *d, double ns_per_cycle, pt__span_evs *left,
+                                pt__ivs *flight);
 
 #endif

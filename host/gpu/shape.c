@@ -24,7 +24,6 @@
 #include "gpu/shape.h"
 
 #include "core/shape.h"
-#include "core/spans.h"
 #include "gpu/cuda.h"
 
 #include "pt_fold_math.h"
@@ -200,64 +199,4 @@ out:
     free(v);
     free(ends);
     free(ph);
-}
-
-/* ---- spans ------------------------------------------------------- */
-
-typedef struct span_ctx {
-    pt__shape *sh;
-    const pt_dev_records *b;
-    double rate;              /* ns per cycle of the record */
-    int err;
-} span_ctx;
-
-static void one_span(void *ctx, int kind, unsigned id, long long clk0, long long clk1, long long k,
-                     long long l)
-{
-    span_ctx *c = ctx;
-    char name[32];
-    const char *n = name;
-    pt__span *sp;
-
-    (void)id;
-    if (kind < c->b->nspan_names)
-        n = c->b->span_names[kind];
-    else
-        snprintf(name, sizeof name, "span %d", kind);
-    if (!(sp = pt__span_of(c->sh, n))) {
-        c->err = PT_ENOMEM;
-        return;
-    }
-    /* An event left alone, or an end whose clock is before its begin's. */
-    if (k < 0 || l < 0 || clk1 < clk0)
-        sp->unmatched++;
-    else if (pt__span_add(sp, (double)(clk1 - clk0) * c->rate) < 0)
-        c->err = PT_ENOMEM;
-}
-
-int pt__spans_fold(pt_section *node, pt_dev_records *b, const long long *d, double tick_ns,
-                   double ns_per_cycle)
-{
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
-    long long *scratch;
-    span_ctx c = { NULL, b, 0, 0 };
-
-    if (b->mode != PT_DEV_MODE_TRACE || b->trace_cap <= 0)
-        return 0;
-    if (!(scratch = malloc(4 * (size_t)b->trace_cap * sizeof *scratch)))
-        return PT_ENOMEM;
-    for (int s = 0; s < b->nslots && !c.err; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        long long n = rec[PT_DEV_S_NEVENTS];
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || n <= 0)
-            continue;
-        if (!c.sh && !(c.sh = pt__shape_of(node))) {
-            c.err = PT_ENOMEM;
-            break;
-        }
-        pt__slot_rate(rec, tick_ns, ns_per_cycle, &c.rate);
-        pt__spans_pair(rec + PT_DEV_SLOT_HDR + 2LL * b->nphases, n, scratch, one_span, &c);
-    }
-    free(scratch);
-    return c.err;
 }

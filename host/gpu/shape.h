@@ -13,10 +13,4 @@
 PT__HIDDEN void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d,
                                double tick_ns, double ns_per_cycle, double mark_cycles);
 
-/* Pairs the span events of each finished record in d (a trace buffer's,
- * read on the host) and adds each kind's spans, at the record's rate, to
- * node's; returns 0 or PT_ENOMEM (counted by the caller). */
-PT__HIDDEN int pt__spans_fold(pt_section *node, pt_dev_records *b, const long long *d,
-                              double tick_ns, double ns_per_cycle);
-
 #endif
