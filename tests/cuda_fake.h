@@ -56,6 +56,14 @@ typedef struct fake_gpu {
     void *graph_exec;         /* the last one's graph */
     void (*graph_replay)(void *exec); /* what a replay does (the test's kernels), or NULL */
     long long capture_asks;
+    /* cudaGraphAddMemsetNode / cudaGraphAddKernelNode: the nodes added (handles
+     * 1, 2, ... in order), the last memsets' and kernel's parameters and
+     * dependencies. */
+    long long graph_nodes, memset_nodes, kernel_nodes;
+    pt__cu_memset memset_params[2];
+    const void *kernel_params;
+    void *deps[4];
+    size_t ndeps;
     pt_stream waited_stream;  /* the last one's stream and event */
     pt__cuevent waited_ev;
 } fake_gpu;
@@ -158,6 +166,30 @@ static pt__cuerr f_graph_launch(void *exec, pt_stream s)
     fake.graph_exec = exec;
     if (fake.graph_replay)
         fake.graph_replay(exec);
+    return 0;
+}
+static void fake_node(void **node, void *const *deps, size_t n)
+{
+    *node = (void *)(uintptr_t)++fake.graph_nodes;
+    fake.ndeps = n;
+    for (size_t i = 0; i < n && i < 4; i++)
+        fake.deps[i] = deps[i];
+}
+static pt__cuerr f_graph_memset(void **node, void *graph, void *const *deps, size_t n,
+                                const pt__cu_memset *p)
+{
+    (void)graph;
+    fake.memset_params[fake.memset_nodes++ % 2] = *p;
+    fake_node(node, deps, n);
+    return 0;
+}
+static pt__cuerr f_graph_kernel(void **node, void *graph, void *const *deps, size_t n,
+                                const void *params)
+{
+    (void)graph;
+    fake.kernel_nodes++;
+    fake.kernel_params = params;
+    fake_node(node, deps, n);
     return 0;
 }
 static pt__cuerr f_is_capturing(pt_stream s, int *status)
@@ -326,6 +358,8 @@ static const pt__cuda_api fake_api = {
     .StreamWaitEvent = f_stream_wait,
     .StreamIsCapturing = f_is_capturing,
     .GraphLaunch = f_graph_launch,
+    .GraphAddMemsetNode = f_graph_memset,
+    .GraphAddKernelNode = f_graph_kernel,
     .RegisterFatBinary = f_register_fatbin,
     .RegisterFatBinaryEnd = f_register_end,
     .RegisterFunction = f_register_function,

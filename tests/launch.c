@@ -570,3 +570,76 @@ Test(launch, captures_not_taken_are_freed_with_the_timing)
     t = NULL;
     pt_dev_records_free(recs);
 }
+
+/* A graph built node by node: each instrumented kernel goes in after its
+ * records' reset (two memset nodes after the given dependencies: the
+ * slots, and the bad-slot count), and every replay folds it as a captured
+ * one. Records of another size go in alone, unmeasured, and say so. */
+Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
+{
+    static const char *const n2[] = { "load", "math" }, *const n3[] = { "a", "b", "c" };
+    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, n2, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, n3, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *small = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2 && small, "%s", pt_last_error(t));
+    void *graph = (void *)(uintptr_t)0x6a, *k1, *k2, *k3;
+    pt__cu_kernel_node p1 = { (void *)step, { 8, 1, 1 }, { 128, 1, 1 }, 0, NULL, NULL };
+    pt__cu_kernel_node p2 = { (void *)step, { 2, 2, 1 }, { 64, 1, 1 }, 0, NULL, NULL };
+    pt_graph *g = pt_graph_create(t);
+    cr_assert_not_null(g);
+
+    cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, "first kernel", r1), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.memset_nodes, 2, "the reset: two memsets");
+    pt_dev_buf a1 = pt_dev_arg(r1);
+    cr_assert_eq(fake.memset_params[0].dst, a1.data + PT_DEV_HDR, "the slots");
+    cr_assert_eq(fake.memset_params[0].width * fake.memset_params[0].element_size,
+                 8 * PT_DEV_SLOT_WORDS(2, 0) * sizeof(long long));
+    cr_assert_eq(fake.memset_params[1].dst, a1.data + PT_DEV_H_BAD_SLOT, "the bad-slot count");
+    cr_assert_eq(fake.memset_params[0].value, 0);
+    cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
+    cr_assert_eq(fake.ndeps, 2, "the kernel after the reset");
+    cr_assert_eq(fake.deps[0], (void *)(uintptr_t)1);
+    cr_assert_eq(fake.deps[1], (void *)(uintptr_t)2);
+    cr_assert_eq(k1, (void *)(uintptr_t)3);
+    /* The second after the first: its reset depends on it. */
+    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "second kernel", r2), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.memset_nodes, 4);
+    cr_assert_eq(k2, (void *)(uintptr_t)6);
+    /* Records of 2 slots for a grid of 8: in the graph, unmeasured. */
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, &k2, 1, &p1, "third", small), PT_ESTATE);
+    cr_assert(strstr(pt_last_error(t), "(2 slots, the grid 8) do not hold the grid's slots"),
+              "%s", pt_last_error(t));
+    cr_assert_eq(fake.kernel_nodes, 3, "the kernel is still in the graph");
+    cr_assert_eq(fake.memset_nodes, 4, "with no reset");
+    cr_assert_eq(fake.ndeps, 1);
+    cr_assert_eq(fake.deps[0], k2, "after what the user gave");
+    /* Bad arguments. */
+    cr_assert_eq(pt_graph_add_kernel(g, NULL, graph, NULL, 0, &p1, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, NULL, NULL, 0, &p1, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, NULL, 0, NULL, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(NULL, &k3, graph, NULL, 0, &p1, "x", r1), PT_EINVAL);
+    cr_assert_null(pt_graph_create(NULL));
+
+    graph_bufs[0] = a1;
+    graph_bufs[1] = pt_dev_arg(r2);
+    void *exec = (void *)(uintptr_t)0xe8;
+    fake.graph_replay = replay;
+    replays = 0;
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, NULL), 0, "replay %d: %s", i,
+                     pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step").count, 10);
+    cr_assert_eq(stats("step/first kernel").count, 10, "every replay folded");
+    cr_assert_float_eq(stats("step/first kernel").mean_ms, 0.2, 1e-9, "its blocks' span");
+    cr_assert_eq(stats("step/first kernel/math").blocks, 10 * 8);
+    cr_assert_eq(stats("step/second kernel/c").blocks, 10 * 4);
+    cr_assert_null(pt_find(t, "step/third"), "unmeasured");
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+    pt_dev_records_free(small);
+}

@@ -150,6 +150,8 @@ static void load(void)
         OPT(StreamWaitEvent, "cudaStreamWaitEvent") ||
         OPT(StreamIsCapturing, "cudaStreamIsCapturing") ||
         OPT(GraphLaunch, "cudaGraphLaunch") ||
+        OPT(GraphAddMemsetNode, "cudaGraphAddMemsetNode") ||
+        OPT(GraphAddKernelNode, "cudaGraphAddKernelNode") ||
         OPT(RuntimeGetVersion, "cudaRuntimeGetVersion")) {
         /* A runtime missing a basic entry point is not one ptkit can use;
          * keep it loaded (other code of the process may use it) but unused. */

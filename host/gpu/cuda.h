@@ -37,6 +37,20 @@ typedef const void *pt__cukernel;
 typedef struct pt__dim3 {                   /* dim3 */
     unsigned x, y, z;
 } pt__dim3;
+/* cudaMemsetParams */
+typedef struct pt__cu_memset {
+    void *dst;
+    size_t pitch;
+    unsigned value, element_size;
+    size_t width, height;
+} pt__cu_memset;
+/* cudaKernelNodeParams */
+typedef struct pt__cu_kernel_node {
+    void *func;
+    pt__dim3 grid, block;
+    unsigned shared_bytes;
+    void **args, **extra;
+} pt__cu_kernel_node;
 
 /* Values of CUDA enums and flags that ptkit passes. */
 enum {
@@ -94,6 +108,12 @@ typedef struct pt__cuda_api {
     pt__cuerr (*StreamIsCapturing)(pt_stream s, int *status);
     /* Optional: replay an instantiated CUDA graph (cudaGraphExec_t) on s. */
     pt__cuerr (*GraphLaunch)(void *exec, pt_stream s);
+    /* Optional: add a memset node (cudaMemsetParams) or a kernel node
+     * (cudaKernelNodeParams) to a graph (cudaGraph_t) after n nodes. */
+    pt__cuerr (*GraphAddMemsetNode)(void **node, void *graph, void *const *deps, size_t n,
+                                    const struct pt__cu_memset *p);
+    pt__cuerr (*GraphAddKernelNode)(void **node, void *graph, void *const *deps, size_t n,
+                                    const void *params);
 
     /* ptkit's own kernels (calibration, reduction) are registered as the
      * code nvcc generates registers a program's: a fatbin, then each

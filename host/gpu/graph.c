@@ -14,7 +14,9 @@
  * replay and ahead of the next one, whose reset (in the graph) comes after
  * the copy: so replays on one stream never mix their records. A buffer
  * keeps a few copies in flight (records.h); past them the host waits for
- * the oldest copy, the only wait. */
+ * the oldest copy, the only wait. A graph built node by node
+ * (pt_graph_add_kernel()) gets each kernel's reset as two memset nodes
+ * ahead of it, as the capture would have put them, and is folded alike. */
 #include "gpu/graph.h"
 
 #include "core/errors.h"
@@ -100,6 +102,92 @@ pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream)
     if (g)
         g->ncaptured = k;
     return gr;
+}
+
+pt_graph *pt_graph_create(pt_timing *t)
+{
+    pt_graph *gr;
+
+    if (!t)
+        return NULL;
+    if (!(gr = calloc(1, sizeof *gr))) {
+        pt__fail(t, PT_ENOMEM, "pt_graph_create: out of memory");
+        return NULL;
+    }
+    gr->t = t;
+    return gr;
+}
+
+/* Notes kernel `title` of records b in gr: 0 or PT_ENOMEM (counted). */
+static int note(pt_graph *gr, const char *title, pt_dev_records *b)
+{
+    pt__captured *v = realloc(gr->v, (gr->n + 1) * sizeof *v);
+    char *name = pt__str_dup(title);
+
+    if (v)
+        gr->v = v;
+    if (!v || !name) {
+        free(name);
+        return pt__fail(gr->t, PT_ENOMEM, "pt_graph_add_kernel(\"%s\"): out of memory; the "
+                        "kernel is in the graph, unmeasured", title);
+    }
+    gr->v[gr->n++] = (pt__captured){ NULL, name, b };
+    return 0;
+}
+
+int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *deps, size_t ndeps,
+                        const void *params, const char *title, pt_dev_records *b)
+{
+    const pt__cu_kernel_node *kp = params;
+    const pt__cuda_api *cu;
+    pt__cu_memset m[2];
+    void *reset[2];
+    long long blocks, threads, n;
+    pt__cuerr e;
+    const char *why;
+
+    if (!gr || !node || !graph || !params || !title || !b)
+        return gr ? pt__fail(gr->t, PT_EINVAL, "pt_graph_add_kernel: NULL %s",
+                             !node ? "node" : !graph ? "graph" : !params ? "params"
+                             : !title ? "title" : "records")
+                  : PT_EINVAL;
+    if (b->t != gr->t)
+        return pt__fail(gr->t, PT_EINVAL, "pt_graph_add_kernel(\"%s\"): the records are "
+                        "another timing's", title);
+    cu = pt__gpu_api(gr->t);
+    if (cu->unavailable || !cu->GraphAddKernelNode || !cu->GraphAddMemsetNode)
+        return pt__fail(gr->t, PT_ENODEV, "pt_graph_add_kernel(\"%s\"): the CUDA runtime "
+                        "has no cudaGraphAddKernelNode and cudaGraphAddMemsetNode; nothing "
+                        "added", title);
+    blocks = (long long)kp->grid.x * kp->grid.y * kp->grid.z;
+    threads = (long long)kp->block.x * kp->block.y * kp->block.z;
+    n = pt__launch_slots(b, blocks, threads);
+    why = b->host ? "are in host memory (PT_DEV_HOST), which a graph cannot reset"
+          : n != b->nslots ? "do not hold the grid's slots, and a graph cannot resize them: "
+                             "make them with the grid's slots (or launch once) first" : NULL;
+    if (why) {
+        e = cu->GraphAddKernelNode(node, graph, deps, ndeps, params);
+        if (e)
+            return pt__fail(gr->t, PT_ECUDA, "pt_graph_add_kernel(\"%s\"): "
+                            "cudaGraphAddKernelNode: %s", title, pt__cuda_errstr(cu, e));
+        return pt__fail(gr->t, PT_ESTATE, "pt_graph_add_kernel(\"%s\"): the records (%d "
+                        "slots, the grid %lld) %s; the kernel is in the graph, unmeasured",
+                        title, b->nslots, n, why);
+    }
+    /* pt_dev_reset's two memsets: the slots, and the bad-slot count, in
+     * 4-byte elements (a memset node's widest). */
+    m[0] = (pt__cu_memset){ b->data + PT_DEV_HDR, 0, 0, 4,
+                            (size_t)(b->words - PT_DEV_HDR) * sizeof(long long) / 4, 1 };
+    m[1] = (pt__cu_memset){ b->data + PT_DEV_H_BAD_SLOT, 0, 0, 4, sizeof(long long) / 4, 1 };
+    e = cu->GraphAddMemsetNode(&reset[0], graph, deps, ndeps, &m[0]);
+    if (!e)
+        e = cu->GraphAddMemsetNode(&reset[1], graph, deps, ndeps, &m[1]);
+    if (!e)
+        e = cu->GraphAddKernelNode(node, graph, reset, 2, params);
+    if (e)
+        return pt__fail(gr->t, PT_ECUDA, "pt_graph_add_kernel(\"%s\"): %s: %s", title,
+                        "adding the reset and the kernel", pt__cuda_errstr(cu, e));
+    return note(gr, title, b);
 }
 
 int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, pt_stream stream)

@@ -47,23 +47,6 @@ static int fit(pt_timing *t, pt_dev_records *b, int nslots)
              : 0;
 }
 
-/* The slots a launch of blocks x threads writes into b: a block's (or
- * with PT_DEV_WARP_SLOTS a warp's), one in b->sample of them; -1 when
- * that is no count from 1 to INT_MAX. b->grid_slots keeps the grid's. */
-static long long launch_slots(pt_dev_records *b, long long blocks, long long threads)
-{
-    long long n = blocks;
-
-    if (b->flags & PT_DEV_WARP_SLOTS)
-        n = threads > 0 && blocks <= LLONG_MAX / ((threads + 31) / 32)
-            ? blocks * ((threads + 31) / 32) : -1;
-    if (blocks <= 0 || threads <= 0 || n <= 0 || n > INT_MAX)
-        return -1;
-    /* A sampled kernel writes the slots of one block (or warp) in sample. */
-    b->grid_slots = n;
-    return b->sample > 1 ? (n + b->sample - 1) / b->sample : n;
-}
-
 /* A launch captured into a CUDA graph (pt_graph_capture_end() takes it):
  * its reset goes into the graph, so every replay resets the records. The
  * records cannot be resized during a capture (that writes their header
@@ -71,7 +54,7 @@ static long long launch_slots(pt_dev_records *b, long long blocks, long long thr
 static int capture(pt_timing *t, const char *title, pt_dev_records *b, long long blocks,
                    long long threads, pt_stream stream)
 {
-    long long n = launch_slots(b, blocks, threads);
+    long long n = pt__launch_slots(b, blocks, threads);
     int rc;
 
     if (b->host)
@@ -101,7 +84,7 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
     if (where == PT_LAUNCH_HOST && !b->host)
         return pt__fail(t, PT_EINVAL, "%s(\"%s\"): the records are in device memory, which the "
                         "CPU does not write: make them with PT_DEV_HOST", what, title);
-    if ((n = launch_slots(b, blocks, threads)) < 0)
+    if ((n = pt__launch_slots(b, blocks, threads)) < 0)
         return pt__fail(t, PT_ERANGE, "%s(\"%s\"): %lld blocks of %lld threads: no slot count "
                         "from 1 to %d", what, title, blocks, threads, INT_MAX);
     if (fit(t, b, (int)n) != 0)

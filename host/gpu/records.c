@@ -311,6 +311,20 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     return b;
 }
 
+long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads)
+{
+    long long n = blocks;
+
+    if (b->flags & PT_DEV_WARP_SLOTS)
+        n = threads > 0 && blocks <= LLONG_MAX / ((threads + 31) / 32)
+            ? blocks * ((threads + 31) / 32) : -1;
+    if (blocks <= 0 || threads <= 0 || n <= 0 || n > INT_MAX)
+        return -1;
+    /* A sampled kernel writes the slots of one block (or warp) in sample. */
+    b->grid_slots = n;
+    return b->sample > 1 ? (n + b->sample - 1) / b->sample : n;
+}
+
 int pt__records_grow(pt_timing *t, pt_dev_records *b, int nslots)
 {
     if (nslots <= b->cap_slots)

@@ -60,6 +60,11 @@ struct pt_dev_records {
  * error counted. */
 PT__HIDDEN int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out);
 
+/* The slots a launch of blocks x threads writes into b: a block's (or
+ * with PT_DEV_WARP_SLOTS a warp's), one in b->sample of them; -1 when
+ * that is no count from 1 to INT_MAX. b->grid_slots keeps the grid's. */
+PT__HIDDEN long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads);
+
 /* Grows b to nslots records (never shrinks it), zeroed, after resolving
  * the folds that read the present ones. Returns 0 or the error counted. */
 PT__HIDDEN int pt__records_grow(pt_timing *t, pt_dev_records *b, int nslots);

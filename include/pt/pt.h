@@ -339,7 +339,27 @@ PT_EXTERN pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream);
  *  fold's error. */
 PT_EXTERN int pt_graph_launch(pt_timing *t, pt_graph *g, const char *title, void *exec,
                               pt_stream stream);
-/** \brief Free what pt_graph_capture_end() gave (NULL is a no-op). */
+/** \brief An empty set of kernels, for a graph built node by node
+ *  (pt_graph_add_kernel()). \return it (free with pt_graph_free()), or
+ *  NULL for a NULL t or without memory (counted). */
+PT_EXTERN pt_graph *pt_graph_create(pt_timing *t);
+/** \brief cudaGraphAddKernelNode for an instrumented kernel: adds to
+ *  `graph` (a cudaGraph_t) the reset of `records` (two memset nodes after
+ *  the ndeps nodes of deps), then the kernel node after them (params: a
+ *  cudaKernelNodeParams whose arguments hold pt_dev_arg(records)), and
+ *  notes the kernel in g as `title`, folded at each pt_graph_launch() as a
+ *  captured PT_LAUNCH is. *node receives the kernel node. Records that do
+ *  not hold the grid's slots (or are in host memory) cannot be reset or
+ *  resized in a graph: the kernel node is added alone after deps, and left
+ *  unmeasured. \return 0; PT_EINVAL for a NULL argument or a graph of
+ *  another timing; PT_ESTATE for records of another size (added
+ *  unmeasured); PT_ENODEV without the runtime's graph calls; PT_ECUDA
+ *  (nothing noted); PT_ENOMEM. */
+PT_EXTERN int pt_graph_add_kernel(pt_graph *g, void **node, void *graph, void *const *deps,
+                                  size_t ndeps, const void *params, const char *title,
+                                  pt_dev_records *records);
+/** \brief Free what pt_graph_capture_end() or pt_graph_create() gave
+ *  (NULL is a no-op). */
 PT_EXTERN void pt_graph_free(pt_graph *g);
 
 /** \def PT_LAUNCH(t, title, records, kernel, grid, block, smem, stream, ...)

@@ -432,10 +432,11 @@ Test(gpu, warp_roles_overlap_as_their_spins_say)
     pt_dev_records_free(cons);
 }
 
-/* A graph of three instrumented kernels captured once and replayed: every
- * replay timed and each kernel's phases folded (a spin of ns each, per
- * block), none lost or mixed, each kernel's rows adding up to it. */
-Test(gpu, a_graph_replayed_folds_every_replay)
+/* A graph of three instrumented kernels captured once (or built node by
+ * node) and replayed: every replay timed and each kernel's phases folded
+ * (a spin of ns each, per block), none lost or mixed, each kernel's rows
+ * adding up to it. */
+static void graph_replays(int by_nodes)
 {
     const int blocks = SIZE(200, 4), replays = SIZE(1000, 3);
     const long long ns = SIZE(20000, 5000);
@@ -444,7 +445,8 @@ Test(gpu, a_graph_replayed_folds_every_replay)
         recs[k] = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
         cr_assert_not_null(recs[k], "%s", pt_last_error(t));
     }
-    int e = gpu_graph_spin3_shared(t, recs, blocks, ns, replays);
+    int e = by_nodes ? gpu_graph_nodes_spin3_shared(t, recs, blocks, ns, replays)
+                     : gpu_graph_spin3_shared(t, recs, blocks, ns, replays);
     cr_assert_eq(e, 0, "%s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e), pt_last_error(t));
     cr_assert_eq(get("graph").count, (uint64_t)replays, "every replay timed");
     for (int k = 0; k < 3; k++) {
@@ -471,6 +473,18 @@ Test(gpu, a_graph_replayed_folds_every_replay)
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     for (int k = 0; k < 3; k++)
         pt_dev_records_free(recs[k]);
+}
+
+Test(gpu, a_graph_replayed_folds_every_replay)
+{
+    graph_replays(0);
+}
+
+/* The same graph built with cudaGraphAddKernelNode (pt_graph_add_kernel),
+ * each kernel's reset a memset node ahead of it. */
+Test(gpu, a_graph_built_node_by_node_folds_every_replay)
+{
+    graph_replays(1);
 }
 
 /* ---- traces ------------------------------------------------------- */

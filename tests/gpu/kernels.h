@@ -67,6 +67,9 @@ int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int thr
  * Returns 0, a CUDA error, or ptkit's (negative). */
 int gpu_graph_spin3_shared(pt_timing *t, pt_dev_records *const recs[3], int blocks, long long ns,
                            int replays);
+/* The same graph built node by node (pt_graph_create, pt_graph_add_kernel). */
+int gpu_graph_nodes_spin3_shared(pt_timing *t, pt_dev_records *const recs[3], int blocks,
+                                 long long ns, int replays);
 /* Warp roles (PT_DEV_PER_WARP): in `blocks` blocks of 3 warps, warp 0
  * spins 2 phases of `ns` into `producer` (a slot a block), warps 1 and 2
  * spin 3 phases of `ns` into `consumer` (two slots a block). */

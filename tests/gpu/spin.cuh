@@ -242,6 +242,49 @@ extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[
     return e != cudaSuccess ? (int)e : rc;
 }
 
+/* The same graph built node by node: three kernel nodes of
+ * spin4_records_last, each after the one before, by pt_graph_add_kernel
+ * (which puts each one's reset ahead of it). */
+extern "C" int GPU_FN(gpu_graph_nodes_spin3)(pt_timing *t, pt_dev_records *const recs[3],
+                                            int blocks, long long ns, int replays)
+{
+    static const char *const titles[3] = { "k0", "k1", "k2" };
+    cudaStream_t st;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaGraphNode_t node[3];
+    pt_graph *g = pt_graph_create(t);
+    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    int rc = 0, rounds = 1;
+
+    if (e == cudaSuccess)
+        e = cudaGraphCreate(&graph, 0);
+    for (int k = 0; e == cudaSuccess && rc == 0 && k < 3; k++) {
+        pt_dev_buf arg = pt_dev_arg(recs[k]);
+        void *args[] = { &ns, &rounds, &arg };
+        cudaKernelNodeParams p = {};
+        p.func = (void *)spin4_records_last;
+        p.gridDim = dim3(blocks);
+        p.blockDim = dim3(64);
+        p.kernelParams = args;
+        rc = pt_graph_add_kernel(g, (void **)&node[k], graph, k ? (void *const *)&node[k - 1] : NULL,
+                                 k ? 1 : 0, &p, titles[k], recs[k]);
+    }
+    if (e == cudaSuccess && rc == 0)
+        e = cudaGraphInstantiate(&exec, graph, 0);
+    for (int i = 0; e == cudaSuccess && rc == 0 && i < replays; i++)
+        rc = pt_graph_launch(t, g, "graph", exec, (pt_stream)st);
+    if (e == cudaSuccess && rc == 0)
+        rc = pt_sync(t);
+    pt_graph_free(g);
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (graph)
+        cudaGraphDestroy(graph);
+    cudaStreamDestroy(st);
+    return e != cudaSuccess ? (int)e : rc;
+}
+
 extern "C" int GPU_FN(gpu_launch_spin4_every)(pt_timing *t, pt_dev_records *b, int blocks,
                                              int threads, long long ns, int every, int runs,
                                              pt_stream s)
