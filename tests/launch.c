@@ -195,6 +195,39 @@ Test(launch, host_records_are_refused_and_the_kernel_runs_unmeasured)
     pt_dev_records_free(recs);
 }
 
+static void body(int block, const int *work, pt_dev_buf buf);
+
+/* A grid of no blocks: CUDA refuses it, host mode runs nothing; either
+ * way no section is opened (no empty [short] row), no stop is unmatched,
+ * and the error names the grid. */
+Test(launch, a_grid_of_no_blocks_times_nothing_and_says_so)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, 0, 0);
+    pt_dev_records *host = pt_dev_records_create(t, 0, 1, NULL, PT_DEV_HOST, 0);
+    float *in = NULL;
+    int n = 0, work[1] = { 1 };
+    dim3 grid = { 0, 1, 1 }, block = { 32, 1, 1 };
+    PT_LAUNCH(t, "empty", recs, step, grid, block, 0, NULL, &in, &n);
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 1);
+    cr_assert(strstr(pt_last_error(t), "PT_LAUNCH(\"empty\"): a grid of 0 blocks of 32 threads: "
+                     "nothing runs (CUDA refuses it"), "%s", pt_last_error(t));
+    PT_HOST_LAUNCH(t, "empty host", host, 0, body, work);
+    cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 2);
+    cr_assert(strstr(pt_last_error(t), "PT_HOST_LAUNCH(\"empty host\"): a grid of 0 blocks"),
+              "%s", pt_last_error(t));
+    cr_assert_null(pt_find(t, "empty"), "no section");
+    cr_assert_null(pt_find(t, "empty host"));
+    cr_assert_eq(pt_error_count_of(t, PT_EMISMATCH) + pt_error_count_of(t, PT_ENOSTART), 0,
+                 "no stop without its start");
+    /* The next launch is timed as usual. */
+    dim3 four = { 4, 1, 1 };
+    PT_LAUNCH(t, "step", recs, step, four, block, 0, NULL, &in, &n);
+    pt_sync(t);
+    cr_assert_eq(stats("step").count, 1);
+    pt_dev_records_free(recs);
+    pt_dev_records_free(host);
+}
+
 Test(launch, a_failed_launch_folds_nothing_and_says_so)
 {
     pt_dev_records *recs = pt_dev_records_create(t, 0, 1, NULL, 0, 0);

@@ -92,6 +92,10 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
     return pt_dev_reset(b, stream);
 }
 
+/* The launch this thread's last pt_dev_launch_begin() refused to time
+ * (a grid of no blocks): its pt_dev_launch_end() stops nothing. */
+static _Thread_local const void *refused_t, *refused_title;
+
 pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics *m,
                                pt_dev_records *b, long long blocks, long long threads,
                                pt_stream stream, int where)
@@ -99,8 +103,23 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
     pt_metrics none;
     pt_dev_buf arg = pt_dev_arg(NULL);
 
+    refused_t = refused_title = NULL;
     if (!t)
         return arg;
+    if (blocks <= 0 || threads <= 0) {
+        /* Nothing runs: CUDA refuses the launch (an invalid
+         * configuration), host mode loops no block. No section. */
+        refused_t = t;
+        refused_title = title;
+        if (!title)
+            title = "(null)";
+        pt__fail(t, PT_ERANGE, "%s(\"%s\"): a grid of %lld block%s of %lld thread%s: nothing "
+                 "runs (%s), nothing is timed", where == PT_LAUNCH_HOST ? "PT_HOST_LAUNCH"
+                 : "PT_LAUNCH", title, blocks, blocks == 1 ? "" : "s", threads,
+                 threads == 1 ? "" : "s", where == PT_LAUNCH_HOST ? "no block to run"
+                 : "CUDA refuses it: cudaErrorInvalidConfiguration");
+        return arg;
+    }
     if (!title)
         title = "(null)";
     if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
@@ -131,6 +150,10 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
 
     if (!t)
         return 0;
+    if (refused_t == t && refused_title == (const void *)title) {
+        refused_t = refused_title = NULL;
+        return PT_ERANGE; /* said at the begin */
+    }
     if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream))
         return 0; /* captured: timed and folded at each replay (graph.c) */
     memset(&none, 0, sizeof none);
