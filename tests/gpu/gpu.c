@@ -436,6 +436,80 @@ Test(gpu, warp_roles_overlap_as_their_spins_say)
  * node) and replayed: every replay timed and each kernel's phases folded
  * (a spin of ns each, per block), none lost or mixed, each kernel's rows
  * adding up to it. */
+/* Hopper's pipeline (tests/gpu/pipeline90.cu): bulk async copies into a
+ * ring of stages, mbarriers between a producer warp and four consumer
+ * warps. The sums are right; each role folds with its phases; every
+ * tile's "load" span, begun by the producer and ended by a consumer, is
+ * paired across the roles (none left unmatched); both roles give their
+ * overlap and waits. */
+Test(gpu, a_bulk_copy_pipeline_shows_its_roles_spans_and_overlap)
+{
+    const int blocks = SIZE(132, 2), tiles = SIZE(64, 8), tile = 1024;
+    static const char *const load[] = { "load" };
+    static const char *const pn[] = { "wait empty", "issue" };
+    static const char *const cn[] = { "wait full", "sum", "release" };
+    static const int waits[] = { 0 };
+    size_t nin = (size_t)blocks * tiles * tile, nout = (size_t)blocks * 128;
+    float *h_in = malloc(nin * sizeof *h_in), *h_out = malloc(nout * sizeof *h_out);
+    float *d_in = NULL, *d_out = NULL;
+    cr_assert(h_in && h_out);
+    for (size_t i = 0; i < nin; i++)
+        h_in[i] = (float)(i % 13);
+    cr_assert_eq(gpu_alloc_copy((void **)&d_in, h_in, nin * sizeof *h_in), 0);
+    cr_assert_eq(gpu_alloc_copy((void **)&d_out, NULL, nout * sizeof *h_out), 0);
+    pt_dev_records *prod = pt_dev_records_create(t, blocks, 2, pn, PT_DEV_TRACE, 3 * tiles);
+    pt_dev_records *cons = pt_dev_records_create(t, 4 * blocks, 3, cn, PT_DEV_TRACE, 4 * tiles);
+    cr_assert(prod && cons, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_records_spans(prod, 1, load), 0);
+    cr_assert_eq(pt_dev_records_waits(prod, 1, waits), 0);
+    cr_assert_eq(pt_dev_records_waits(cons, 1, waits), 0);
+    cr_assert_eq(pt_dev_reset(prod, s), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(cons, s), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "pipeline", s);
+    int e = gpu_bulk_pipeline(d_in, d_out, blocks, tiles, pt_dev_arg(prod), pt_dev_arg(cons), s);
+    if (e < 0)
+        cr_skip_test("cp.async.bulk and mbarrier transactions need sm_90 or later");
+    cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+    pt_stop_gpu(t, "pipeline", s);
+    cr_assert_eq(pt_dev_fold_role(t, prod, "pipeline", "producer"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_fold_role(t, cons, "pipeline", "consumers"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    cr_assert_eq(gpu_copy_back(h_out, d_out, nout * sizeof *h_out), 0);
+    for (int b = 0; b < blocks; b++)
+        for (int i = 0; i < 128; i++) {
+            double want = 0;
+            for (int k = 0; k < tiles; k++)
+                for (int j = i; j < tile; j += 128)
+                    want += (double)h_in[((size_t)b * tiles + k) * tile + j];
+            cr_assert_float_eq(h_out[b * 128 + i], want, 1e-3 * want + 1e-3,
+                               "block %d thread %d: %g, not %g", b, i, h_out[b * 128 + i], want);
+        }
+    pt_span_stats sp[2];
+    cr_assert_eq(pt_section_spans_get(t, pt_find(t, "pipeline"), sp, 2), 1);
+    cr_assert_str_eq(sp[0].name, "load");
+    cr_assert_eq(sp[0].count, (uint64_t)blocks * tiles, "every tile's load, across the roles");
+    cr_assert_eq(sp[0].unmatched, 0);
+    int n = pt_section_spans_get(t, pt_find(t, "pipeline/producer"), sp, 2);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(sp[i].unmatched, 0, "producer's %s", sp[i].name);
+    pt_section_stats p = get("pipeline/producer"), c = get("pipeline/consumers");
+    cr_assert_eq(p.overlap_folds, 1);
+    cr_assert_eq(c.overlap_folds, 1);
+    cr_assert(c.busy_ms > 0 && p.busy_ms > 0);
+    cr_log_info("pipeline: %d blocks x %d tiles in %.4f ms; load span mean %.6f ms, p99 %.6f; "
+                "producer busy %.4f ms (%.1f%% beside), wait %.4f, bubbles %.4f; consumers busy "
+                "%.4f ms (%.1f%% beside), wait %.4f, bubbles %.4f", blocks, tiles,
+                get("pipeline").total_ms, sp[0].mean_ms, sp[0].p99_ms, p.busy_ms, p.overlap_pct,
+                p.wait_ms, p.bubble_ms, c.busy_ms, c.overlap_pct, c.wait_ms, c.bubble_ms);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(prod);
+    pt_dev_records_free(cons);
+    gpu_free(d_in);
+    gpu_free(d_out);
+    free(h_in);
+    free(h_out);
+}
+
 static void graph_replays(int by_nodes)
 {
     const int blocks = SIZE(200, 4), replays = SIZE(1000, 3);

@@ -96,6 +96,20 @@ extern "C" int gpu_copy_back(void *host, const void *dev, size_t bytes)
     return (int)cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
 }
 
+extern "C" int gpu_alloc_copy(void **dev, const void *host, size_t bytes)
+{
+    cudaError_t e = cudaMalloc(dev, bytes);
+    if (e == cudaSuccess)
+        e = host ? cudaMemcpy(*dev, host, bytes, cudaMemcpyHostToDevice)
+                 : cudaMemset(*dev, 0, bytes);
+    return (int)e;
+}
+
+extern "C" void gpu_free(void *dev)
+{
+    cudaFree(dev);
+}
+
 extern "C" const char *gpu_mode_name(gpu_mode m)
 {
     static const char *const names[] = { "shared memory", "registers", "per warp", "tracing" };

@@ -24,6 +24,10 @@ pt_stream gpu_stream_per_thread(void);
 int gpu_device_info(char *name, size_t n, int *clock_khz, int *major, int *minor);
 /* cudaMemcpy from the device. */
 int gpu_copy_back(void *host, const void *dev, size_t bytes);
+/* cudaMalloc of bytes at *dev, holding host's bytes (zeros when host is
+ * NULL); and cudaFree. */
+int gpu_alloc_copy(void **dev, const void *host, size_t bytes);
+void gpu_free(void *dev);
 
 /* tests/kernels/' SGEMM (n x n, n a multiple of 32) and attention pass
  * (`heads` heads of `seq` rows, seq a multiple of 32) launched in their
@@ -78,6 +82,17 @@ int gpu_spin_roles_warp(pt_dev_buf producer, pt_dev_buf consumer, int blocks, lo
 /* The same with trace stores (PT_DEV_TRACING): each mark an event. */
 int gpu_spin_roles_warp_trace(pt_dev_buf producer, pt_dev_buf consumer, int blocks, long long ns,
                               pt_stream s);
+/* tests/gpu/pipeline90.cu: `blocks` blocks of a producer warp filling 4
+ * shared-memory stages of 1,024 floats by cp.async.bulk and mbarriers,
+ * and 4 consumer warps summing them, `tiles` tiles a block from in
+ * (blocks x tiles x 1024 floats); thread i of a block's consumers writes
+ * its sum to out[block * 128 + i]. Roles per warp, traced: the producer's
+ * 2 phases (wait empty, issue) into `producer` (a slot a block), the
+ * consumers' 3 (wait full, sum, release) into `consumer` (4 a block); a
+ * "load" span (kind 0, id the tile) from the issue to the first consumer
+ * warp's full wait. -1 on a device before sm_90, else a CUDA error. */
+int gpu_bulk_pipeline(const float *in, float *out, int blocks, int tiles, pt_dev_buf producer,
+                      pt_dev_buf consumer, pt_stream s);
 /* The same, one block in `every` recording (PT_DEV_BEGIN_EVERY), the
  * records told so (pt_dev_records_sample). Shared-memory mode. */
 int gpu_launch_spin4_every_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads,
