@@ -314,24 +314,15 @@ Test(overlap, every_report_says_it_and_ptreport_keeps_it)
     free(shown);
 }
 
+static void roles_times(pt_timing *u, int times)
+{
+    assert_roles(u, (uint64_t)times);
+}
+
 Test(overlap, packed_and_merged_it_adds_up)
 {
-    void *buf;
-    size_t len;
     folded(1, 0);
-    cr_assert_eq(pt_pack(t, &buf, &len), 0, "%s", pt_last_error(t));
-    pt_timing *u = test_timing(&clk, "merged", PT_CPU);
-    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
-    assert_roles(u, 1);
-    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
-    assert_roles(u, 2);
-    pt_timing *v = test_timing(&clk, "cut", PT_CPU);
-    for (size_t cut = len - 1; cut > len - 40; cut -= 5)
-        cr_assert_eq(pt_unpack_merge(v, buf, cut), PT_EPARSE, "cut at %zu", cut);
-    cr_assert_null(pt_find(v, "step"));
-    pt_destroy(v);
-    pt_destroy(u);
-    free(buf);
+    fake_pack_twice(t, &clk, roles_times, 40);
 }
 
 /* A span begun by one warp and ended by another of its block: the

@@ -73,6 +73,30 @@ static inline char *fake_report(pt_timing *x)
     return b.s;
 }
 
+/* x packed, merged into a fresh timing once and twice (check(u, 1), then
+ * check(u, 2)), and cut at each of its last `cuts` bytes (every 5th):
+ * refused, nothing merged. */
+static inline void fake_pack_twice(pt_timing *x, test_clock *clk,
+                                   void (*check)(pt_timing *u, int times), size_t cuts)
+{
+    void *buf;
+    size_t len;
+    cr_assert_eq(pt_pack(x, &buf, &len), 0, "%s", pt_last_error(x));
+    pt_timing *u = test_timing(clk, "merged", PT_CPU);
+    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
+    check(u, 1);
+    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
+    check(u, 2);
+    pt_timing *v = test_timing(clk, "cut", PT_CPU);
+    for (size_t cut = len - 1; cut + cuts > len && cut > 0; cut -= 5) {
+        cr_assert_eq(pt_unpack_merge(v, buf, cut), PT_EPARSE, "cut at %zu", cut);
+        cr_assert_null(pt_section_child(pt_root(v)), "cut at %zu: nothing merged", cut);
+    }
+    pt_destroy(v);
+    pt_destroy(u);
+    free(buf);
+}
+
 /* Undoes fake_run_setup(): the runtime removed, the folder deleted. */
 static inline void fake_run_teardown(const char *dir)
 {

@@ -155,25 +155,15 @@ Test(spans, the_text_json_and_ptreport_say_them)
     free(shown);
 }
 
+static void spans_times(pt_timing *u, int times)
+{
+    assert_spans(u, times);
+}
+
 Test(spans, packed_and_merged_they_add_up)
 {
     folded();
-    void *buf;
-    size_t len;
-    cr_assert_eq(pt_pack(t, &buf, &len), 0, "%s", pt_last_error(t));
-    pt_timing *u = test_timing(&clk, "merged", PT_CPU);
-    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
-    assert_spans(u, 1);
-    cr_assert_eq(pt_unpack_merge(u, buf, len), 0, "%s", pt_last_error(u));
-    assert_spans(u, 2);
-    /* Cut inside the spans: refused, nothing merged. */
-    pt_timing *v = test_timing(&clk, "cut", PT_CPU);
-    for (size_t cut = len - 1; cut > len - 60; cut -= 7)
-        cr_assert_eq(pt_unpack_merge(v, buf, cut), PT_EPARSE, "cut at %zu", cut);
-    cr_assert_null(pt_find(v, "step"));
-    pt_destroy(v);
-    pt_destroy(u);
-    free(buf);
+    fake_pack_twice(t, &clk, spans_times, 60);
 }
 
 /* The trace: each span an async slice ("b" and "e" of one id) on its

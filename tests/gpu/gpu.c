@@ -519,8 +519,7 @@ static void graph_replays(int by_nodes)
         recs[k] = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
         cr_assert_not_null(recs[k], "%s", pt_last_error(t));
     }
-    int e = by_nodes ? gpu_graph_nodes_spin3_shared(t, recs, blocks, ns, replays)
-                     : gpu_graph_spin3_shared(t, recs, blocks, ns, replays);
+    int e = gpu_graph_spin3_shared(t, recs, blocks, ns, replays, by_nodes);
     cr_assert_eq(e, 0, "%s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e), pt_last_error(t));
     cr_assert_eq(get("graph").count, (uint64_t)replays, "every replay timed");
     for (int k = 0; k < 3; k++) {

@@ -65,15 +65,13 @@ int gpu_spin_bad(pt_dev_buf buf, int nphases, int blocks, long long ns, long lon
  * b grown to the grid by the first. Shared-memory mode. */
 int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads, long long ns,
                             int runs, pt_stream s);
-/* A graph of three captured PT_LAUNCHes ("k0".."k2", 4 phases of ns in
- * `blocks` blocks, records recs[k] of `blocks` slots) replayed `replays`
+/* A graph of three kernels ("k0".."k2", 4 phases of ns in `blocks`
+ * blocks, records recs[k] of `blocks` slots), captured PT_LAUNCHes or
+ * (by_nodes) kernel nodes of pt_graph_add_kernel, replayed `replays`
  * times by pt_graph_launch as "graph", then pt_sync. Shared-memory mode.
  * Returns 0, a CUDA error, or ptkit's (negative). */
 int gpu_graph_spin3_shared(pt_timing *t, pt_dev_records *const recs[3], int blocks, long long ns,
-                           int replays);
-/* The same graph built node by node (pt_graph_create, pt_graph_add_kernel). */
-int gpu_graph_nodes_spin3_shared(pt_timing *t, pt_dev_records *const recs[3], int blocks,
-                                 long long ns, int replays);
+                           int replays, int by_nodes);
 /* Warp roles (PT_DEV_PER_WARP): in `blocks` blocks of 3 warps, warp 0
  * spins 2 phases of `ns` into `producer` (a slot a block), warps 1 and 2
  * spin 3 phases of `ns` into `consumer` (two slots a block). */

@@ -202,67 +202,36 @@ extern "C" int GPU_FN(gpu_spin_roles)(pt_dev_buf producer, pt_dev_buf consumer, 
 }
 #endif
 
-/* Three PT_LAUNCHes of spin4_records_last ("k0", "k1", "k2", records
- * recs[0..2] of `blocks` slots) captured on a new stream into a graph,
- * then `replays` replays of it by pt_graph_launch as "graph". Returns a
- * CUDA error, or a ptkit one (negative). */
+/* Three kernels of spin4_records_last ("k0", "k1", "k2", records
+ * recs[0..2] of `blocks` slots) in a graph, each after the one before:
+ * PT_LAUNCHes captured on a new stream, or (by_nodes) kernel nodes added
+ * by pt_graph_add_kernel (which puts each one's reset ahead of it); then
+ * `replays` replays of it by pt_graph_launch as "graph". Returns a CUDA
+ * error, or a ptkit one (negative). */
 extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[3], int blocks,
-                                      long long ns, int replays)
-{
-    static const char *const titles[3] = { "k0", "k1", "k2" };
-    cudaStream_t st;
-    cudaGraph_t graph = NULL;
-    cudaGraphExec_t exec = NULL;
-    pt_graph *g;
-    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    int rc = 0;
-
-    if (e != cudaSuccess)
-        return (int)e;
-    e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
-    for (int k = 0; e == cudaSuccess && k < 3; k++) {
-        PT_LAUNCH(t, titles[k], recs[k], spin4_records_last, blocks, 64, 0, st, ns, 1);
-        e = cudaGetLastError();
-    }
-    if (e == cudaSuccess)
-        e = cudaStreamEndCapture(st, &graph);
-    if (e == cudaSuccess)
-        e = cudaGraphInstantiate(&exec, graph, 0);
-    g = pt_graph_capture_end(t, (pt_stream)st);
-    for (int i = 0; e == cudaSuccess && rc == 0 && i < replays; i++)
-        rc = pt_graph_launch(t, g, "graph", exec, (pt_stream)st);
-    if (e == cudaSuccess && rc == 0)
-        rc = pt_sync(t);
-    pt_graph_free(g);
-    if (exec)
-        cudaGraphExecDestroy(exec);
-    if (graph)
-        cudaGraphDestroy(graph);
-    cudaStreamDestroy(st);
-    return e != cudaSuccess ? (int)e : rc;
-}
-
-/* The same graph built node by node: three kernel nodes of
- * spin4_records_last, each after the one before, by pt_graph_add_kernel
- * (which puts each one's reset ahead of it). */
-extern "C" int GPU_FN(gpu_graph_nodes_spin3)(pt_timing *t, pt_dev_records *const recs[3],
-                                            int blocks, long long ns, int replays)
+                                      long long ns, int replays, int by_nodes)
 {
     static const char *const titles[3] = { "k0", "k1", "k2" };
     cudaStream_t st;
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
     cudaGraphNode_t node[3];
-    pt_graph *g = pt_graph_create(t);
+    pt_graph *g = by_nodes ? pt_graph_create(t) : NULL;
     cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
     int rc = 0, rounds = 1;
 
     if (e == cudaSuccess)
-        e = cudaGraphCreate(&graph, 0);
+        e = by_nodes ? cudaGraphCreate(&graph, 0)
+                     : cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
     for (int k = 0; e == cudaSuccess && rc == 0 && k < 3; k++) {
         pt_dev_buf arg = pt_dev_arg(recs[k]);
         void *args[] = { &ns, &rounds, &arg };
         cudaKernelNodeParams p = {};
+        if (!by_nodes) {
+            PT_LAUNCH(t, titles[k], recs[k], spin4_records_last, blocks, 64, 0, st, ns, 1);
+            e = cudaGetLastError();
+            continue;
+        }
         p.func = (void *)spin4_records_last;
         p.gridDim = dim3(blocks);
         p.blockDim = dim3(64);
@@ -270,6 +239,10 @@ extern "C" int GPU_FN(gpu_graph_nodes_spin3)(pt_timing *t, pt_dev_records *const
         rc = pt_graph_add_kernel(g, (void **)&node[k], graph, k ? (void *const *)&node[k - 1] : NULL,
                                  k ? 1 : 0, &p, titles[k], recs[k]);
     }
+    if (e == cudaSuccess && !by_nodes)
+        e = cudaStreamEndCapture(st, &graph);
+    if (!by_nodes)
+        g = pt_graph_capture_end(t, (pt_stream)st);
     if (e == cudaSuccess && rc == 0)
         e = cudaGraphInstantiate(&exec, graph, 0);
     for (int i = 0; e == cudaSuccess && rc == 0 && i < replays; i++)
