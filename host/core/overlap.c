@@ -207,6 +207,9 @@ static void matched(const pt__ovl_role *r, int kind)
     sp = pt__span_of(r->node->shape, pt__span_kind_name(r->names, r->nnames, kind, buf));
     if (sp && sp->unmatched > 0)
         sp->unmatched--;
+    /* A kind all of whose events went to the launch's spans says nothing. */
+    if (sp)
+        pt__span_drop_empty(r->node->shape, sp);
 }
 
 static void cross_one(void *ctx, int kind, unsigned id, long long clk0, long long clk1, long long k,
@@ -231,7 +234,7 @@ static void cross_one(void *ctx, int kind, unsigned id, long long clk0, long lon
     re = &c->o->roles[te >> 32];
     if (!(sh = pt__shape_of(c->launch)) ||
         !(sp = pt__span_of(sh, pt__span_kind_name(rb->names, rb->nnames, kind, buf))) ||
-        pt__span_add(sp, (double)(clk1 - clk0) * rb->ns_per_cycle) < 0) {
+        pt__span_add(sp, (double)(clk1 - clk0) * c->all.v[k].rate) < 0) {
         c->err = PT_ENOMEM;
         return;
     }
@@ -263,10 +266,12 @@ static int cross(pt_section *launch, pt__ovl *o)
         const pt__span_evs *e = &o->roles[i].left;
         if (e->n && !(c.used[i] = calloc(e->n, 1)))
             c.err = PT_ENOMEM;
-        for (size_t k = 0; !c.err && k < e->n; k++)
-            if (pt__span_evs_add(&c.all, e->v[k].sm, e->v[k].code, e->v[k].clk,
-                                 (long long)i << 32 | (long long)k) < 0)
+        for (size_t k = 0; !c.err && k < e->n; k++) {
+            pt__span_ev ev = e->v[k];
+            ev.tag = (long long)i << 32 | (long long)k;
+            if (pt__span_evs_add(&c.all, &ev) < 0)
                 c.err = PT_ENOMEM;
+        }
     }
     if (!c.err && pt__span_evs_pair(&c.all, cross_one, &c) < 0)
         c.err = PT_ENOMEM;

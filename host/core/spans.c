@@ -74,7 +74,7 @@ uint64_t pt__spans_pair(const long long *ev, long long n, long long *scratch, pt
     return unmatched;
 }
 
-int pt__span_evs_add(pt__span_evs *e, long long sm, long long code, long long clk, long long tag)
+int pt__span_evs_add(pt__span_evs *e, const pt__span_ev *ev)
 {
     if (e->n == e->cap) {
         size_t cap = e->cap ? 2 * e->cap : 32;
@@ -84,7 +84,7 @@ int pt__span_evs_add(pt__span_evs *e, long long sm, long long code, long long cl
         e->v = v;
         e->cap = cap;
     }
-    e->v[e->n++] = (pt__span_ev){ sm, code, clk, tag };
+    e->v[e->n++] = *ev;
     return 0;
 }
 
@@ -168,6 +168,16 @@ pt__span *pt__span_of(pt__shape *sh, const char *name)
         return NULL;
     sh->nspans++;
     return v;
+}
+
+void pt__span_drop_empty(pt__shape *sh, pt__span *sp)
+{
+    if (sp->count > 0 || sp->unmatched > 0)
+        return;
+    free(sp->name);
+    free(sp->hist);
+    memmove(sp, sp + 1, (size_t)(sh->spans + sh->nspans - (sp + 1)) * sizeof *sp);
+    sh->nspans--;
 }
 
 int pt__span_add(pt__span *sp, double ns)

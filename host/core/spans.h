@@ -22,17 +22,18 @@ PT__HIDDEN uint64_t pt__spans_pair(const long long *ev, long long n, long long *
                                    pt__span_fn fn, void *ctx);
 /* Span events left alone in their records, to pair across records (the
  * warps of a block, the roles of a launch): each one's SM, code
- * (PT_DEV_EV_SPAN_CODE, its end bit and all), clock, and the caller's
- * tag. */
+ * (PT_DEV_EV_SPAN_CODE, its end bit and all), clock, its record's ns per
+ * cycle, and the caller's tag. A span across records lasts its cycles at
+ * its begin's rate. */
 typedef struct pt__span_ev {
     long long sm, code, clk, tag;
+    double rate;
 } pt__span_ev;
 typedef struct pt__span_evs {
     pt__span_ev *v;
     size_t n, cap;
 } pt__span_evs;
-PT__HIDDEN int pt__span_evs_add(pt__span_evs *e, long long sm, long long code, long long clk,
-                                long long tag);
+PT__HIDDEN int pt__span_evs_add(pt__span_evs *e, const pt__span_ev *ev);
 PT__HIDDEN void pt__span_evs_free(pt__span_evs *e);
 /* Sorts e by SM and clock, and on each SM pairs its events as
  * pt__spans_pair() pairs a record's, in clock order: fn's k and l are
@@ -44,6 +45,9 @@ PT__HIDDEN int pt__span_evs_pair(pt__span_evs *e, pt__span_fn fn, void *ctx);
 PT__HIDDEN const char *pt__span_kind_name(char *const *names, int n, int kind, char *buf);
 /* The span kind `name` of sh, added when new; NULL without memory. */
 PT__HIDDEN pt__span *pt__span_of(pt__shape *sh, const char *name);
+/* Takes kind sp out of sh when it holds nothing (no span, none left
+ * unmatched): what pairing across records leaves of a kind. */
+PT__HIDDEN void pt__span_drop_empty(pt__shape *sh, pt__span *sp);
 /* One span of ns. Returns 0, or PT_ENOMEM (its histogram only is lost). */
 PT__HIDDEN int pt__span_add(pt__span *sp, double ns);
 /* Pools src's spans into dst's: 0 or PT_ENOMEM. */

@@ -465,8 +465,9 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
                       "some are left out", title);
     /* A graph's kernel is a launch of its own, whose roles none are. */
-    if (pt__overlap_fold(j->devtime ? j->node : j->launch, j->node, b, d, cv.ns_per_cycle,
-                         &left, &flight) < 0 &&
+    if (pt__overlap_fold(j->devtime ? j->node : j->launch, j->node, b, d,
+                         cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, &left,
+                         &flight) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory figuring the overlap; "
                       "it is left out", title);

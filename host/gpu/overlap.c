@@ -51,9 +51,10 @@ static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role 
 }
 
 int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
-                     const long long *d, double ns_per_cycle, pt__span_evs *left,
+                     const long long *d, double tick_ns, double ns_per_cycle, pt__span_evs *left,
                      pt__ivs *flight)
 {
+    double cyc = 0, ns = 0, rate;
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
     pt__ovl_role r = { node, { 0 }, { 0 }, *flight, ns_per_cycle, *left, NULL, 0, { 0 } };
     int rc = 0;
@@ -72,10 +73,17 @@ int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records 
     r.nnames = r.names ? b->nspan_names : 0;
     for (int s = 0; s < b->nslots && rc == 0; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0 && rec[PT_DEV_S_SMID] >= 0 &&
-            rec[PT_DEV_S_SMID] < SM_LIMIT)
-            rc = one_slot(b, rec, &r);
+        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0 ||
+            rec[PT_DEV_S_SMID] >= SM_LIMIT)
+            continue;
+        rc = one_slot(b, rec, &r);
+        /* The slots' cycles at their own rates, as the phases take them. */
+        pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
+        cyc += (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]);
+        ns += (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]) * rate;
     }
+    if (cyc > 0)
+        r.ns_per_cycle = ns / cyc;
     if (rc == 0 && r.active.n == 0)
         rc = 1; /* no slot ran: nothing to figure */
     if (rc != 0) {

@@ -21,7 +21,7 @@ typedef struct span_ctx {
     const pt_dev_records *b;
     const long long *ev;      /* the record's events, in the first pass */
     long long sm;
-    double rate;              /* ns per cycle */
+    double rate;              /* ns per cycle of the record */
     pt__span_evs alone;       /* left alone in their records */
     pt__span_evs *left;       /* left alone across them too, for the caller */
     pt__ivs *flight;          /* each span's interval, for the caller */
@@ -49,7 +49,8 @@ static void in_record(void *ctx, int kind, unsigned id, long long clk0, long lon
     (void)id;
     if (k < 0 || l < 0) {
         long long at = k < 0 ? l : k;
-        if (pt__span_evs_add(&c->alone, c->sm, c->ev[2 * at], c->ev[2 * at + 1], 0) < 0)
+        pt__span_ev e = { c->sm, c->ev[2 * at], c->ev[2 * at + 1], 0, c->rate };
+        if (pt__span_evs_add(&c->alone, &e) < 0)
             c->err = PT_ENOMEM;
         return;
     }
@@ -74,17 +75,14 @@ static void across(void *ctx, int kind, unsigned id, long long clk0, long long c
     if (!sp)
         return;
     if (k >= 0 && l >= 0) {
-        if (pt__span_add(sp, (double)(clk1 - clk0) * c->rate) < 0 ||
+        if (pt__span_add(sp, (double)(clk1 - clk0) * c->alone.v[k].rate) < 0 ||
             (c->flight && pt__ivs_add(c->flight, c->alone.v[k].sm, clk0, clk1) < 0))
             c->err = PT_ENOMEM;
         return;
     }
     sp->unmatched++;
-    if (c->left) {
-        const pt__span_ev *e = &c->alone.v[k < 0 ? l : k];
-        if (pt__span_evs_add(c->left, e->sm, e->code, e->clk, 0) < 0)
-            c->err = PT_ENOMEM;
-    }
+    if (c->left && pt__span_evs_add(c->left, &c->alone.v[k < 0 ? l : k]) < 0)
+        c->err = PT_ENOMEM;
 }
 
 int pt__spans_fold(pt_section *node, pt_dev_records *b, const long long *d, double tick_ns,
@@ -113,7 +111,6 @@ int pt__spans_fold(pt_section *node, pt_dev_records *b, const long long *d, doub
         pt__spans_pair(c.ev, n, scratch, in_record, &c);
     }
     free(scratch);
-    c.rate = ns_per_cycle;
     if (!c.err && pt__span_evs_pair(&c.alone, across, &c) < 0)
         c.err = PT_ENOMEM;
     pt__span_evs_free(&c.alone);

@@ -9,8 +9,8 @@
 
 /* Pairs the span events of each finished record in d (a trace buffer's,
  * read on the host), then those left alone across the records of each
- * SM, and adds each kind's spans to node's: within a record at its rate,
- * across records at ns_per_cycle. The events still alone are counted
+ * SM, and adds each kind's spans to node's at the rate of the record
+ * they began in (its own measured one, else ns_per_cycle). The events still alone are counted
  * unmatched, and appended to left when it is not NULL (for pairing across
  * roles); each span's interval on its SM is added to flight when it is
  * not NULL (what was in flight, for the bubbles). Returns 0 or PT_ENOMEM

@@ -39,6 +39,26 @@ class Phases(_Closing):
         self.names = tuple(names) if arr is not None else tuple(f"phase {i}" for i in range(nphases))
         timing._check(0)  # the host-memory fallback without a device, as a warning
 
+    def _configure(self, waits, spans, sample):
+        """The waits, span kinds and sample of timing.phases()."""
+        index = {n: i for i, n in enumerate(self.names)}
+        w = []
+        for p in waits:
+            if isinstance(p, str):
+                if p not in index:
+                    raise ValueError(f"phases: no phase named {p!r} to wait in")
+                p = index[p]
+            w.append(int(p))
+        if w:
+            arr = (ctypes.c_int * len(w))(*w)
+            self._timing._check(lib.pt_dev_records_waits(self._b, len(w), arr), "phases")
+        spans = list(spans)
+        if spans:
+            arr = (ctypes.c_char_p * len(spans))(*[_encode(n, "a span kind") for n in spans])
+            self._timing._check(lib.pt_dev_records_spans(self._b, len(spans), arr), "phases")
+        if sample != 1:
+            self._timing._check(lib.pt_dev_records_sample(self._b, int(sample)), "phases")
+
     @property
     def nslots(self):
         return self._arg.nslots
@@ -93,9 +113,9 @@ class Phases(_Closing):
         """Zero the records before a launch, on its stream."""
         self._timing._check(lib.pt_dev_reset(self._b, stream_handle(stream)), "reset")
 
-    def fold(self, title):
-        """timing.fold(self, title)."""
-        self._timing.fold(self, title)
+    def fold(self, title, role=None):
+        """timing.fold(self, title, role)."""
+        self._timing.fold(self, title, role)
 
     def close(self):
         """Free the buffer; its argument becomes the empty one the macros skip."""

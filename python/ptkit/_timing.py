@@ -399,18 +399,34 @@ class Timing(_Closing):
 
     # ---- in-kernel phases -------------------------------------------
 
-    def phases(self, blocks, names, *, trace=0, host=False):
+    def phases(self, blocks, names, *, trace=0, host=False, waits=(), spans=(), sample=1):
         """A device record buffer for a grid of ``blocks`` slots and the
         phases ``names`` (a list of names, an IntEnum whose values are 0..n-1,
         or a count). ``trace=N`` also keeps N (phase, clock) events per slot;
         ``host=True`` puts it in host memory for pt_dev.h's host mode.
+        ``waits`` names the phases that are waits (their indices, names or
+        enum members: pt_dev_records_waits), ``spans`` the span kinds'
+        names (pt_dev_records_spans), ``sample=N`` a kernel recording one
+        slot in N (pt_dev_records_sample).
         Pass ``buf.arg`` to a CuPy kernel, ``buf.arg_bytes`` to a torch
         extension; after the launch, ``timing.fold(buf, launch_title)``."""
-        return Phases(self, blocks, names, trace, host)
+        buf = Phases(self, blocks, names, trace, host)
+        try:
+            buf._configure(waits, spans, sample)
+        except BaseException:
+            buf.close()
+            raise
+        return buf
 
-    def fold(self, phases, title):
-        """Fold the buffer's records under the launch section ``title``."""
-        self._check(lib.pt_dev_fold(self._t, phases._b, self._title(title)), "fold")
+    def fold(self, phases, title, role=None):
+        """Fold the buffer's records under the launch section ``title``; with
+        ``role``, into that role of the launch (pt_dev_fold_role): a
+        warp-specialized kernel's buffer per role, each folded into its own."""
+        if role is None:
+            self._check(lib.pt_dev_fold(self._t, phases._b, self._title(title)), "fold")
+        else:
+            self._check(lib.pt_dev_fold_role(self._t, phases._b, self._title(title),
+                                             self._title(role)), "fold")
 
     def dev_clock_get(self):
         """How the device's cycles became time (pt_dev_clock) as a dict."""

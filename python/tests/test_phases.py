@@ -4,6 +4,7 @@ host-mode folds, from records written in pt_dev_buf.h's layout by Python
 and by pt_dev.h's macros in C code handed the argument by value."""
 
 import ctypes
+import re
 import enum
 import time
 
@@ -203,3 +204,62 @@ def test_the_argument_bytes_are_what_a_torch_extension_copies(timing):
     assert (back.nslots, back.nphases, back.trace_cap, back.mode) == (3, 2, 0, 0)
     assert back.data == int(buf.arg["data"])
     assert numpy.frombuffer(raw, dtype=ptkit.dev_buf_dtype())[0]["nslots"] == 3
+
+
+def write_trace(rec, s, nphases, cap, events, end_ms, smid=0):
+    """Slot s (trace_cap cap) on smid from its BEGIN to end_ms, its events
+    (code, ms) as marks and spans wrote them; 2,000,000 cycles a ms."""
+    base = L.HDR + s * L.slot_words(nphases, cap)
+    r = rec[base:base + L.slot_words(nphases, cap)]
+    r[L.S_DONE] = 1
+    r[L.S_SMID] = r[L.S_SMID1] = smid
+    r[L.S_CLK0] = 1_000_000_007
+    r[L.S_CLK1] = r[L.S_CLK0] + int(end_ms * 2_000_000)
+    r[L.S_GT0] = 5_000_000_000
+    r[L.S_GT1] = r[L.S_GT0] + int(end_ms * 1_000_000)
+    prev = 0.0
+    for code, ms in events:
+        if 0 <= code < nphases:
+            r[L.SLOT_HDR + 2 * code] += int((ms - prev) * 2_000_000)
+            r[L.SLOT_HDR + 2 * code + 1] += 1
+            prev = ms
+    for k, (code, ms) in enumerate(events):
+        r[L.SLOT_HDR + 2 * nphases + 2 * k] = code
+        r[L.SLOT_HDR + 2 * nphases + 2 * k + 1] = r[L.S_CLK0] + int(ms * 2_000_000)
+    r[L.S_NEVENTS] = len(events)
+
+
+def span_code(kind, ident, end):
+    return (1 << 62) | ((1 << 61) if end else 0) | (kind << 32) | ident
+
+
+def test_roles_fold_with_their_overlap_bubbles_and_a_span_across_them(timing, clock):
+    """A producer (waits [0,1), loads [1,2)) and a consumer (waits [0,2),
+    sums [2,3)) on one SM: neither's work beside the other's, each wait
+    with nothing in flight but for the load span the producer begins at
+    0.2 ms and the consumer ends at 0.8."""
+    prod = timing.phases(1, ["wait empty", "load"], trace=4, host=True, waits=["wait empty"],
+                         spans=["tma"])
+    cons = timing.phases(1, ["wait full", "sum"], trace=4, host=True, waits=[0])
+    write_trace(prod.records(), 0, 2, 4, [(span_code(0, 7, 0), 0.2), (0, 1.0), (1, 2.0)], 2.0)
+    write_trace(cons.records(), 0, 2, 4, [(span_code(0, 7, 1), 0.8), (0, 2.0), (1, 3.0)], 3.0)
+    span(timing, clock, "step", 3_000_000)
+    timing.fold(prod, "step", role="producer")
+    cons.fold("step", role="consumers")
+    p, c = timing.find("step/producer"), timing.find("step/consumers")
+    assert (p.overlap_folds, c.overlap_folds) == (1, 1)
+    assert p.overlap_pct == 0 and c.overlap_pct == 0, "one worked while the other waited"
+    # The producer waits 1 ms, 0.6 of it with the load in flight; the
+    # consumer waits 2 ms, the load in flight for 0.6 and the producer
+    # working for 1.
+    assert p.bubble_ms / p.wait_ms == pytest.approx(0.4)
+    assert c.bubble_ms / c.wait_ms == pytest.approx(0.4 / 2)
+    assert p.busy_ms / p.wait_ms == pytest.approx(1.0)
+    assert timing.find("step").overlap_folds == 0, "the launch itself names no waits"
+    rep = timing.report()
+    assert re.search(r"^step .*\n    span tma: 1, total 0.600 ms", rep, re.M), rep
+    assert "span span 0" not in rep and rep.count("span tma") == 1, "no empty kind left in a role"
+    with pytest.raises(ValueError, match="no phase named 'nap'"):
+        timing.phases(1, ["a"], host=True, waits=["nap"])
+    with pytest.raises(ptkit.Error, match="PT_EINVAL"):
+        timing.phases(1, ["a"], host=True, waits=[3])
