@@ -73,19 +73,19 @@ void pt__ivs_free(pt__ivs *s)
     memset(s, 0, sizeof *s);
 }
 
-long long pt__ivs_len(const pt__ivs *s)
+double pt__ivs_len(const pt__ivs *s)
 {
-    long long n = 0;
+    double n = 0;
 
     for (size_t i = 0; i < s->n; i++)
-        n += s->v[3 * i + 2] - s->v[3 * i + 1];
+        n += pt__cycles(s->v[3 * i + 1], s->v[3 * i + 2]);
     return n;
 }
 
-long long pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b)
+double pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b)
 {
     size_t i = 0, j = 0;
-    long long n = 0;
+    double n = 0;
 
     while (i < a->n && j < b->n) {
         const long long *x = a->v + 3 * i, *y = b->v + 3 * j;
@@ -97,7 +97,7 @@ long long pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b)
         lo = x[1] > y[1] ? x[1] : y[1];
         hi = x[2] < y[2] ? x[2] : y[2];
         if (hi > lo)
-            n += hi - lo;
+            n += pt__cycles(lo, hi);
         x[2] < y[2] ? i++ : j++;
     }
     return n;
@@ -163,11 +163,11 @@ static int figure(const pt__ovl *o, const pt__ovl_role *r, double out[4])
     if (rc == 0)
         rc = minus(&wait, &r->active, &r->busy);
     if (rc == 0) {
-        long long w = pt__ivs_len(&wait);
-        out[0] = k * (double)pt__ivs_len(&r->busy);
-        out[1] = k * (double)pt__ivs_inter_len(&r->busy, &others);
-        out[2] = k * (double)w;
-        out[3] = k * (double)(w - pt__ivs_inter_len(&wait, &flight));
+        double w = pt__ivs_len(&wait);
+        out[0] = k * pt__ivs_len(&r->busy);
+        out[1] = k * pt__ivs_inter_len(&r->busy, &others);
+        out[2] = k * w;
+        out[3] = k * (w - pt__ivs_inter_len(&wait, &flight));
     }
     pt__ivs_free(&others);
     pt__ivs_free(&flight);
@@ -234,7 +234,7 @@ static void cross_one(void *ctx, int kind, unsigned id, long long clk0, long lon
     re = &c->o->roles[te >> 32];
     if (!(sh = pt__shape_of(c->launch)) ||
         !(sp = pt__span_of(sh, pt__span_kind_name(rb->names, rb->nnames, kind, buf))) ||
-        pt__span_add(sp, (double)(clk1 - clk0) * c->all.v[k].rate) < 0) {
+        pt__span_add(sp, pt__cycles(clk0, clk1) * c->all.v[k].rate) < 0) {
         c->err = PT_ENOMEM;
         return;
     }

@@ -23,10 +23,11 @@ PT__HIDDEN int pt__ivs_add(pt__ivs *s, long long sm, long long a, long long b);
 /* Sorts and joins s's intervals. O(n log n). */
 PT__HIDDEN void pt__ivs_norm(pt__ivs *s);
 PT__HIDDEN void pt__ivs_free(pt__ivs *s);
-/* The length of normed s, and of the part of normed a inside normed b:
+/* The length of normed s, and of the part of normed a inside normed b,
+ * as doubles (records from hostile memory sum past 2^63 whole):
  * O(|a| + |b|). */
-PT__HIDDEN long long pt__ivs_len(const pt__ivs *s);
-PT__HIDDEN long long pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b);
+PT__HIDDEN double pt__ivs_len(const pt__ivs *s);
+PT__HIDDEN double pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b);
 /* The SMs normed s has intervals on. */
 PT__HIDDEN long long pt__ivs_sms(const pt__ivs *s);
 

@@ -7,6 +7,13 @@
 
 #include "core/model.h"
 
+/* The cycles from clock `from` to clock `to` (to >= from), whatever they
+ * are: no subtraction of two records' clocks overflows. */
+static inline double pt__cycles(long long from, long long to)
+{
+    return (double)((unsigned long long)to - (unsigned long long)from);
+}
+
 /* One span paired: its kind, id, and the clocks of its begin and end
  * (the k-th and the l-th event of the record); or an event left alone, a
  * begin never closed (l is -1) or an end never opened (k is -1), whose

@@ -58,7 +58,7 @@ static void in_record(void *ctx, int kind, unsigned id, long long clk0, long lon
         return;
     if (clk1 < clk0)
         sp->unmatched++;
-    else if (pt__span_add(sp, (double)(clk1 - clk0) * c->rate) < 0 ||
+    else if (pt__span_add(sp, pt__cycles(clk0, clk1) * c->rate) < 0 ||
              (c->flight && pt__ivs_add(c->flight, c->sm, clk0, clk1) < 0))
         c->err = PT_ENOMEM;
 }
@@ -75,7 +75,7 @@ static void across(void *ctx, int kind, unsigned id, long long clk0, long long c
     if (!sp)
         return;
     if (k >= 0 && l >= 0) {
-        if (pt__span_add(sp, (double)(clk1 - clk0) * c->alone.v[k].rate) < 0 ||
+        if (pt__span_add(sp, pt__cycles(clk0, clk1) * c->alone.v[k].rate) < 0 ||
             (c->flight && pt__ivs_add(c->flight, c->alone.v[k].sm, clk0, clk1) < 0))
             c->err = PT_ENOMEM;
         return;

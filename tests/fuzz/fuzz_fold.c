@@ -6,9 +6,11 @@
  *
  * The first bytes choose the shape (slots 1-8, phases 1-6, aggregate or
  * trace mode with up to 7 events a slot, whether the header's shape words
- * are the input's too) and the launch's length on the CPU clock; the
- * rest, 8 bytes a word, overwrites the buffer from its first word (what
- * it does not reach stays as the reset left it).
+ * are the input's too, whether phase 0 is a wait, whether the records are
+ * folded as two roles of the launch, the same words in each) and the
+ * launch's length on the CPU clock; the rest, 8 bytes a word, overwrites
+ * the buffer from its first word (what it does not reach stays as the
+ * reset left it).
  * Whatever the words, nothing crashes, leaks or overflows (ASan, UBSan),
  * and:
  *   - the fold returns 0 or one of the errors pt.h names for it;
@@ -46,9 +48,12 @@ static void check_section(pt_timing *t, const pt_section *s)
                          st.max_ms, st.pct_parent, st.pct_total, st.hits, st.block_mean_ms,
                          st.block_min_ms, st.block_max_ms, st.imbalance, st.block_p50_ms,
                          st.block_p90_ms, st.block_p99_ms, st.overhead_ms, st.sm_mean_ms,
-                         st.sm_min_ms, st.sm_max_ms, st.sm_imbalance };
+                         st.sm_min_ms, st.sm_max_ms, st.sm_imbalance, st.busy_ms,
+                         st.overlap_pct, st.wait_ms, st.bubble_ms };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         check(sane(v[i]), "every figure is finite and >= 0");
+    check(st.overlap_pct <= 100 * (1 + 1e-9), "the overlap is a share of the work");
+    check(st.bubble_ms <= st.wait_ms * (1 + 1e-9) + 1e-12, "the bubbles are part of the waits");
     check(isfinite(st.self_ms), "the self time is finite");
 }
 
@@ -71,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pt_dev_buf a;
     void *p1;
     size_t n1;
-    int nslots, nphases, trace_cap, hostile_header, known, rc;
+    int nslots, nphases, trace_cap, hostile_header, known, rc, roles, wait;
     uint64_t launch = 0;
 
     if (size < 11)
@@ -82,7 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         calibrated = 1;
     }
     nslots = 1 + data[0] % 8;
-    nphases = 1 + data[1] % 6;
+    nphases = 1 + (data[1] & 0x3f) % 6;
+    wait = data[1] & 0x40;
+    roles = data[1] & 0x80;
     trace_cap = data[2] & 1 ? (data[2] >> 1) % 8 : 0;
     hostile_header = data[2] & 0x80;
     for (int i = 0; i < 8; i++)
@@ -119,7 +126,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pt_start(t, "step");
     now_ns += (int64_t)launch;
     pt_stop(t, "step");
-    rc = pt_dev_fold(t, b, "step");
+    if (wait)
+        check(pt_dev_records_waits(b, 1, (const int[]){ 0 }) == 0, "phase 0 a wait");
+    if (roles) {
+        /* The same words as a second role's records: their span events
+         * meet the first role's on each SM. */
+        pt_dev_records *c = pt_dev_records_create(t, nslots, nphases, NULL,
+                                                  PT_DEV_HOST | (trace_cap ? PT_DEV_TRACE : 0),
+                                                  trace_cap);
+        check(c != NULL, "pt_dev_records_create");
+        memcpy(pt_dev_arg(c).data, a.data, (size_t)words * 8);
+        rc = pt_dev_fold_role(t, b, "step", "producer");
+        int rc2 = pt_dev_fold_role(t, c, "step", "consumer");
+        rc = rc ? rc : rc2;
+        pt_dev_records_free(c);
+    } else {
+        rc = pt_dev_fold(t, b, "step");
+    }
     known = rc == 0 || rc == PT_ERANGE || rc == PT_EINVAL || rc == PT_ESTATE || rc == PT_EFULL;
     if (!known)
         fprintf(stderr, "fuzz_fold: %s\n", pt_last_error(t));
