@@ -310,6 +310,30 @@ Test(fold, no_finished_slot_leaves_the_launch_unattributed)
     pt_dev_records_free(b);
 }
 
+/* In trace records each mark's event keeps the index it was given: the
+ * message names the bad ones (each once, four at most). */
+Test(fold, trace_records_name_the_bad_phases)
+{
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 8);
+    for (int s = 0; s < 2; s++) {
+        long long *r =
+            test_slot(b, s, 0, 2000000, 0, 1000000, (long long[]){ 500000, 500000 }, NULL);
+        long long *e = r + PT_DEV_SLOT_HDR + 2 * 2;
+        const long long codes[4] = { 0, 5, s ? -1 : 5, 1 };
+        for (int k = 0; k < 4; k++) {
+            e[2 * k] = codes[k];
+            e[2 * k + 1] = r[PT_DEV_S_CLK0] + 400000 * (k + 1);
+        }
+        r[PT_DEV_S_NEVENTS] = 4;
+        r[PT_DEV_S_BAD_PHASE] = 2;
+    }
+    launch_cpu("step", 1000000);
+    cr_assert_eq(fold(b, "step"), PT_ERANGE);
+    cr_assert(strstr(pt_last_error(t), "4 marks with a phase index out of range (phases 5, -1): "),
+              "%s", pt_last_error(t));
+    pt_dev_records_free(b);
+}
+
 Test(fold, bad_phases_and_slots_are_counted)
 {
     pt_dev_records *b = pt_dev_records_create(t, 2, 1, NULL, PT_DEV_HOST, 0);
@@ -326,7 +350,8 @@ Test(fold, bad_phases_and_slots_are_counted)
     pt_error_fn_set(t, NULL, NULL);
     cr_assert_eq(rc, PT_ERANGE, "%s", pt_strerror(rc));
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 2, "the marks and the slots, each said once");
-    cr_assert(strstr(said.s, "5 marks with a phase index out of range"), "%s", said.s);
+    cr_assert(strstr(said.s, "5 marks with a phase index out of range (trace records, "
+                             "PT_DEV_TRACE, name them)"), "%s", said.s);
     cr_assert(strstr(said.s, "4 blocks began at a slot out of range [0, 2)"), "%s", said.s);
     cr_assert_null(strstr(said.s, " 0 "), "no half of the message says zero: %s", said.s);
     free(said.s);

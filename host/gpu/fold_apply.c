@@ -140,6 +140,51 @@ static double summary_min(const pt__rword *w)
 }
 
 /* Turns the summary r of one launch (L ns) into the launch's children. */
+/* The out-of-range phases the marks named, as " (phase 7, 9 ...)" in
+ * out: trace events keep the index a mark was given; aggregate records
+ * only count such marks, and out says how to see them. At most 4 named,
+ * one pass over the events. */
+static void bad_phases_seen(const pt__fold_src *j, char *out, size_t n)
+{
+    const pt_dev_records *b = j->buf;
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), seen[4];
+    int k = 0, more = 0;
+    size_t at;
+
+    if (j->reduced || b->mode != PT_DEV_MODE_TRACE) {
+        snprintf(out, n, " (trace records, PT_DEV_TRACE, name them)");
+        return;
+    }
+    for (int s = 0; s < b->nslots; s++) {
+        const long long *rec = j->data + PT_DEV_HDR + s * sw, *ev;
+        long long m = rec[PT_DEV_S_NEVENTS];
+        if (rec[PT_DEV_S_DONE] == 0 || m <= 0 || m > b->trace_cap)
+            continue;
+        ev = rec + PT_DEV_SLOT_HDR + 2LL * b->nphases;
+        for (long long e = 0; e < m; e++) {
+            long long p = ev[2 * e];
+            int dup = 0;
+            if (p >= PT_DEV_EV_SPAN || (p >= 0 && p < b->nphases))
+                continue;
+            for (int i = 0; i < k; i++)
+                dup |= seen[i] == p;
+            if (!dup && k < 4)
+                seen[k++] = p;
+            else if (!dup)
+                more = 1;
+        }
+    }
+    if (k == 0) {
+        out[0] = '\0';
+        return;
+    }
+    at = (size_t)snprintf(out, n, " (phase%s", k > 1 ? "s" : "");
+    for (int i = 0; i < k && at < n; i++)
+        at += (size_t)snprintf(out + at, n - at, "%s %lld", i ? "," : "", seen[i]);
+    if (at < n)
+        snprintf(out + at, n - at, "%s)", more ? " ..." : "");
+}
+
 static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int nsm, double L,
                   const conv *cv, long long twice)
 {
@@ -156,12 +201,15 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
      * kernel's own, which the host cannot see (PT_DEV_PHASES where the
      * mark stands: a ptgen list's count, else PT_DEV_MAX_PHASES, 16
      * unless defined): the message names both limits. */
-    if (bad_phase > 0)
+    if (bad_phase > 0) {
+        char seen[96];
+        bad_phases_seen(j, seen, sizeof seen);
         rc = pt__fail(t, PT_ERANGE,
-                      "pt_dev_fold(\"%s\"): %lld mark%s with a phase index out of range: only a "
-                      "phase below the buffer's %d and below the kernel's PT_DEV_PHASES (its "
+                      "pt_dev_fold(\"%s\"): %lld mark%s with a phase index out of range%s: only "
+                      "a phase below the buffer's %d and below the kernel's PT_DEV_PHASES (its "
                       "ptgen list's count, else %d) is recorded; their time is unattributed",
-                      title, bad_phase, bad_phase == 1 ? "" : "s", np, PT_DEV_MAX_PHASES);
+                      title, bad_phase, bad_phase == 1 ? "" : "s", seen, np, PT_DEV_MAX_PHASES);
+    }
     if (bad_slot > 0)
         rc = pt__fail(t, PT_ERANGE,
                       "pt_dev_fold(\"%s\"): %lld block%s began at a slot out of range [0, %d) "
