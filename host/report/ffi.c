@@ -20,7 +20,7 @@ size_t pt_abi_sizeof(const char *type)
 #define PT__ABI_TYPES(X)                                                                \
     X(pt_metrics) X(pt_log_opts) X(pt_dev_buf) X(pt_dev_clock) X(pt_section_stats)      \
     X(pt_run_stats) X(pt_peaks) X(pt_memory_stats) X(pt_schedule_info) X(pt_thread_info) \
-    X(pt_thread_part)
+    X(pt_thread_part) X(pt_span_stats)
 #define PT__ABI_SIZE(name)             \
     if (strcmp(type, #name) == 0)      \
         return sizeof(name);

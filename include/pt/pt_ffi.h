@@ -30,7 +30,7 @@ PT_EXTERN int pt_abi_version(void);
 /** \brief The size the library has for one of its public structs, by name:
  *  "pt_metrics", "pt_log_opts", "pt_dev_buf", "pt_dev_clock",
  *  "pt_section_stats", "pt_run_stats", "pt_peaks", "pt_memory_stats",
- *  "pt_schedule_info", "pt_thread_info", "pt_thread_part".
+ *  "pt_schedule_info", "pt_thread_info", "pt_thread_part", "pt_span_stats".
  *  \return sizeof the struct, or 0 for NULL or a name not in the list. */
 PT_EXTERN size_t pt_abi_sizeof(const char *type);
 

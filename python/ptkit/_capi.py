@@ -112,13 +112,19 @@ class ThreadPart(ctypes.Structure):
                 ("mean_ms", c_double), ("pct_section", c_double)]
 
 
+class SpanStats(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("count", c_u64), ("unmatched", c_u64),
+                ("total_ms", c_double), ("mean_ms", c_double), ("p50_ms", c_double),
+                ("p99_ms", c_double), ("max_ms", c_double)]
+
+
 # Every struct Python reads or writes, by its C name: each is checked
 # against the library's size when the library is loaded.
 STRUCTS = {
     "pt_metrics": Metrics, "pt_log_opts": LogOpts, "pt_dev_buf": DevBuf,
     "pt_dev_clock": DevClock, "pt_section_stats": SectionStats, "pt_run_stats": RunStats,
     "pt_peaks": Peaks, "pt_memory_stats": MemoryStats, "pt_schedule_info": ScheduleInfo,
-    "pt_thread_info": ThreadInfo, "pt_thread_part": ThreadPart,
+    "pt_thread_info": ThreadInfo, "pt_thread_part": ThreadPart, "pt_span_stats": SpanStats,
 }
 
 ClockFn = ctypes.CFUNCTYPE(ctypes.c_int64, c_void_p)
@@ -172,6 +178,7 @@ SIGNATURES = {
     "pt_find": (S, [T, c_char_p]),
     "pt_section_path": (_I, [S, c_char_p, c_size_t]),
     "pt_section_get": (_I, [T, S, P(SectionStats)]),
+    "pt_section_spans_get": (_I, [T, S, P(SpanStats), _I]),
     "pt_run_get": (_I, [T, P(RunStats)]),
     "pt_bottlenecks": (c_size_t, [T, c_size_t, P(S)]),
     "pt_threads": (_I, [T]),

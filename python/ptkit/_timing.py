@@ -452,6 +452,19 @@ class Timing(_Closing):
         s = lib.pt_find(self._t, _encode(path, "a path"))
         return self._stats(s) if s else None
 
+    def spans(self, path):
+        """A launch's spans (PT_DEV_SPAN_BEGIN/END), kind by kind, as dicts
+        (name, count, unmatched, total_ms, mean_ms, p50_ms, p99_ms, max_ms);
+        [] for a section without spans, None for no such section."""
+        s = lib.pt_find(self._t, _encode(path, "a path"))
+        if not s:
+            return None
+        n = lib.pt_section_spans_get(self._t, s, None, 0)
+        self._check(min(n, 0), "spans")
+        arr = (_capi.SpanStats * max(n, 1))()
+        n = lib.pt_section_spans_get(self._t, s, arr, n)
+        return [_struct_dict(sp) for sp in arr[:max(n, 0)]]
+
     def sections(self):
         """Every section's figures, parents before children, in tree order."""
         out, stack = [], []

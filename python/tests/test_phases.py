@@ -256,6 +256,11 @@ def test_roles_fold_with_their_overlap_bubbles_and_a_span_across_them(timing, cl
     assert c.bubble_ms / c.wait_ms == pytest.approx(0.4 / 2)
     assert p.busy_ms / p.wait_ms == pytest.approx(1.0)
     assert timing.find("step").overlap_folds == 0, "the launch itself names no waits"
+    (load,) = timing.spans("step")
+    assert (load["name"], load["count"], load["unmatched"]) == ("tma", 1, 0)
+    assert load["total_ms"] == pytest.approx(0.6)
+    assert timing.spans("step/consumers") == [], "its one end went to the launch"
+    assert timing.spans("no such") is None
     rep = timing.report()
     assert re.search(r"^step .*\n    span tma: 1, total 0.600 ms", rep, re.M), rep
     assert "span span 0" not in rep and rep.count("span tma") == 1, "no empty kind left in a role"
