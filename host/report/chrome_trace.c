@@ -41,9 +41,12 @@ static void event(pt__ctrace *w, const char *ph, int k)
     w->events++;
 }
 
-/* ns on the grid: 1024ths of a microsecond, to the nearest. */
+/* ns on the grid: 1024ths of a microsecond, to the nearest; past 2^55 ns
+ * (1.1 years, which no timeline reaches but hostile clocks) at 2^55. */
 static long long grid(long long ns)
 {
+    const long long lim = 1LL << 55;
+    ns = ns > lim ? lim : ns < -lim ? -lim : ns;
     return ns >= 0 ? (ns * 128 + 62) / 125 : -((-ns * 128 + 62) / 125);
 }
 

@@ -145,6 +145,27 @@ static const char *phase_name(const pt__tfold *f, long long p)
     return p >= 0 && p < f->nphases && f->names[p] ? f->names[p] : "(bad phase)";
 }
 
+/* The longest a launch is drawn (2^53 ns, 104 days): clocks of hostile
+ * records never overflow the timeline. */
+#define SPAN_MAX (1LL << 53)
+
+/* a - b, for a >= b, at most SPAN_MAX. */
+static long long since(long long a, long long b)
+{
+    unsigned long long d = (unsigned long long)a - (unsigned long long)b;
+    return d > (unsigned long long)SPAN_MAX ? SPAN_MAX : (long long)d;
+}
+
+/* Clock clk of block b's record rec on the trace's timeline, within the
+ * block: whatever the words (hostile records included), nothing
+ * overflows. */
+static long long at_clock(const blk *b, const long long *rec, long long clk, double rate)
+{
+    long long d = (long long)((unsigned long long)clk - (unsigned long long)rec[PT_DEV_S_CLK0]);
+    double at = (double)b->t0 + (double)d * rate;
+    return !(at > (double)b->t0) ? b->t0 : at >= (double)b->t1 ? b->t1 : llround(at);
+}
+
 /* What drawing the spans needs across blocks: room to pair a record's
  * events (4 words an event), and the next async id, unique in the trace. */
 typedef struct spans_draw {
@@ -179,10 +200,9 @@ static void span_slice(void *ctx, int kind, unsigned id, long long clk0, long lo
         n = c->f->span_names[kind];
     else
         snprintf(name, sizeof name, "span %d", kind);
-    t0 = c->b->t0 + llround((double)(clk0 - c->rec[PT_DEV_S_CLK0]) * c->rate);
-    t1 = c->b->t0 + llround((double)(clk1 - c->rec[PT_DEV_S_CLK0]) * c->rate);
-    t0 = t0 < c->b->t0 ? c->b->t0 : t0 > c->b->t1 ? c->b->t1 : t0;
-    t1 = t1 < t0 ? t0 : t1 > c->b->t1 ? c->b->t1 : t1;
+    t0 = at_clock(c->b, c->rec, clk0, c->rate);
+    t1 = at_clock(c->b, c->rec, clk1, c->rate);
+    t1 = t1 < t0 ? t0 : t1;
     sid = c->sd->next_id++;
     pt__ctrace_async(c->w, PT__CTRACE_SM, c->tid, n, "spans", sid, t0, 1);
     pt__json_key(&c->w->j, "args");
@@ -210,11 +230,9 @@ static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long ti
         long long at = b->t0;
         span_ctx sc = { w, f, b, rec, tid, rate, sd };
         for (long long k = 0; k < n; k++) {
-            long long end = b->t0 + llround((double)(ev[2 * k + 1] - rec[PT_DEV_S_CLK0]) * rate);
+            long long end = at_clock(b, rec, ev[2 * k + 1], rate);
             if (ev[2 * k] >= PT_DEV_EV_SPAN)
                 continue; /* a span's begin or end, no phase's */
-            if (end > b->t1)
-                end = b->t1;
             if (end < at)
                 end = at;
             pt__ctrace_complete(w, PT__CTRACE_SM, tid, phase_name(f, ev[2 * k]), "phases", at, end);
@@ -231,9 +249,8 @@ static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long ti
         long long end;
         if (ph[2 * p] <= 0)
             continue;
-        end = at + llround((double)ph[2 * p] * rate);
-        if (end > b->t1)
-            end = b->t1;
+        double e = (double)at + (double)ph[2 * p] * rate;
+        end = e >= (double)b->t1 ? b->t1 : llround(e);
         pt__ctrace_complete(w, PT__CTRACE_SM, tid, phase_name(f, p), "phases (aggregate)", at, end);
         pt__json_key(&w->j, "args");
         pt__json_open(&w->j, '{');
@@ -288,15 +305,19 @@ static size_t collect(const pt__trace *tr, blk *v)
         }
         for (int s = 0; s < f->kept; s++) {
             const long long *rec = record(f, s);
-            long long clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
-            long long gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
-            double rate;
+            long long clk, gt;
+            double rate, span;
             blk *b = &v[n];
+            /* A record no kernel writes is not drawn (nor its clocks read:
+             * such words overflow any arithmetic). */
             if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0)
                 continue;
+            clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
+            gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
             pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
-            b->t0 = launch + (rec[PT_DEV_S_GT0] - gt_min);
-            b->t1 = b->t0 + (clk > 0 && rate > 0 ? llround((double)clk * rate) : gt > 0 ? gt : 0);
+            span = clk > 0 && rate > 0 ? (double)clk * rate : gt > 0 ? (double)gt : 0;
+            b->t0 = launch + since(rec[PT_DEV_S_GT0], gt_min);
+            b->t1 = b->t0 + (span < (double)SPAN_MAX ? llround(span) : SPAN_MAX);
             b->sm = rec[PT_DEV_S_SMID] >= 0 ? rec[PT_DEV_S_SMID] : -1;
             b->host = f->host;
             b->fold = i;
@@ -371,7 +392,8 @@ static int tail_of(const pt__tfold *f, long long *e, tail *o)
             if (e[2 * k + 1] > last)
                 last = e[2 * k + 1];
         }
-    *o = (tail){ launch + (first - gt_min), launch + (last - gt_min), last - gt_min, 0, sms, 0 };
+    *o = (tail){ launch + since(first, gt_min), launch + since(last, gt_min), since(last, gt_min),
+                 0, sms, 0 };
     return 0;
 }
 

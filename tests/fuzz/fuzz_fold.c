@@ -7,7 +7,8 @@
  * The first bytes choose the shape (slots 1-8, phases 1-6, aggregate or
  * trace mode with up to 7 events a slot, whether the header's shape words
  * are the input's too, whether phase 0 is a wait, whether the records are
- * folded as two roles of the launch, the same words in each) and the
+ * folded as two roles of the launch, the same words in each; whether the
+ * timing keeps a trace, exported after the fold) and the
  * launch's length on the CPU clock; the rest, 8 bytes a word, overwrites
  * the buffer from its first word (what it does not reach stays as the
  * reset left it).
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pt/pt.h>
 #include <pt/pt_dev.h>
@@ -76,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pt_dev_buf a;
     void *p1;
     size_t n1;
-    int nslots, nphases, trace_cap, hostile_header, known, rc, roles, wait;
+    int nslots, nphases, trace_cap, hostile_header, known, rc, roles, wait, traced;
     uint64_t launch = 0;
 
     if (size < 11)
@@ -92,13 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     roles = data[1] & 0x80;
     trace_cap = data[2] & 1 ? (data[2] >> 1) % 8 : 0;
     hostile_header = data[2] & 0x80;
+    traced = data[2] & 0x40;
     for (int i = 0; i < 8; i++)
         launch |= (uint64_t)data[3 + i] << (8 * i);
     launch &= ((uint64_t)1 << 50) - 1; /* up to 13 days */
     data += 11;
     size -= 11;
 
-    t = pt_create("fold", PT_CPU);
+    t = pt_create("fold", PT_CPU | (traced ? PT_TRACE : 0));
     check(t != NULL, "pt_create");
     pt_error_fn_set(t, quiet, NULL);
     now_ns = 0;
@@ -148,6 +151,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_fold: %s\n", pt_last_error(t));
     check(known, "pt_dev_fold returns 0 or an error pt.h names for it");
     check(pt_log_fn(t, quiet, NULL) >= 0, "the report is written");
+    if (traced) {
+        /* The blocks drawn from whatever the records hold. */
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/ptkit-fuzz-fold-%d.json", (int)getpid());
+        check(pt_export_trace(t, path) == 0, "the trace is written");
+        remove(path);
+    }
 
     for (const pt_section *s = pt_section_child(pt_root(t)); s; s = next_pre(s, pt_root(t)))
         check_section(t, s);
