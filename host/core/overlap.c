@@ -190,7 +190,7 @@ static void role_free(pt__ovl_role *r)
 
 typedef struct cross_ctx {
     pt_section *launch;
-    const pt__ovl *o;
+    pt__ovl *o;
     pt__span_evs all;         /* every role's events, tagged role << 32 | its place there */
     unsigned char **used;     /* per role, its events paired now */
     int err;
@@ -199,12 +199,11 @@ typedef struct cross_ctx {
 /* One less unmatched event of kind in role r's section. */
 static void matched(const pt__ovl_role *r, int kind)
 {
-    char buf[32];
     pt__span *sp;
 
     if (!r->node->shape)
         return;
-    sp = pt__span_of(r->node->shape, pt__span_kind_name(r->names, r->nnames, kind, buf));
+    sp = pt__span_of_kind(r->node->shape, r->names, r->nnames, kind);
     if (sp && sp->unmatched > 0)
         sp->unmatched--;
     /* A kind all of whose events went to the launch's spans says nothing. */
@@ -217,10 +216,9 @@ static void cross_one(void *ctx, int kind, unsigned id, long long clk0, long lon
 {
     cross_ctx *c = ctx;
     long long tb, te;
-    const pt__ovl_role *rb, *re;
+    pt__ovl_role *rb, *re;
     pt__shape *sh;
     pt__span *sp;
-    char buf[32];
 
     (void)id;
     if (k < 0 || l < 0 || c->err)
@@ -233,13 +231,13 @@ static void cross_one(void *ctx, int kind, unsigned id, long long clk0, long lon
     rb = &c->o->roles[tb >> 32];
     re = &c->o->roles[te >> 32];
     if (!(sh = pt__shape_of(c->launch)) ||
-        !(sp = pt__span_of(sh, pt__span_kind_name(rb->names, rb->nnames, kind, buf))) ||
+        !(sp = pt__span_of_kind(sh, rb->names, rb->nnames, kind)) ||
         pt__span_add(sp, pt__cycles(clk0, clk1) * c->all.v[k].rate) < 0) {
         c->err = PT_ENOMEM;
         return;
     }
     /* In flight on the SM from the begin to the end. */
-    if (pt__ivs_add((pt__ivs *)&rb->spans, c->all.v[k].sm, clk0, clk1) < 0) {
+    if (pt__ivs_add(&rb->spans, c->all.v[k].sm, clk0, clk1) < 0) {
         c->err = PT_ENOMEM;
         return;
     }

@@ -170,6 +170,13 @@ pt__span *pt__span_of(pt__shape *sh, const char *name)
     return v;
 }
 
+pt__span *pt__span_of_kind(pt__shape *sh, char *const *names, int n, int kind)
+{
+    char buf[32];
+
+    return pt__span_of(sh, pt__span_kind_name(names, n, kind, buf));
+}
+
 void pt__span_drop_empty(pt__shape *sh, pt__span *sp)
 {
     if (sp->count > 0 || sp->unmatched > 0)

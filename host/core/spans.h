@@ -52,6 +52,8 @@ PT__HIDDEN int pt__span_evs_pair(pt__span_evs *e, pt__span_fn fn, void *ctx);
 PT__HIDDEN const char *pt__span_kind_name(char *const *names, int n, int kind, char *buf);
 /* The span kind `name` of sh, added when new; NULL without memory. */
 PT__HIDDEN pt__span *pt__span_of(pt__shape *sh, const char *name);
+/* The same for kind `kind` as n names name the kinds (pt__span_kind_name). */
+PT__HIDDEN pt__span *pt__span_of_kind(pt__shape *sh, char *const *names, int n, int kind);
 /* Takes kind sp out of sh when it holds nothing (no span, none left
  * unmatched): what pairing across records leaves of a kind. */
 PT__HIDDEN void pt__span_drop_empty(pt__shape *sh, pt__span *sp);

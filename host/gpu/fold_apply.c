@@ -139,7 +139,6 @@ static double summary_min(const pt__rword *w)
     return w->u ? pt__bitsd(~w->u) : 0.0;
 }
 
-/* Turns the summary r of one launch (L ns) into the launch's children. */
 /* The out-of-range phases the marks named, as " (phase 7, 9 ...)" in
  * out: trace events keep the index a mark was given; aggregate records
  * only count such marks, and out says how to see them. At most 4 named,
@@ -185,6 +184,7 @@ static void bad_phases_seen(const pt__fold_src *j, char *out, size_t n)
         snprintf(out + at, n - at, "%s)", more ? " ..." : "");
 }
 
+/* Turns the summary r of one launch (L ns) into the launch's children. */
 static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int nsm, double L,
                   const conv *cv, long long twice)
 {
@@ -478,6 +478,8 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     pt__rword *r;
     pt__span_evs left = { 0 };
     pt__ivs flight = { 0 };
+    pt_section *launch;
+    int wanted;
     conv cv;
 
     stale_done(j, d);
@@ -507,15 +509,18 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
               cv.mark_cycles);
     pt__shape_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
                    cv.mark_cycles);
+    /* A graph's kernel is a launch of its own, whose roles none are. The
+     * spans' leftovers and intervals only where the overlap reads them. */
+    launch = j->devtime ? j->node : j->launch;
+    wanted = pt__overlap_wanted(launch, j->node, b);
     if (pt__spans_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
-                       &left, &flight) < 0 &&
+                       wanted ? &left : NULL, wanted ? &flight : NULL) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
                       "some are left out", title);
-    /* A graph's kernel is a launch of its own, whose roles none are. */
-    if (pt__overlap_fold(j->devtime ? j->node : j->launch, j->node, b, d,
-                         cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, &left,
-                         &flight) < 0 &&
+    if (wanted &&
+        pt__overlap_fold(launch, j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY,
+                         cv.ns_per_cycle, &left, &flight) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory figuring the overlap; "
                       "it is left out", title);

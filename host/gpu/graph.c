@@ -29,9 +29,30 @@
 
 struct pt_graph {
     pt_timing *t;
-    size_t n;
+    size_t n, cap;
     pt__captured *v;
 };
+
+/* Appends kernel `title` of records b, on stream s, to the n of *v (room
+ * for *cap, doubled as needed): 0, or -1 without memory (nothing added). */
+static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const char *title,
+                pt_dev_records *b)
+{
+    char *name;
+
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        pt__captured *w = realloc(*v, c * sizeof *w);
+        if (!w)
+            return -1;
+        *v = w;
+        *cap = c;
+    }
+    if (!(name = pt__str_dup(title)))
+        return -1;
+    (*v)[(*n)++] = (pt__captured){ s, name, b };
+    return 0;
+}
 
 /* The captures no pt_graph_capture_end() took, freed with the timing's
  * GPU side (gpu.c calls it through g->captured_free, so that gpu.c, which
@@ -48,26 +69,10 @@ static void captures_free(pt__gpu *g)
 int pt__graph_capture_add(pt_timing *t, pt_stream s, const char *title, pt_dev_records *b)
 {
     pt__gpu *g = pt__gpu_get(t);
-    pt__captured *v;
 
-    if (g && g->ncaptured == g->captured_cap) {
-        size_t cap = g->captured_cap ? 2 * g->captured_cap : 8;
-        v = realloc(g->captured, cap * sizeof *v);
-        if (v) {
-            g->captured = v;
-            g->captured_cap = cap;
-        }
-    }
-    if (!g || g->ncaptured == g->captured_cap)
+    if (!g || push(&g->captured, &g->ncaptured, &g->captured_cap, s, title, b) < 0)
         return pt__fail(t, PT_ENOMEM, "PT_LAUNCH(\"%s\") under a stream capture: out of memory; "
                         "the kernel is captured unmeasured", title);
-    v = &g->captured[g->ncaptured];
-    if (!(v->title = pt__str_dup(title)))
-        return pt__fail(t, PT_ENOMEM, "PT_LAUNCH(\"%s\") under a stream capture: out of memory; "
-                        "the kernel is captured unmeasured", title);
-    v->stream = s;
-    v->recs = b;
-    g->ncaptured++;
     g->captured_free = captures_free;
     return 0;
 }
@@ -92,6 +97,7 @@ pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream)
         return NULL;
     }
     gr->t = t;
+    gr->cap = n;
     /* The stream's kernels move to the graph, in the order captured. */
     for (size_t i = 0; g && i < g->ncaptured; i++) {
         if (g->captured[i].stream == stream)
@@ -118,29 +124,12 @@ pt_graph *pt_graph_create(pt_timing *t)
     return gr;
 }
 
-/* Notes kernel `title` of records b in gr: 0 or PT_ENOMEM (counted). */
-static int note(pt_graph *gr, const char *title, pt_dev_records *b)
-{
-    pt__captured *v = realloc(gr->v, (gr->n + 1) * sizeof *v);
-    char *name = pt__str_dup(title);
-
-    if (v)
-        gr->v = v;
-    if (!v || !name) {
-        free(name);
-        return pt__fail(gr->t, PT_ENOMEM, "pt_graph_add_kernel(\"%s\"): out of memory; the "
-                        "kernel is in the graph, unmeasured", title);
-    }
-    gr->v[gr->n++] = (pt__captured){ NULL, name, b };
-    return 0;
-}
-
 int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *deps, size_t ndeps,
                         const void *params, const char *title, pt_dev_records *b)
 {
     const pt__cu_kernel_node *kp = params;
     const pt__cuda_api *cu;
-    pt__cu_memset m[2];
+    pt__reset_part part[2];
     void *reset[2];
     long long blocks, threads, n;
     pt__cuerr e;
@@ -174,20 +163,23 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
                         "slots, the grid %lld) %s; the kernel is in the graph, unmeasured",
                         title, b->nslots, n, why);
     }
-    /* pt_dev_reset's two memsets: the slots, and the bad-slot count, in
-     * 4-byte elements (a memset node's widest). */
-    m[0] = (pt__cu_memset){ b->data + PT_DEV_HDR, 0, 0, 4,
-                            (size_t)(b->words - PT_DEV_HDR) * sizeof(long long) / 4, 1 };
-    m[1] = (pt__cu_memset){ b->data + PT_DEV_H_BAD_SLOT, 0, 0, 4, sizeof(long long) / 4, 1 };
-    e = cu->GraphAddMemsetNode(&reset[0], graph, deps, ndeps, &m[0]);
-    if (!e)
-        e = cu->GraphAddMemsetNode(&reset[1], graph, deps, ndeps, &m[1]);
+    /* pt_dev_reset's two memsets, in 4-byte elements (a memset node's
+     * widest). */
+    pt__reset_parts(b, part);
+    e = 0;
+    for (int i = 0; i < 2 && !e; i++) {
+        const pt__cu_memset m = { part[i].dst, 0, 0, 4, part[i].bytes / 4, 1 };
+        e = cu->GraphAddMemsetNode(&reset[i], graph, deps, ndeps, &m);
+    }
     if (!e)
         e = cu->GraphAddKernelNode(node, graph, reset, 2, params);
     if (e)
         return pt__fail(gr->t, PT_ECUDA, "pt_graph_add_kernel(\"%s\"): %s: %s", title,
                         "adding the reset and the kernel", pt__cuda_errstr(cu, e));
-    return note(gr, title, b);
+    if (push(&gr->v, &gr->n, &gr->cap, NULL, title, b) < 0)
+        return pt__fail(gr->t, PT_ENOMEM, "pt_graph_add_kernel(\"%s\"): out of memory; the "
+                        "kernel is in the graph, unmeasured", title);
+    return 0;
 }
 
 int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, pt_stream stream)

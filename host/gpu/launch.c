@@ -108,11 +108,14 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
         return arg;
     if (blocks <= 0 || threads <= 0) {
         /* Nothing runs: CUDA refuses the launch (an invalid
-         * configuration), host mode loops no block. No section. */
+         * configuration), host mode loops no block. No section; the end
+         * knows the launch by the title's pointer, as given. */
         refused_t = t;
         refused_title = title;
-        if (!title)
-            title = "(null)";
+    }
+    if (!title)
+        title = "(null)";
+    if (refused_t) {
         pt__fail(t, PT_ERANGE, "%s(\"%s\"): a grid of %lld block%s of %lld thread%s: nothing "
                  "runs (%s), nothing is timed", where == PT_LAUNCH_HOST ? "PT_HOST_LAUNCH"
                  : "PT_LAUNCH", title, blocks, blocks == 1 ? "" : "s", threads,
@@ -120,8 +123,6 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
                  : "CUDA refuses it: cudaErrorInvalidConfiguration");
         return arg;
     }
-    if (!title)
-        title = "(null)";
     if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
         /* Captured: the reset and the kernel go into the graph, timed and
          * folded at each replay (pt_graph_launch()); no event, no fold now.

@@ -50,6 +50,11 @@ static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role 
     return pt__ivs_add(&r->active, sm, rec[PT_DEV_S_CLK0], end);
 }
 
+int pt__overlap_wanted(const pt_section *launch, const pt_section *node, const pt_dev_records *b)
+{
+    return b->mode == PT_DEV_MODE_TRACE && b->trace_cap > 0 && (node != launch || b->wait);
+}
+
 int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
                      const long long *d, double tick_ns, double ns_per_cycle, pt__span_evs *left,
                      pt__ivs *flight)
@@ -64,8 +69,7 @@ int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records 
     /* Only a role's events wait for the other roles. */
     if (node == launch)
         pt__span_evs_free(&r.left);
-    if (b->mode != PT_DEV_MODE_TRACE || b->trace_cap <= 0 || !(ns_per_cycle > 0) ||
-        (node == launch && !b->wait))
+    if (!pt__overlap_wanted(launch, node, b) || !(ns_per_cycle > 0))
         rc = 1;
     else if (b->nspan_names > 0 &&
              !(r.names = pt__strv_dup((const char *const *)b->span_names, b->nspan_names)))

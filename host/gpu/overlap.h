@@ -15,6 +15,10 @@
  * role's span events that no record of it paired (left, taken over) wait
  * there for the other roles' (core/overlap.c pairs them). Returns 0 or
  * PT_ENOMEM (counted by the caller). */
+/* Whether pt__overlap_fold() figures anything for node of launch from
+ * b's records: trace records, of a role or of a launch that names waits. */
+PT__HIDDEN int pt__overlap_wanted(const pt_section *launch, const pt_section *node,
+                                  const pt_dev_records *b);
 PT__HIDDEN int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records *b,
                                 const long long *d, double tick_ns, double ns_per_cycle,
                                 pt__span_evs *left, pt__ivs *flight);

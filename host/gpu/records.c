@@ -311,6 +311,13 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     return b;
 }
 
+void pt__reset_parts(const pt_dev_records *b, pt__reset_part out[2])
+{
+    out[0] = (pt__reset_part){ b->data + PT_DEV_HDR,
+                               (size_t)(b->words - PT_DEV_HDR) * sizeof(long long) };
+    out[1] = (pt__reset_part){ b->data + PT_DEV_H_BAD_SLOT, sizeof(long long) };
+}
+
 long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads)
 {
     long long n = blocks;
@@ -351,20 +358,20 @@ pt_dev_buf pt_dev_arg(const pt_dev_records *b)
 
 int pt_dev_reset(pt_dev_records *b, pt_stream stream)
 {
-    size_t slot_bytes;
-    pt__cuerr e;
+    pt__reset_part part[2];
+    pt__cuerr e = 0;
     int capturing = 0;
 
     if (!b)
         return 0;
-    slot_bytes = (size_t)(b->words - PT_DEV_HDR) * sizeof(long long);
+    pt__reset_parts(b, part);
     b->stream = stream;
     b->reset_gen++;
     if (b->host) {
         /* Folds waiting for a launch read their own copy, so the records
          * may be cleared under them. */
-        memset(b->data + PT_DEV_HDR, 0, slot_bytes);
-        b->data[PT_DEV_H_BAD_SLOT] = 0;
+        for (int i = 0; i < 2; i++)
+            memset(part[i].dst, 0, part[i].bytes);
         return 0;
     }
     /* A fold's copy (or reduction) queued on another stream may not have
@@ -383,9 +390,8 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
                             "records on another stream: %s; nothing reset",
                             pt__cuda_errstr(b->cu, e));
     }
-    e = b->cu->MemsetAsync(b->data + PT_DEV_HDR, 0, slot_bytes, stream);
-    if (!e)
-        e = b->cu->MemsetAsync(b->data + PT_DEV_H_BAD_SLOT, 0, sizeof(long long), stream);
+    for (int i = 0; i < 2 && !e; i++)
+        e = b->cu->MemsetAsync(part[i].dst, 0, part[i].bytes, stream);
     if (e)
         return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: cudaMemsetAsync: %s",
                         pt__cuda_errstr(b->cu, e));

@@ -30,9 +30,7 @@ typedef struct span_ctx {
 
 static pt__span *kind_of(span_ctx *c, int kind)
 {
-    char buf[32];
-    pt__span *sp = pt__span_of(c->sh, pt__span_kind_name(c->b->span_names, c->b->nspan_names,
-                                                         kind, buf));
+    pt__span *sp = pt__span_of_kind(c->sh, c->b->span_names, c->b->nspan_names, kind);
     if (!sp)
         c->err = PT_ENOMEM;
     return sp;

@@ -190,16 +190,13 @@ static void span_slice(void *ctx, int kind, unsigned id, long long clk0, long lo
                        long long k, long long l)
 {
     span_ctx *c = ctx;
-    char name[32];
-    const char *n = name;
+    char buf[32];
+    const char *n;
     long long t0, t1, sid;
 
     if (k < 0 || l < 0)
         return;
-    if (kind < c->f->nspan_names && c->f->span_names[kind])
-        n = c->f->span_names[kind];
-    else
-        snprintf(name, sizeof name, "span %d", kind);
+    n = pt__span_kind_name(c->f->span_names, c->f->nspan_names, kind, buf);
     t0 = at_clock(c->b, c->rec, clk0, c->rate);
     t1 = at_clock(c->b, c->rec, clk1, c->rate);
     t1 = t1 < t0 ? t0 : t1;
