@@ -4,12 +4,13 @@
  * sm_80 and sm_90 (tests/kernels/kernels.mk). With the marks a kernel
  * takes no stack and spills nothing it did not, and an SM holds as many
  * of its warps as without them (registers and shared memory, at the block
- * size its project launches). bench-static prints every figure, the
- * register mode's too, and holds the registers to the kernel's own count
- * rounded up to the allocation unit. */
+ * size its project launches), and its registers stay within the kernel's
+ * own count rounded up to the allocation unit, but where over_unit says.
+ * bench-static prints every figure, the register mode's too. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "kernels/corpus.h"
@@ -49,6 +50,38 @@ Test(corpus, marks_keep_every_kernels_occupancy_and_add_no_stack)
                           k->after, wp, wo, o.regs, p.regs, o.smem + k->dyn_smem,
                           p.smem + k->dyn_smem);
             cr_assert_gt(wo, 0, "%s: occupancy read", k->entry);
+        }
+    }
+}
+
+/* Where the marks still take registers past the allocation unit, what
+ * they may take at most, and why (docs/cost.md, "Registers"): END's copy
+ * of the pairs, scheduled by ptxas with registers it counts as free,
+ * sets the count of a kernel of 11 to 13 registers; and on sm_90 the
+ * block's shared address, in one more register through the SGEMM's
+ * loops. Neither costs occupancy (the test above). A kernel not listed
+ * here stays within its own count rounded up to 8. */
+static const struct {
+    const char *entry;
+    int arch, most;
+} over_unit[] = {
+    { "corpus_reduce_early", 80, 18 },
+    { "corpus_reduce_early", 90, 19 },
+    { "corpus_sgemm_8x8", 90, 114 },
+};
+
+Test(corpus, marks_keep_every_kernels_registers_to_its_allocation_unit)
+{
+    for (int i = 0; i < CORPUS_N; i++) {
+        const corpus_kernel *k = &corpus[i];
+        for (int arch = 80; arch <= 90; arch += 10) {
+            kstat_regs o = figures(k, "orig", arch), p = figures(k, "ptkit", arch);
+            int most = corpus_alloc(o.regs);
+            for (size_t j = 0; j < sizeof over_unit / sizeof over_unit[0]; j++)
+                if (strcmp(over_unit[j].entry, k->entry) == 0 && over_unit[j].arch == arch)
+                    most = over_unit[j].most;
+            cr_assert_leq(p.regs, most, "%s on sm_%d (after %s): %d registers with marks, %d "
+                          "without: at most %d", k->entry, arch, k->after, p.regs, o.regs, most);
         }
     }
 }

@@ -316,16 +316,24 @@ PT_DEV_FN void pt__dev_end_tail(const pt_dev_state *s, long long *r, long long b
  * the pair and of the last clock (34), which the compiler kept as loop
  * invariants: it takes the array's address and the pair's offset. */
 
-/* The marks address the array through at: its shared address on the
- * recording thread, PT__DEV_NOT_REC on every other, so the one register
- * is both the address and the recording flag, and a value ptxas cannot
- * rebuild from constants. It keeps it in one register and predicates the
- * mark's loads, adds and stores, as it does the hand-written pattern's
- * global ones; with the array's constant address it rebuilt the address
- * at every mark in uniform registers and branched around the update (a
- * reconvergence barrier), some 5 instructions more a mark. Not in -G
- * builds, which keep every value in local memory anyway: there it would
- * cost registers.
+/* The marks address the array through at, its shared address, and skip
+ * on the threads that do not record by a flag, which differs by target:
+ *
+ *   before sm_90, the flag is rec, which ptxas keeps in a predicate, and
+ *   at the array's constant address, which it folds into each load and
+ *   store: a mark holds no register across the kernel. Keeping at in a
+ *   register as the flag (below) took 40 registers where the attention
+ *   kernel of flash-attention-minimal has 32, on sm_80;
+ *   from sm_90, a shared address carries the block's place in its cluster
+ *   (%cgactaid, above bit 24), which ptxas rebuilds at every mark from two
+ *   registers it keeps for it, or from uniform ones where it has them;
+ *   there at is the array's address on the recording thread and
+ *   PT__DEV_NOT_REC on every other, so one register is both the address
+ *   and the flag, and a value ptxas cannot rebuild from constants (26
+ *   registers instead of 23 in a Jacobi sweep's, on sm_90).
+ *
+ * Not in -G builds, which keep every value in local memory anyway: there
+ * it would cost registers.
  *
  * On the GPU a mark is one inline asm statement, its skip on the other
  * threads a branch inside it (pt__dev_mark_smem). Written in C, the
@@ -344,6 +352,12 @@ PT_DEV_FN void pt__dev_end_tail(const pt_dev_state *s, long long *r, long long b
 #endif
 /* at on the threads that do not record: no shared address is that high. */
 #define PT__DEV_NOT_REC 0xfffffff0u
+/* 1 where at is the recording flag as well (sm_90 and later, above). */
+#if PT__DEV_AT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#  define PT__DEV_AT_REC 1
+#else
+#  define PT__DEV_AT_REC 0
+#endif
 
 /* Waits for the thread's stores so far (the zeroing of the array): a
  * fence at the block's scope, which ptxas moves no store across. */
@@ -373,7 +387,8 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
     s->rec = pt__dev_recording() & keep;
     s->acc = acc;
 #if PT__DEV_AT
-    s->at = s->rec ? (unsigned)__cvta_generic_to_shared(acc) : PT__DEV_NOT_REC;
+    s->at = (unsigned)__cvta_generic_to_shared(acc);
+    s->at = PT__DEV_AT_REC && !s->rec ? PT__DEV_NOT_REC : s->at;
 #else
     s->at = 0;
 #endif
@@ -396,33 +411,32 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
 }
 
 #if PT__DEV_AT
-/* A mark on the GPU as one statement: on the recording thread (at is not
- * PT__DEV_NOT_REC) it reads the clock, keeps it as the last mark's (at
- * the array's own address) and adds the cycles since the last mark and
- * one hit to the pair at byte offset pair of the array (an offset, so
- * that no pair's address is a loop invariant the compiler keeps in a
- * register), each with a shared-memory reduction (red), which returns
- * nothing to wait for and needs no register for the pair: the mark holds
- * the clock and the last one, four registers, at its widest (a load, two
- * adds and a store of the pair took eight, which set the register count
- * of small kernels); every other thread branches over it, inside the statement
- * (its label made unique by %=: ptxas scopes labels by braces, but not
- * every reader of PTX does). No "memory" clobber: the array is ptkit's
- * alone, and the kernel's own loads and stores may move across a mark as
- * its arithmetic may. The clock read comes out for the trace (on the
- * other threads it is never set, and the trace stores nothing there);
- * without PT_DEV_TRACING nothing reads it after the mark. */
-PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
+/* A mark on the GPU as one statement: on the recording thread (flag is
+ * not the skip value: rec not 0, or at not PT__DEV_NOT_REC, as above) it
+ * reads the clock, keeps it as the last mark's (at the array's own
+ * address) and adds the cycles since the last mark and one hit to the
+ * pair at byte offset pair of the array (an offset, so that no pair's
+ * address is a loop invariant the compiler keeps in a register), one word
+ * at a time, each a 64-bit load, add and store (the pair's 128-bit load
+ * and store held more registers at once, which set the register count of
+ * small kernels); every other thread branches over it,
+ * inside the statement (its label made unique by %=: ptxas scopes labels
+ * by braces, but not every reader of PTX does). No "memory" clobber: the
+ * array is ptkit's alone, and the kernel's own loads and stores may move
+ * across a mark as its arithmetic may. The clock read comes out for the
+ * trace (on the other threads it is never set, and the trace stores
+ * nothing there); without PT_DEV_TRACING nothing reads it after the mark. */
+PT_DEV_FN long long pt__dev_mark_smem(unsigned flag, unsigned at, unsigned pair)
 {
     long long now;
     asm volatile("{\n\t.reg .pred pt_p;\n\t.reg .b64 pt_l, pt_v;\n\t"
                  ".reg .b32 pt_q;\n\t"
-                 "setp.eq.u32 pt_p, %1, %3;\n\t"
+                 "setp.eq.u32 pt_p, %1, %4;\n\t"
                  "@pt_p bra PT_DEV_MARK_SKIP%=;\n\t"
                  "mov.u64 %0, %%clock64;\n\t"
-                 "ld.shared.u64 pt_l, [%1];\n\t"
-                 "st.shared.u64 [%1], %0;\n\t"
-                 "add.u32 pt_q, %1, %2;\n\t"
+                 "ld.shared.u64 pt_l, [%2];\n\t"
+                 "st.shared.u64 [%2], %0;\n\t"
+                 "add.u32 pt_q, %2, %3;\n\t"
                  "sub.s64 pt_l, %0, pt_l;\n\t"
                  "ld.shared.u64 pt_v, [pt_q];\n\t"
                  "add.s64 pt_v, pt_v, pt_l;\n\t"
@@ -432,7 +446,7 @@ PT_DEV_FN long long pt__dev_mark_smem(unsigned at, unsigned pair)
                  "st.shared.u64 [pt_q+8], pt_v;\n"
                  "PT_DEV_MARK_SKIP%=:\n\t}"
                  : "=l"(now)
-                 : "r"(at), "r"(pair), "n"(PT__DEV_NOT_REC));
+                 : "r"(flag), "r"(at), "r"(pair), "n"(PT__DEV_AT_REC ? PT__DEV_NOT_REC : 0u));
     return now;
 }
 #endif
@@ -447,7 +461,8 @@ PT_DEV_FN void pt__dev_mark(pt_dev_state *s, long long phase, int n)
      * [0, m) goes to the pair after the phases'. */
     int q = (unsigned long long)phase < (unsigned long long)m ? (int)phase : s->n;
 #if PT__DEV_AT
-    long long now = pt__dev_mark_smem(s->at, 16u + 16u * (unsigned)q);
+    unsigned flag = PT__DEV_AT_REC ? s->at : (unsigned)s->rec;
+    long long now = pt__dev_mark_smem(flag, s->at, 16u + 16u * (unsigned)q);
     pt__dev_mark_trace(s, phase, now);
 #else
     if (s->rec) {
@@ -469,7 +484,7 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
      * does nothing, nor does a mark after it. */
     int rec = s->rec;
     s->rec = 0;
-#if PT__DEV_AT
+#if PT__DEV_AT_REC
     s->at = PT__DEV_NOT_REC;
 #endif
     if (!rec || !pt__dev_end_record(b, slot, &r))
@@ -636,7 +651,8 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
 #if defined(PT__DEV_STATE_VALUE)
 PT_DEV_FN pt_dev_state *pt__dev_state_ref(pt_dev_state *s)
 {
-    return (pt_dev_state *)(((unsigned long long)(unsigned)s->n << 32) | s->at);
+    unsigned at = s->rec ? s->at : PT__DEV_NOT_REC;
+    return (pt_dev_state *)(((unsigned long long)(unsigned)s->n << 32) | at);
 }
 PT_DEV_FN void pt__dev_mark_in(pt_dev_state *st, long long phase, int n)
 {
