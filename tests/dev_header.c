@@ -153,8 +153,11 @@ Test(DEV_SUITE, out_of_range_slot_counted_in_the_buffer_header)
     }
     cr_assert_eq(b.data[PT_DEV_H_BAD_SLOT], 4, "BAD_SLOT %lld, expected 4",
                  b.data[PT_DEV_H_BAD_SLOT]);
+    /* The largest as unsigned: -1 over 2, 10^12 and LLONG_MIN. */
+    cr_assert_eq(b.data[PT_DEV_H_BAD_SLOT_AT], -1, "BAD_SLOT_AT %lld, expected -1",
+                 b.data[PT_DEV_H_BAD_SLOT_AT]);
     for (long long i = 0; i < words; i++)
-        if (i != PT_DEV_H_BAD_SLOT)
+        if (i != PT_DEV_H_BAD_SLOT && i != PT_DEV_H_BAD_SLOT_AT)
             cr_assert_eq(b.data[i], before[i], "word %lld changed: %lld", i, b.data[i]);
     free(before);
     free(b.data);

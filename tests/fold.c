@@ -343,6 +343,7 @@ Test(fold, bad_phases_and_slots_are_counted)
     d[PT_DEV_HDR + PT_DEV_S_BAD_PHASE] = 2;
     d[PT_DEV_HDR + PT_DEV_SLOT_WORDS(1, 0) + PT_DEV_S_BAD_PHASE] = 3;
     d[PT_DEV_H_BAD_SLOT] = 4;
+    d[PT_DEV_H_BAD_SLOT_AT] = 7;
     launch_cpu("step", 1000000);
     test_text said = { NULL, 0 };
     pt_error_fn_set(t, test_text_line, &said);
@@ -352,7 +353,8 @@ Test(fold, bad_phases_and_slots_are_counted)
     cr_assert_eq(pt_error_count_of(t, PT_ERANGE), 2, "the marks and the slots, each said once");
     cr_assert(strstr(said.s, "5 marks with a phase index out of range (trace records, "
                              "PT_DEV_TRACE, name them)"), "%s", said.s);
-    cr_assert(strstr(said.s, "4 blocks began at a slot out of range [0, 2)"), "%s", said.s);
+    cr_assert(strstr(said.s, "4 blocks began at a slot out of range [0, 2) (PT_DEV_BEGIN_AT's "
+                             "slot): the largest slot 7;"), "%s", said.s);
     cr_assert_null(strstr(said.s, " 0 "), "no half of the message says zero: %s", said.s);
     free(said.s);
     cr_assert_float_eq(get("step/phase 0").total_ms, 0.5, EPS, "still folded");

@@ -628,7 +628,10 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(fake.memset_params[0].dst, a1.data + PT_DEV_HDR, "the slots");
     cr_assert_eq(fake.memset_params[0].width * fake.memset_params[0].element_size,
                  8 * PT_DEV_SLOT_WORDS(2, 0) * sizeof(long long));
-    cr_assert_eq(fake.memset_params[1].dst, a1.data + PT_DEV_H_BAD_SLOT, "the bad-slot count");
+    cr_assert_eq(fake.memset_params[1].dst, a1.data + PT_DEV_H_BAD_SLOT,
+                 "the bad slots' count and largest index");
+    cr_assert_eq(fake.memset_params[1].width * fake.memset_params[1].element_size,
+                 2 * sizeof(long long));
     cr_assert_eq(fake.memset_params[0].value, 0);
     cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
     cr_assert_eq(fake.ndeps, 2, "the kernel after the reset");

@@ -34,6 +34,7 @@ static void assert_header(const long long *d, int nslots, int nphases, int cap, 
     cr_assert_eq(d[PT_DEV_H_TRACE_CAP], cap);
     cr_assert_eq(d[PT_DEV_H_MODE], mode);
     cr_assert_eq(d[PT_DEV_H_BAD_SLOT], 0);
+    cr_assert_eq(d[PT_DEV_H_BAD_SLOT_AT], 0);
 }
 
 Test(records, host_buffer_has_the_header_and_zeroed_records)
@@ -139,6 +140,7 @@ Test(records, device_buffer_is_made_on_the_device)
     for (long long i = PT_DEV_HDR; i < b->words; i++)
         a.data[i] = 42;
     a.data[PT_DEV_H_BAD_SLOT] = 9;
+    a.data[PT_DEV_H_BAD_SLOT_AT] = 12;
     int rc = pt_dev_reset(b, (pt_stream)(uintptr_t)0x77);
     cr_assert_eq(rc, 0, "pt_dev_reset: %s", pt_strerror(rc));
     assert_header(a.data, 3, 2, 0, PT_DEV_MODE_AGGREGATE);
@@ -184,6 +186,7 @@ Test(records, host_reset_clears_records_and_keeps_the_header)
     for (long long i = PT_DEV_HDR; i < b->words; i++)
         a.data[i] = -1;
     a.data[PT_DEV_H_BAD_SLOT] = 3;
+    a.data[PT_DEV_H_BAD_SLOT_AT] = 5;
     cr_assert_eq(pt_dev_reset(b, 0), 0);
     assert_header(a.data, 2, 2, 0, PT_DEV_MODE_AGGREGATE);
     for (long long i = PT_DEV_HDR; i < b->words; i++)

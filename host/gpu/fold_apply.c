@@ -210,12 +210,17 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                       "ptgen list's count, else %d) is recorded; their time is unattributed",
                       title, bad_phase, bad_phase == 1 ? "" : "s", seen, np, PT_DEV_MAX_PHASES);
     }
-    if (bad_slot > 0)
+    if (bad_slot > 0) {
+        /* The device keeps the largest bad index as unsigned: a negative
+         * one where there is one, else the largest. */
+        long long at = r[PT_DEV_H_BAD_SLOT_AT].i;
         rc = pt__fail(t, PT_ERANGE,
                       "pt_dev_fold(\"%s\"): %lld block%s began at a slot out of range [0, %d) "
-                      "(PT_DEV_BEGIN_AT's slot); nothing of %s was recorded",
+                      "(PT_DEV_BEGIN_AT's slot): %sslot %lld%s; nothing of %s was recorded",
                       title, bad_slot, bad_slot == 1 ? "" : "s", b->nslots,
-                      bad_slot == 1 ? "it" : "them");
+                      bad_slot > 1 && at >= 0 ? "the largest " : "", at,
+                      bad_slot > 1 && at < 0 ? " among them" : "", bad_slot == 1 ? "it" : "them");
+    }
     /* Slots that several blocks wrote (known where the records are read
      * here, not after the device reduction, which counts them below). */
     if (twice > 0)

@@ -315,7 +315,8 @@ void pt__reset_parts(const pt_dev_records *b, pt__reset_part out[2])
 {
     out[0] = (pt__reset_part){ b->data + PT_DEV_HDR,
                                (size_t)(b->words - PT_DEV_HDR) * sizeof(long long) };
-    out[1] = (pt__reset_part){ b->data + PT_DEV_H_BAD_SLOT, sizeof(long long) };
+    /* The bad slots' count and the largest of them, adjacent. */
+    out[1] = (pt__reset_part){ b->data + PT_DEV_H_BAD_SLOT, 2 * sizeof(long long) };
 }
 
 long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads)

@@ -65,10 +65,12 @@
  *  block * warps_per_block + warp, where the warp is the linear thread index
  *  / 32. PT_DEV_BEGIN_AT(buf, slot) names the slot instead (persistent
  *  kernels, the CPU). A slot outside [0, buf.nslots) is counted with one
- *  atomic add into data[PT_DEV_H_BAD_SLOT] and nothing else is written. A
- *  buffer with data == NULL (what pt_dev_arg(NULL) gives) is skipped
- *  entirely, whatever its shape says. A pt_dev_buf comes from pt_dev_arg(): its data is
- *  16-byte aligned and its shape below PT_DEV_SHAPE_MAX.
+ *  atomic add into data[PT_DEV_H_BAD_SLOT] and kept, the largest as
+ *  unsigned, in data[PT_DEV_H_BAD_SLOT_AT] (the fold names it); nothing
+ *  else is written. A buffer with data == NULL (what pt_dev_arg(NULL)
+ *  gives) is skipped entirely, whatever its shape says. A pt_dev_buf comes
+ *  from pt_dev_arg(): its data is 16-byte aligned and its shape below
+ *  PT_DEV_SHAPE_MAX.
  *
  *  Phases: PT_DEV_PHASES (a ptgen header sets it to its count) says how
  *  many the marks, BEGIN and END that follow use; each macro reads it where

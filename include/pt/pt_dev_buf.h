@@ -39,7 +39,7 @@
 
 /* Buffer header, at data[0 .. PT_DEV_HDR-1]. */
 #define PT_DEV_MAGIC        0x7074646576627566LL /* "ptdevbuf" */
-#define PT_DEV_LAYOUT       1      /* bumped when this format changes */
+#define PT_DEV_LAYOUT       2      /* bumped when this format changes */
 #define PT_DEV_HDR          8
 #define PT_DEV_H_MAGIC      0      /* PT_DEV_MAGIC, written by the host */
 #define PT_DEV_H_LAYOUT     1      /* PT_DEV_LAYOUT */
@@ -47,7 +47,9 @@
 #define PT_DEV_H_NPHASES    3
 #define PT_DEV_H_TRACE_CAP  4
 #define PT_DEV_H_BAD_SLOT   5      /* BEGINs whose slot index was out of range (atomic add) */
-#define PT_DEV_H_MODE       6      /* PT_DEV_MODE_* the host created it for */
+#define PT_DEV_H_BAD_SLOT_AT 6     /* the largest of those indices, as unsigned (atomic max):
+                                      a negative slot reads as itself */
+#define PT_DEV_H_MODE       7      /* PT_DEV_MODE_* the host created it for */
 
 /* Slot header, at the start of each slot record. */
 #define PT_DEV_SLOT_HDR     10

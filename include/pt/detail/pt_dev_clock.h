@@ -73,20 +73,31 @@ PT_DEV_FN long long pt__dev_where(void)
 #endif
 }
 
-/* Counts one bad slot into the buffer header. Many blocks may do it at once
- * on the GPU, and host threads may share a buffer too, so it is atomic.
+/* Counts one bad slot k into the buffer header, and keeps the largest
+ * (unsigned, so a negative slot wins) for the fold to name. Many blocks
+ * may do it at once on the GPU, and host threads may share a buffer too,
+ * so both are atomic.
  * `zero` is 0, but the compiler does not know it: on the GPU it is the
  * recording thread's own index, read again, so the address does not look
  * uniform across the warp and ptxas does not gather the warp's lanes
  * before the add (fifteen instructions, for a count one lane makes). */
-PT_DEV_FN void pt__dev_count_bad_slot(long long *data, unsigned zero)
+PT_DEV_FN void pt__dev_count_bad_slot(long long *data, unsigned zero, unsigned long long k)
 {
 #if PT__DEV_ON_GPU
-    asm volatile("red.global.add.u64 [%0], 1;" : : "l"(&data[PT_DEV_H_BAD_SLOT + zero]) : "memory");
+    asm volatile("red.global.add.u64 [%0], 1;\n\t"
+                 "red.global.max.u64 [%0+8], %1;"
+                 : : "l"(&data[PT_DEV_H_BAD_SLOT + zero]), "l"(k) : "memory");
 #elif defined(__GNUC__) || defined(__clang__)
+    unsigned long long *at = (unsigned long long *)&data[PT_DEV_H_BAD_SLOT_AT + zero];
+    unsigned long long was = __atomic_load_n(at, __ATOMIC_RELAXED);
     __atomic_fetch_add(&data[PT_DEV_H_BAD_SLOT + zero], 1LL, __ATOMIC_RELAXED);
+    while (k > was && !__atomic_compare_exchange_n(at, &was, k, 1, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+    }
 #else
     data[PT_DEV_H_BAD_SLOT + zero] += 1;
+    if (k > (unsigned long long)data[PT_DEV_H_BAD_SLOT_AT + zero])
+        data[PT_DEV_H_BAD_SLOT_AT + zero] = (long long)k;
 #endif
 }
 

@@ -259,7 +259,7 @@ PT_DEV_FN int pt__dev_end_record(pt_dev_buf b, long long slot, long long **r)
     if (b.data == PT__DEV_NULL)
         return 0;
     if (!pt__dev_slot(b, slot, &k)) {
-        pt__dev_count_bad_slot(b.data, pt__dev_opaque_zero());
+        pt__dev_count_bad_slot(b.data, pt__dev_opaque_zero(), k);
         return 0;
     }
     *r = pt__dev_record(b, k);
