@@ -325,6 +325,40 @@ Test(overlap, packed_and_merged_it_adds_up)
     fake_pack_twice(t, &clk, roles_times, 40);
 }
 
+/* The spans the trace draws: their count in *n, and of the last (spans
+ * paired across records are drawn after the others) its length (us),
+ * whether it ends on another track than it begins, and the role it ends
+ * in ("" when its own); the checker accepts the document. */
+static void traced_spans(int *n, double *us, int *moved, char *end_role, size_t cap)
+{
+    json_error_t je;
+    json_t *d, *e, *b = NULL;
+    size_t i;
+    char why[256] = "";
+
+    cr_assert_eq(pt_export_trace(t, test_path(dir, "spans.trace.json")), 0, "%s",
+                 pt_last_error(t));
+    d = json_load_file(test_path(dir, "spans.trace.json"), 0, &je);
+    cr_assert_not_null(d, "%s", je.text);
+    cr_assert_eq(trace_check(d, why, sizeof why), 0, "%s", why);
+    *n = 0;
+    json_array_foreach(json_object_get(d, "traceEvents"), i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        if (strcmp(ph, "b") == 0 && ++*n)
+            b = e;
+        else if (strcmp(ph, "e") == 0 && b &&
+                 json_equal(json_object_get(e, "id"), json_object_get(b, "id"))) {
+            const char *r = json_string_value(json_object_get(json_object_get(b, "args"),
+                                                              "end_role"));
+            *us = json_number_value(json_object_get(e, "ts")) -
+                  json_number_value(json_object_get(b, "ts"));
+            *moved = !json_equal(json_object_get(e, "tid"), json_object_get(b, "tid"));
+            snprintf(end_role, cap, "%s", r ? r : "");
+        }
+    }
+    json_decref(d);
+}
+
 /* A span begun by one warp and ended by another of its block: the
  * records of one buffer pair on their SM (slots 0 and 1 on SM 0), those
  * on another SM do not (slot 2's end on SM 1 stays alone). */
@@ -345,6 +379,15 @@ Test(overlap, a_span_across_two_warps_of_a_block_is_paired)
     cr_assert_eq(sp[0].count, 1, "the begin of slot 0 and the end of slot 1");
     cr_assert_float_eq(sp[0].total_ms, 1.25, EPS, "%g", sp[0].total_ms);
     cr_assert_eq(sp[0].unmatched, 1, "the end on SM 1 began nowhere there");
+    /* The trace draws it from slot 0's track to slot 1's; not the end alone. */
+    int n = 0, moved = 0;
+    double us = 0;
+    char role[64];
+    traced_spans(&n, &us, &moved, role, sizeof role);
+    cr_assert_eq(n, 1, "one span drawn: %d", n);
+    cr_assert_float_eq(us, 1250.0, 0.01, "%g us", us);
+    cr_assert(moved, "it ends on the other warp's track");
+    cr_assert_str_eq(role, "", "within one role");
     pt_dev_records_free(b);
 }
 
@@ -389,6 +432,15 @@ Test(overlap, a_span_from_one_role_to_another_is_the_launchs)
                            get(t, "step/producer").bubble_ms);
         cr_assert_float_eq(get(t, "step/consumers").bubble_ms, (0.5 + 0.4) / 2, EPS, "%g",
                            get(t, "step/consumers").bubble_ms);
+        /* Drawn from the producer's block to the consumer's. */
+        int drawn = 0, moved = 0;
+        double us = 0;
+        char role[64];
+        traced_spans(&drawn, &us, &moved, role, sizeof role);
+        cr_assert_eq(drawn, 2, "order %d: the producer's own and this: %d", order, drawn);
+        cr_assert_float_eq(us, 600.0, 0.01, "%g us", us);
+        cr_assert(moved);
+        cr_assert_str_eq(role, "consumers", "ends in the consumers' record");
         pt_dev_records_free(p);
         pt_dev_records_free(c);
     }

@@ -14,8 +14,12 @@
  * aggregate mode a block holds only each phase's total, so the phases
  * are drawn one after another from the block's start, each as long as
  * its total, in phase order (the args say so). Either way they are cut
- * to the block's end, so they nest in it. All positions are whole
- * nanoseconds (chrome_trace.c).
+ * to the block's end, so they nest in it. In trace mode a block's spans
+ * are async slices on its track; a begin and an end its record leaves
+ * alone are paired across the records of each SM as the fold pairs them
+ * (gpu/spans.c, and across the roles of one launch: the folds placed at
+ * one start), each slice from the begin's track to the end's. All
+ * positions are whole nanoseconds (chrome_trace.c).
  *
  * Under the SMs, a track of the launches' tails: for each launch, a slice
  * from its first SM falling idle (the earliest of the SMs' last ENDs, by
@@ -39,6 +43,7 @@ typedef struct blk {
     long long sm;             /* %smid (host mode: the CPU), or -1 when unknown */
     int host;                 /* a host-mode block: sm is a CPU */
     int fold, slot, lane;
+    long long tid;            /* its track, once numbered */
 } blk;
 
 /* Where a block ran, in track order: the GPU's SMs by id, then host
@@ -167,49 +172,99 @@ static long long at_clock(const blk *b, const long long *rec, long long clk, dou
 }
 
 /* What drawing the spans needs across blocks: room to pair a record's
- * events (4 words an event), and the next async id, unique in the trace. */
+ * events (4 words an event), the next async id, unique in the trace, and
+ * the events no record paired, to pair across the records of each SM
+ * (core/spans.h), keyed by launch: the folds placed at one start, the
+ * roles of one launch (their tags index the blocks from base). */
 typedef struct spans_draw {
     long long *scratch;
     long long next_id;
+    const pt__trace *tr;
+    const blk *base;
+    pt__span_evs left;
 } spans_draw;
+
+/* The async slice of one span, from (b0, clk0) to (b1, clk1), each clock
+ * placed in its own block at its rate. */
+static void span_draw(pt__ctrace *w, spans_draw *sd, int kind, unsigned id, const blk *b0,
+                      long long clk0, double r0, const blk *b1, long long clk1, double r1)
+{
+    const pt__tfold *f = &sd->tr->folds[b0->fold];
+    char buf[32];
+    const char *n = pt__span_kind_name(f->span_names, f->nspan_names, kind, buf);
+    long long t0 = at_clock(b0, record(f, b0->slot), clk0, r0);
+    long long t1 = at_clock(b1, record(&sd->tr->folds[b1->fold], b1->slot), clk1, r1);
+    long long sid = sd->next_id++;
+
+    t1 = t1 < t0 ? t0 : t1;
+    pt__ctrace_async(w, PT__CTRACE_SM, b0->tid, n, "spans", sid, t0, 1);
+    pt__json_key(&w->j, "args");
+    pt__json_open(&w->j, '{');
+    pt__json_k_i64(&w->j, "id", (long long)id);
+    pt__json_k_i64(&w->j, "block", b0->slot);
+    if (b1 != b0) {
+        /* Begun by one record, ended by another: another warp, or role. */
+        pt__json_k_i64(&w->j, "end_block", b1->slot);
+        if (b1->fold != b0->fold)
+            pt__json_k_str(&w->j, "end_role", sd->tr->folds[b1->fold].node->name);
+    }
+    pt__json_close(&w->j, '}');
+    pt__ctrace_end_event(w);
+    pt__ctrace_async(w, PT__CTRACE_SM, b1->tid, n, "spans", sid, t1, 0);
+    pt__ctrace_end_event(w);
+}
 
 typedef struct span_ctx {
     pt__ctrace *w;
     const pt__tfold *f;
     const blk *b;
     const long long *rec;
-    long long tid;
     double rate;
     spans_draw *sd;
 } span_ctx;
 
 /* One span paired in a block's trace: an async slice on the block's track,
- * placed as its phases are and cut to the block (an event left alone is
- * not drawn; the reports count it). */
+ * placed as its phases are and cut to the block; an event left alone
+ * waits to be paired across records (without memory it is not drawn; the
+ * reports count it). */
 static void span_slice(void *ctx, int kind, unsigned id, long long clk0, long long clk1,
                        long long k, long long l)
 {
     span_ctx *c = ctx;
-    char buf[32];
-    const char *n;
-    long long t0, t1, sid;
+    const pt__tfold *f = c->f;
+
+    if (k < 0 || l < 0) {
+        const long long *ev = c->rec + PT_DEV_SLOT_HDR + 2LL * f->nphases;
+        long long at = k < 0 ? l : k, group = 0;
+        while (group < c->b->fold && !(c->sd->tr->folds[group].launch_us == f->launch_us))
+            group++;
+        pt__span_ev e = { (group << 32) | (c->b->sm & 0xffffffffLL), ev[2 * at], ev[2 * at + 1],
+                          c->b - c->sd->base, c->rate };
+        if (c->b->sm >= 0)
+            (void)pt__span_evs_add(&c->sd->left, &e);
+        return;
+    }
+    span_draw(c->w, c->sd, kind, id, c->b, clk0, c->rate, c->b, clk1, c->rate);
+}
+
+/* A span paired across records: drawn from its begin's block to its end's. */
+typedef struct across_ctx {
+    pt__ctrace *w;
+    spans_draw *sd;
+} across_ctx;
+
+static void across_slice(void *ctx, int kind, unsigned id, long long clk0, long long clk1,
+                         long long k, long long l)
+{
+    across_ctx *c = ctx;
+    const pt__span_ev *a, *z;
 
     if (k < 0 || l < 0)
-        return;
-    n = pt__span_kind_name(c->f->span_names, c->f->nspan_names, kind, buf);
-    t0 = at_clock(c->b, c->rec, clk0, c->rate);
-    t1 = at_clock(c->b, c->rec, clk1, c->rate);
-    t1 = t1 < t0 ? t0 : t1;
-    sid = c->sd->next_id++;
-    pt__ctrace_async(c->w, PT__CTRACE_SM, c->tid, n, "spans", sid, t0, 1);
-    pt__json_key(&c->w->j, "args");
-    pt__json_open(&c->w->j, '{');
-    pt__json_k_i64(&c->w->j, "id", (long long)id);
-    pt__json_k_i64(&c->w->j, "block", c->b->slot);
-    pt__json_close(&c->w->j, '}');
-    pt__ctrace_end_event(c->w);
-    pt__ctrace_async(c->w, PT__CTRACE_SM, c->tid, n, "spans", sid, t1, 0);
-    pt__ctrace_end_event(c->w);
+        return; /* alone in every record: not drawn, the reports count it */
+    a = &c->sd->left.v[k];
+    z = &c->sd->left.v[l];
+    span_draw(c->w, c->sd, kind, id, &c->sd->base[a->tag], clk0, a->rate, &c->sd->base[z->tag],
+              clk1, z->rate);
 }
 
 /* The block's phases inside [b->t0, b->t1], and in trace mode its spans. */
@@ -225,7 +280,7 @@ static void phases(pt__ctrace *w, const pt__tfold *f, const blk *b, long long ti
     if (n > 0) {
         /* As it ran: each event ends its phase's interval since the last mark. */
         long long at = b->t0;
-        span_ctx sc = { w, f, b, rec, tid, rate, sd };
+        span_ctx sc = { w, f, b, rec, rate, sd };
         for (long long k = 0; k < n; k++) {
             long long end = at_clock(b, rec, ev[2 * k + 1], rate);
             if (ev[2 * k] >= PT_DEV_EV_SPAN)
@@ -452,7 +507,7 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
     char name[64];
     size_t trace_cap = 0;
     /* Without room to pair them, the spans are not drawn (the reports count them). */
-    spans_draw sd = { NULL, 1 };
+    spans_draw sd = { NULL, 1, tr, NULL, { 0 } };
 
     for (int k = 0; k < tr->nfolds; k++) {
         cap += (size_t)tr->folds[k].kept;
@@ -484,6 +539,7 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
         pack(v + i, j - i, &busy, &idle);
     }
     qsort(v, n, sizeof *v, by_track);
+    sd.base = v;
     /* Sorted by place, GPU blocks first: the first and last say which
      * kinds there are. */
     if (n)
@@ -505,8 +561,12 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
                          v[i].host ? "host mode, CPU unknown" : "SM unknown", v[i].lane);
             pt__ctrace_thread(w, PT__CTRACE_SM, tid, name, tid);
         }
+        v[i].tid = tid;
         block(w, tr, &v[i], tid, &sd);
     }
+    across_ctx ac = { w, &sd };
+    (void)pt__span_evs_pair(&sd.left, across_slice, &ac);
+    pt__span_evs_free(&sd.left);
     free(sd.scratch);
     tails(w, tr, tid + 1, cap);
     free(v);
