@@ -36,25 +36,37 @@ static const char usage_text[] =
     "                                  '#' or the end of the line, blanks trimmed\n"
     "  stream   \"Streaming #2, \\\"x\\\"\"  a quoted description keeps '#'; inside\n"
     "                                  quotes \\\" and \\\\ are the only escapes\n"
+    "  [wait] full   Waiting           a phase that is a wait (for a barrier, a\n"
+    "                                  stage, a load): pt_dev_records_waits()\n"
+    "  [span] load   TMA in flight     a span kind, no phase, for\n"
+    "                                  PT_DEV_SPAN_BEGIN/END\n"
     "\n"
-    "  line        = [blanks] [name [blanks description]] [blanks] [comment]\n"
+    "  line        = [blanks] [[tag blanks] name [blanks description]] [blanks] [comment]\n"
+    "  tag         = '[wait]' | '[span]'\n"
     "  name        = [A-Za-z_][A-Za-z0-9_]*\n"
     "  description = '\"' { char other than '\"' and '\\' | '\\\"' | '\\\\' } '\"'\n"
     "              | text without '#'\n"
     "  comment     = '#' text\n"
     "\n"
-    "Names become enum members as PREFIX + NAME in upper case, so they must\n"
-    "differ ignoring case, and COUNT and LIST are reserved. Blank lines are\n"
+    "Names become enum members as PREFIX + NAME in upper case (span kinds as\n"
+    "PREFIX + SPAN_ + NAME), so they must differ ignoring case, and COUNT,\n"
+    "LIST, WAIT_COUNT and SPAN_COUNT are reserved. Blank lines are\n"
     "ignored. Lines end with LF or CRLF and hold at most 1023 bytes; control\n"
-    "characters other than tab are refused. A list has 1 to 256 phases.\n"
+    "characters other than tab are refused. A list has 1 to 256 phases and\n"
+    "at most 256 span kinds.\n"
     "\n"
     "The header (no #include in it) defines:\n"
     "  enum NAME_phase { PREFIX<NAME> = 0, ... };\n"
     "  #define PREFIXCOUNT n                      the number of phases\n"
     "  #define PREFIXLIST(X)                      X(member, index, \"name\", \"description\")\n"
     "                                             for each phase\n"
+    "  #define PREFIXWAIT_COUNT k                 the phases tagged [wait]\n"
+    "  enum NAME_span { PREFIXSPAN_<NAME> = 0, ... };  #define PREFIXSPAN_COUNT m\n"
+    "                                             when the list names span kinds\n"
     "  NAME_phase_names[], NAME_phase_descs[]     static const char *const arrays,\n"
-    "                                             left out under NVRTC\n"
+    "                                             left out under NVRTC; with them\n"
+    "  NAME_phase_waits[] (int, when k > 0)       for pt_dev_records_waits()\n"
+    "  NAME_span_names[] (when m > 0)             for pt_dev_records_spans()\n"
     "and PT_DEV_PHASES, the phases pt_dev.h's marks, BEGIN and END use, to n\n"
     "(or the larger count of another list); for more than 16 phases also\n"
     "PT_DEV_MAX_PHASES to n when it is not yet defined; when it is defined\n"
@@ -68,6 +80,7 @@ typedef struct phase {
     char *upper; /* the enum suffix */
     char *desc;  /* unescaped, "" when none */
     int line;
+    int wait;    /* a phase tagged [wait] */
 } phase;
 
 typedef struct parser {
@@ -75,7 +88,12 @@ typedef struct parser {
     const char *prefix;
     phase list[PTGEN_MAX_PHASES];
     int count;
+    phase spans[PTGEN_MAX_PHASES]; /* the span kinds, tagged [span] */
+    int nspans;
 } parser;
+
+/* What a line declares: a phase, a phase that is a wait, a span kind. */
+enum { PH_PHASE, PH_WAIT, PH_SPAN };
 
 static int is_ident_start(int c)
 {
@@ -181,12 +199,69 @@ static int reserved_by_ptkit(const char *prefix, const char *upper)
                    by_name) != NULL;
 }
 
+/* The line's tag, s[*i] being '[': PH_PHASE is none; *i then stands on
+ * the name after it. Returns the tag, or -1 after an error message. */
+static int parse_tag(parser *ps, const char *s, size_t n, size_t *i, int line)
+{
+    size_t e = *i + 1;
+    int tag;
+
+    while (e < n && s[e] != ']' && s[e] != '#' && !is_blank(s[e]))
+        e++;
+    if (e == n || s[e] != ']')
+        return fail(ps, line, "a tag is one word in brackets: [wait] or [span]");
+    if (e - *i - 1 == 4 && memcmp(s + *i + 1, "wait", 4) == 0)
+        tag = PH_WAIT;
+    else if (e - *i - 1 == 4 && memcmp(s + *i + 1, "span", 4) == 0)
+        tag = PH_SPAN;
+    else {
+        char shown[4 * 64 + 8];
+        visible(shown, sizeof shown, s + *i, e + 1 - *i);
+        return fail(ps, line, "unknown tag '%s': [wait] marks a phase that is a wait, [span] "
+                    "names a span kind", shown);
+    }
+    *i = e + 1;
+    if (*i == n || !is_blank(s[*i]))
+        return fail(ps, line, "a name follows the tag, after a blank");
+    while (*i < n && is_blank(s[*i]))
+        (*i)++;
+    if (*i == n || s[*i] == '#')
+        return fail(ps, line, "a tag without a name");
+    return tag;
+}
+
+/* The checks on a name new to its list: a phase's enum member is
+ * PREFIX + NAME, a span kind's PREFIX + SPAN_ + NAME. */
+static int check_name(parser *ps, const phase *ph, int tag, int line)
+{
+    const phase *v = tag == PH_SPAN ? ps->spans : ps->list;
+    int n = tag == PH_SPAN ? ps->nspans : ps->count;
+    const char *what = tag == PH_SPAN ? "span kind" : "phase";
+    char member[PTGEN_MAX_LINE + 8];
+
+    snprintf(member, sizeof member, "%s%s", tag == PH_SPAN ? "SPAN_" : "", ph->upper);
+    if (strcmp(member, "COUNT") == 0 || strcmp(member, "LIST") == 0 ||
+        strcmp(member, "WAIT_COUNT") == 0 || strcmp(member, "SPAN_COUNT") == 0)
+        return fail(ps, line, "%s name '%s' is reserved: the header defines %s%s", what, ph->name,
+                    ps->prefix, member);
+    if (reserved_by_ptkit(ps->prefix, member))
+        return fail(ps, line, "%s name '%s' makes %s%s, a name ptkit's headers define, whose "
+                    "macro would replace it; rename it or choose another --prefix",
+                    what, ph->name, ps->prefix, member);
+    for (int k = 0; k < n - 1; k++)
+        if (strcmp(v[k].upper, ph->upper) == 0)
+            return fail(ps, line, "duplicate %s '%s' (first on line %d)", what, ph->name,
+                        v[k].line);
+    return 0;
+}
+
 /* One line, without its newline. Returns 0, or -1 after an error message. */
 static int parse_line(parser *ps, const char *s, size_t n, int line)
 {
     size_t i = 0, start;
     char *desc;
     phase *ph;
+    int tag = PH_PHASE;
 
     if (n > 0 && s[n - 1] == '\r')
         n--;
@@ -201,6 +276,8 @@ static int parse_line(parser *ps, const char *s, size_t n, int line)
         i++;
     if (i == n || s[i] == '#')
         return 0;
+    if (s[i] == '[' && (tag = parse_tag(ps, s, n, &i, line)) < 0)
+        return -1;
 
     start = i;
     while (i < n && !is_blank(s[i]) && s[i] != '#')
@@ -212,36 +289,28 @@ static int parse_line(parser *ps, const char *s, size_t n, int line)
         if (!is_ident(name, i - start)) {
             char shown[4 * 64 + 8];
             visible(shown, sizeof shown, name, i - start);
-            fail(ps, line, "invalid phase name '%s': a name is a C identifier", shown);
+            fail(ps, line, "invalid %s name '%s': a name is a C identifier",
+                 tag == PH_SPAN ? "span kind" : "phase", shown);
             free(name);
             return -1;
         }
-        if (ps->count == PTGEN_MAX_PHASES) {
+        if ((tag == PH_SPAN ? ps->nspans : ps->count) == PTGEN_MAX_PHASES) {
             free(name);
-            return fail(ps, line, "more than %d phases", PTGEN_MAX_PHASES);
+            return fail(ps, line, "more than %d %s", PTGEN_MAX_PHASES,
+                        tag == PH_SPAN ? "span kinds" : "phases");
         }
-        ph = &ps->list[ps->count];
+        ph = tag == PH_SPAN ? &ps->spans[ps->nspans++] : &ps->list[ps->count++];
+        /* owned by the list from here, freed with it */
         ph->name = name;
         ph->upper = upper_dup(name);
         ph->desc = NULL;
         ph->line = line;
-        ps->count++; /* owned by the list from here, freed with it */
+        ph->wait = tag == PH_WAIT;
         if (!ph->upper)
             return fail(ps, line, "out of memory");
     }
-    if (strcmp(ph->upper, "COUNT") == 0 || strcmp(ph->upper, "LIST") == 0)
-        return fail(ps, line, "phase name '%s' is reserved: the header defines %s%s", ph->name,
-                    ps->prefix, ph->upper);
-    if (reserved_by_ptkit(ps->prefix, ph->upper))
-        return fail(ps, line, "phase name '%s' makes %s%s, a name ptkit's headers define, whose "
-                    "macro would replace the phase; rename it or choose another --prefix",
-                    ph->name, ps->prefix, ph->upper);
-    for (int k = 0; k < ps->count - 1; k++) {
-        if (strcmp(ps->list[k].upper, ph->upper) == 0) {
-            return fail(ps, line, "duplicate phase '%s' (first on line %d)", ph->name,
-                        ps->list[k].line);
-        }
-    }
+    if (check_name(ps, ph, tag, line) < 0)
+        return -1;
 
     while (i < n && is_blank(s[i]))
         i++;
@@ -288,12 +357,13 @@ static int parse_line(parser *ps, const char *s, size_t n, int line)
 
 static void parser_free(parser *ps)
 {
-    for (int i = 0; i < ps->count; i++) {
-        free(ps->list[i].name);
-        free(ps->list[i].upper);
-        free(ps->list[i].desc);
+    for (int i = 0; i < ps->count + ps->nspans; i++) {
+        phase *ph = i < ps->count ? &ps->list[i] : &ps->spans[i - ps->count];
+        free(ph->name);
+        free(ph->upper);
+        free(ph->desc);
     }
-    ps->count = 0;
+    ps->count = ps->nspans = 0;
 }
 
 /* The whole list, from memory (a file's text, or a fuzzer's input). */
@@ -318,132 +388,20 @@ static int parse(parser *ps, const char *text, size_t len)
     }
     if (ps->count == 0)
         return fail(ps, line > 0 ? line : 1, "empty phase list: no phase is named");
+    /* A phase SPAN_X and a span kind X make one enum member. */
+    for (int k = 0; k < ps->nspans; k++)
+        for (int p = 0; p < ps->count; p++)
+            if (strncmp(ps->list[p].upper, "SPAN_", 5) == 0 &&
+                strcmp(ps->list[p].upper + 5, ps->spans[k].upper) == 0)
+                return fail(ps, ps->list[p].line > ps->spans[k].line ? ps->list[p].line
+                                                                      : ps->spans[k].line,
+                            "phase '%s' (line %d) and span kind '%s' (line %d) both make %sSPAN_%s",
+                            ps->list[p].name, ps->list[p].line, ps->spans[k].name,
+                            ps->spans[k].line, ps->prefix, ps->spans[k].upper);
     return 0;
 }
 
-/* A C string literal's body: quotes and backslashes escaped, '?' escaped
- * so no trigraph can form, anything unprintable in octal. */
-static void put_c_string(gen_buf *b, const char *s)
-{
-    gen_puts(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\' || c == '?') {
-            char e[3] = { '\\', (char)c, '\0' };
-            gen_puts(b, e);
-        } else if (c < 0x20 || c == 0x7f) {
-            gen_printf(b, "\\%03o", c);
-        } else {
-            gen_putn(b, (const char *)&c, 1);
-        }
-    }
-    gen_puts(b, "\"");
-}
-
-/* Text inside a comment: nothing may end the comment, open a nested one or
- * form a trigraph, so those two-character sequences are broken up. */
-static void put_comment_text(gen_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        /* A path may hold anything; a newline would end the comment's line. */
-        gen_putn(b, (unsigned char)*s < 0x20 ? " " : s, 1);
-        if ((s[0] == '*' && s[1] == '/') || (s[0] == '?' && s[1] == '?') ||
-            (s[0] == '/' && s[1] == '*'))
-            gen_puts(b, " ");
-    }
-}
-
-static void generate(gen_buf *b, const parser *ps, const char *prefix, const char *name,
-                     const char *input)
-{
-    char *guard = upper_dup(name);
-    int n = ps->count;
-
-    gen_puts(b, "/* Generated by ptgen from ");
-    put_comment_text(b, input);
-    gen_puts(b, ". Do not edit: change the phase list and run ptgen again.\n"
-                " * No system header is included, so NVRTC programs can use it too. */\n");
-    gen_printf(b, "#ifndef PT_PHASES_%s_H\n#define PT_PHASES_%s_H\n\n", guard ? guard : "X",
-               guard ? guard : "X");
-    free(guard);
-
-    gen_printf(b, "/** \\brief The phases of %s, for PT_DEV_MARK(). */\n", name);
-    gen_printf(b, "enum %s_phase {\n", name);
-    for (int i = 0; i < n; i++) {
-        gen_printf(b, "    %s", prefix);
-        gen_printf(b, "%s = %d,", ps->list[i].upper, i);
-        if (ps->list[i].desc[0]) {
-            gen_puts(b, " /**< ");
-            put_comment_text(b, ps->list[i].desc);
-            gen_puts(b, " */");
-        }
-        gen_puts(b, "\n");
-    }
-    gen_puts(b, "};\n\n");
-
-    gen_printf(b, "/** The number of phases: the nphases of pt_dev_records_create(). */\n"
-                  "#define %sCOUNT %d\n\n", prefix, n);
-
-    gen_printf(b, "/** Every phase as X(member, index, \"name\", \"description\"). */\n"
-                  "#define %sLIST(X) \\\n", prefix);
-    for (int i = 0; i < n; i++) {
-        gen_printf(b, "    X(%s", prefix);
-        gen_printf(b, "%s, %d, ", ps->list[i].upper, i);
-        put_c_string(b, ps->list[i].name);
-        gen_puts(b, ", ");
-        put_c_string(b, ps->list[i].desc);
-        gen_puts(b, i + 1 < n ? ") \\\n" : ")\n\n");
-    }
-
-    /* pt_dev.h keeps PT_DEV_MAX_PHASES accumulators per thread, 16 unless
-     * defined. A longer list raises it when this header comes first; when
-     * pt_dev.h (or another list) already fixed a smaller value, a mark of
-     * the last phases would only count as bad at run time, so the build
-     * stops instead. */
-    gen_puts(b, "/* pt_dev.h records phases below PT_DEV_MAX_PHASES (16 unless defined). */\n");
-    if (n > 16)
-        gen_printf(b, "#if !defined(PT_DEV_MAX_PHASES)\n#  define PT_DEV_MAX_PHASES %d\n"
-                      "#elif PT_DEV_MAX_PHASES < %d\n", n, n);
-    else
-        gen_printf(b, "#if defined(PT_DEV_MAX_PHASES) && PT_DEV_MAX_PHASES < %d\n", n);
-    gen_printf(b, "#  error \"%s has %d phases: define PT_DEV_MAX_PHASES to at least %d before "
-                  "including <pt/pt_dev.h> and this header\"\n#endif\n", name, n, n);
-    /* PT_DEV_PHASES is what the marks, BEGIN and END read where they
-     * stand: the kernel's real count, so END writes n pairs, not the
-     * default's 16. It replaces pt_dev.h's default whatever the order of the
-     * includes, and only rises, so with two lists it is the longer's count. */
-    gen_printf(b, "#if !defined(PT_DEV_PHASES) || defined(PT__DEV_PHASES_DEFAULT) || "
-                  "PT_DEV_PHASES < %d\n"
-                  "#  undef PT__DEV_PHASES_DEFAULT\n#  undef PT_DEV_PHASES\n"
-                  "#  define PT_DEV_PHASES %d\n#endif\n\n", n, n);
-
-    /* Host code reads the names; NVRTC programs are device code only, so
-     * the arrays (host variables) are left out there. */
-    gen_puts(b, "#if !defined(__CUDACC_RTC__)\n"
-                "#  if defined(__GNUC__) || defined(__clang__)\n"
-                "#    define PT_PHASES_UNUSED_ __attribute__((unused))\n"
-                "#  else\n"
-                "#    define PT_PHASES_UNUSED_\n"
-                "#  endif\n");
-    gen_printf(b, "/** The phase names, as in the list; pt_dev_records_create()'s names. */\n"
-                  "static const char *const %s_phase_names[%sCOUNT] PT_PHASES_UNUSED_ = {\n",
-               name, prefix);
-    for (int i = 0; i < n; i++) {
-        gen_puts(b, "    ");
-        put_c_string(b, ps->list[i].name);
-        gen_puts(b, ",\n");
-    }
-    gen_puts(b, "};\n");
-    gen_printf(b, "/** The phase descriptions (\"\" where the list gives none). */\n"
-                  "static const char *const %s_phase_descs[%sCOUNT] PT_PHASES_UNUSED_ = {\n",
-               name, prefix);
-    for (int i = 0; i < n; i++) {
-        gen_puts(b, "    ");
-        put_c_string(b, ps->list[i].desc);
-        gen_puts(b, ",\n");
-    }
-    gen_puts(b, "};\n#  undef PT_PHASES_UNUSED_\n#endif\n\n#endif\n");
-}
+#include "ptgen_write.h"
 
 /* The default --name: the output's base name up to its first '.', made an
  * identifier. */

@@ -42,6 +42,20 @@ Test(ptgen, enum_count_and_names)
                      "escaped text came back as \"%s\"", test_phase_descs[PH_FLUSH]);
 }
 
+Test(ptgen, waits_and_span_kinds)
+{
+    enum test_span k = PH_SPAN_COMMIT;
+    cr_assert_eq(PH_WAIT_COUNT, 1, "one phase tagged [wait]");
+    cr_assert_eq((int)(sizeof test_phase_waits / sizeof test_phase_waits[0]), PH_WAIT_COUNT);
+    cr_assert_eq(test_phase_waits[0], PH_REDUCE);
+    cr_assert_eq(PH_SPAN_FETCH, 0);
+    cr_assert_eq(k, 1);
+    cr_assert_eq(PH_SPAN_COUNT, 2);
+    cr_assert_str_eq(test_span_names[PH_SPAN_FETCH], "fetch");
+    cr_assert_str_eq(test_span_names[PH_SPAN_COMMIT], "commit");
+    cr_assert_eq(PH_COUNT, 5, "span kinds are no phases");
+}
+
 Test(ptgen, list_macro_gives_every_phase)
 {
     struct row {
@@ -321,6 +335,27 @@ Test(ptgen_tool, most_phases_and_longest_line_are_accepted)
     cr_assert(strstr(r.out, "#define PH_COUNT 256\n"), "count");
     run_free(&r);
     free(text);
+}
+
+Test(ptgen_tool, tags_are_checked)
+{
+    expect_error("[foo] x\n", "phases.txt:1: unknown tag '[foo]'");
+    expect_error("[wait]x\n", "phases.txt:1: a name follows the tag, after a blank");
+    expect_error("a\n[wait]  # nothing\n", "phases.txt:2: a tag without a name");
+    expect_error("a\n[wait\n", "phases.txt:2: a tag is one word in brackets");
+    expect_error("a\n[span] count\n", "phases.txt:2: span kind name 'count' is reserved");
+    expect_error("wait_count\n", "phases.txt:1: phase name 'wait_count' is reserved");
+    expect_error("a\n[span] x\n[span] X\n", "phases.txt:3: duplicate span kind 'X' (first on "
+                                               "line 2)");
+    expect_error("[span] load\nspan_load\n", "phases.txt:2: phase 'span_load' (line 2) and "
+                                             "span kind 'load' (line 1) both make PH_SPAN_LOAD");
+    expect_error("[span] only\n", "phases.txt:1: empty phase list");
+    run r = ptgen_run("a\nb\n", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "#define PH_WAIT_COUNT 0\n"), "no wait: %s", r.out);
+    cr_assert_null(strstr(r.out, "_phase_waits"), "no empty array: %s", r.out);
+    cr_assert_null(strstr(r.out, "SPAN"), "no span kinds: %s", r.out);
+    run_free(&r);
 }
 
 Test(ptgen_tool, invalid_identifier)

@@ -38,7 +38,7 @@ FUZZ_LIB     := $(FUZZ_DIR)/lib/lib/libptkit.a
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 # ptgen includes the list of ptkit's own PT_ names, generated in $(BUILD)/gen.
-$(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/gen_out.h $(BUILD)/gen/pt_reserved.h
+$(FUZZ_DIR)/fuzz_ptgen: tests/fuzz/fuzz_ptgen.c gen/ptgen.c gen/ptgen_write.h gen/gen_out.h $(BUILD)/gen/pt_reserved.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(BUILD)/gen -o $@ $<
 
