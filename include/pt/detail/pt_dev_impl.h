@@ -395,7 +395,9 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
     pt__dev_begin_trace(s, b, slot, s->rec);
     if (s->rec) {
         long long *a = pt__dev_acc(s), gt0, clk0;
-        for (int q = 0; q <= n; q++)
+        /* The pairs, the bad marks' and %globaltimer's (its spare word
+         * zeroed here, so the timer below is one 64-bit store). */
+        for (int q = 0; q <= n + 1; q++)
             pt__dev_store2(&a[2 + 2 * q], 0, 0);
         /* clock64 last, so that the set-up is not charged to the first
          * phase, and once the zeroing stores are done: behind them in the
@@ -405,8 +407,12 @@ PT_DEV_FN void pt__dev_begin(pt_dev_state *s, long long *acc, int n, pt_dev_buf 
         pt__dev_drain();
         gt0 = pt__dev_ns();
         clk0 = pt__dev_clock();
-        pt__dev_store2(a, clk0, clk0);
-        pt__dev_store2(&a[4 + 2 * n], gt0, 0);
+        /* Word by word: a 128-bit store of (gt0, 0) beside the clock's
+         * held four registers more at once, the count of a reduction of
+         * 13 registers (19 instead of 17 on sm_90). */
+        a[4 + 2 * n] = gt0;
+        a[0] = clk0;
+        a[1] = clk0;
     }
 }
 
@@ -500,16 +506,17 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
      * reused record never shows an earlier launch's figures; the buffer's
      * pairs past them keep what pt_dev_reset() left there. The marks of a
      * phase the buffer does not have, or beyond this n (a helper's mark
-     * under a larger PT_DEV_PHASES), are counted as bad. One pair a turn
-     * (four registers): four a turn, whose loads overlapped, took END
-     * from 938 to about 450 simulated cycles with 16 phases but held 16
-     * registers, which raised small kernels' counts (a reduction from 13
-     * to 29 on sm_90). */
+     * under a larger PT_DEV_PHASES), are counted as bad. One word a turn
+     * (two registers): four pairs a turn, whose loads overlapped, took
+     * END from 938 to about 450 simulated cycles with 16 phases but held
+     * 16 registers, which raised small kernels' counts (a reduction from
+     * 13 to 29 on sm_90); a pair a turn still set that reduction's count
+     * (19 on sm_90, 18 on sm_80, against 17 and 16 a word a turn). */
     m = n < s->n ? n : s->n;
     k = m < b.nphases ? m : b.nphases;
     PT__DEV_NO_UNROLL
-    for (q = 0; q < k; q++)
-        pt__dev_store2(&r[PT_DEV_SLOT_HDR + 2 * q], acc[2 + 2 * q], acc[3 + 2 * q]);
+    for (q = 0; q < 2 * k; q++)
+        r[PT_DEV_SLOT_HDR + q] = acc[2 + q];
     /* The marks of the phases the buffer lacks, of those past this n (a
      * helper's marks under a larger PT_DEV_PHASES), and of phases out of
      * range (the pair after the phases'). */
