@@ -142,6 +142,23 @@ Test(shape, on_a_device_every_sm_counts)
     assert_one_fold(t, 132);
 }
 
+/* Blocks whose END reads the BEGIN's %globaltimer (a tick coarser than
+ * the block): each is resident at its own BEGIN, so an SM holds at least
+ * one and the waves stay finite: 2 blocks on 2 SMs, one wave. */
+Test(shape, blocks_of_no_length_are_resident_once)
+{
+    pt_dev_records *b = pt_dev_records_create(t, 2, 2, NULL, PT_DEV_HOST, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, NULL), 0);
+    test_slot(b, 0, 0, 2000, 0, 0, (long long[]){ 1000, 1000 }, NULL);
+    test_slot(b, 1, 1, 2000, 1 * MS, 0, (long long[]){ 1000, 1000 }, NULL);
+    launch(b);
+    pt_dev_records_free(b);
+    pt_section_stats st = stats_of(t, "step");
+    cr_assert_eq(st.sm_resident, 1, "%llu", (unsigned long long)st.sm_resident);
+    cr_assert_float_eq(st.waves, 1.0, EPS, "%g", st.waves);
+}
+
 Test(shape, a_phase_or_a_section_without_records_has_none)
 {
     shaped(PT_DEV_HOST, 0);

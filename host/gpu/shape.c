@@ -162,6 +162,10 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, dou
     f.sms = (uint64_t)(b->host ? g : top_sm);
     if (!b->host && (uint64_t)device_sms(b) > f.sms)
         f.sms = (uint64_t)device_sms(b);
+    /* A block is resident at its own BEGIN, whatever its END says (a
+     * record whose END equals its BEGIN left the count at 0). */
+    if (f.resident == 0)
+        f.resident = 1;
     f.waves = (double)n / ((double)f.resident * (double)f.sms);
     f.idle = 1.0 - busy / ((double)f.sms * f.span);
     if (f.idle < 0)

@@ -51,7 +51,8 @@ static void check_section(pt_timing *t, const pt_section *s)
                          st.block_min_ms, st.block_max_ms, st.imbalance, st.block_p50_ms,
                          st.block_p90_ms, st.block_p99_ms, st.overhead_ms, st.sm_mean_ms,
                          st.sm_min_ms, st.sm_max_ms, st.sm_imbalance, st.busy_ms,
-                         st.overlap_pct, st.wait_ms, st.bubble_ms };
+                         st.overlap_pct, st.wait_ms, st.bubble_ms, st.waves, st.span_ms,
+                         st.tail_ms, st.tail_pct, st.sm_idle_pct, st.slowest_block_ms };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         check(sane(v[i]), "every figure is finite and >= 0");
     check(st.overlap_pct <= 100 * (1 + 1e-9), "the overlap is a share of the work");
