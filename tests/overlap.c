@@ -325,6 +325,52 @@ Test(overlap, packed_and_merged_it_adds_up)
     fake_pack_twice(t, &clk, roles_times, 40);
 }
 
+/* The trace draws each role's bubbles where the fold found them, on a
+ * track per role and SM: the producer's [0, 1) on SM 1, the consumers'
+ * [4.5, 5) on SM 0 and [0, 1) on SM 1 (ms from BEGIN; each slot begins
+ * where the launch does), 2.5 ms in all; the producer's span on SM 0
+ * (2.2 to 2.6) lies where the consumers worked anyway. */
+Test(overlap, the_trace_draws_each_roles_bubbles)
+{
+    json_error_t je;
+    json_t *d, *e;
+    size_t i;
+    char why[256] = "";
+    double ts0 = -1, prod_us = 0, cons_us = 0, late = -1;
+    int slices = 0, tracks = 0;
+
+    folded(1, 0);
+    cr_assert_eq(pt_export_trace(t, test_path(dir, "b.trace.json")), 0, "%s", pt_last_error(t));
+    d = json_load_file(test_path(dir, "b.trace.json"), 0, &je);
+    cr_assert_not_null(d, "%s", je.text);
+    cr_assert_eq(trace_check(d, why, sizeof why), 0, "%s", why);
+    json_array_foreach(json_object_get(d, "traceEvents"), i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *nm = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+        double ts = json_number_value(json_object_get(e, "ts"));
+        if (strcmp(ph, "X") == 0 && cat && strcmp(cat, "blocks") == 0 && (ts0 < 0 || ts < ts0))
+            ts0 = ts;
+        if (strcmp(ph, "M") == 0 && nm && strncmp(nm, "bubbles: ", 9) == 0)
+            tracks++;
+        if (strcmp(ph, "X") != 0 || !cat || strcmp(cat, "bubbles") != 0)
+            continue;
+        const char *role = json_string_value(json_object_get(json_object_get(e, "args"), "role"));
+        double dur = json_number_value(json_object_get(e, "dur"));
+        slices++;
+        *(strcmp(role, "producer") == 0 ? &prod_us : &cons_us) += dur;
+        if (dur > 499 && dur < 501)
+            late = ts;
+    }
+    cr_assert_eq(slices, 3, "%d bubbles drawn", slices);
+    cr_assert_eq(tracks, 3, "a track per role and SM with bubbles: %d", tracks);
+    cr_assert_float_eq(prod_us, 1000.0, 0.01, "%g", prod_us);
+    cr_assert_float_eq(cons_us, 1500.0, 0.01, "%g", cons_us);
+    cr_assert_float_eq(late - ts0, 4500.0, 0.01, "the consumers' on SM 0 at 4.5 ms: %g",
+                       late - ts0);
+    json_decref(d);
+}
+
 /* The spans the trace draws: their count in *n, and of the last (spans
  * paired across records are drawn after the others) its length (us),
  * whether it ends on another track than it begins, and the role it ends
@@ -357,6 +403,25 @@ static void traced_spans(int *n, double *us, int *moved, char *end_role, size_t 
         }
     }
     json_decref(d);
+}
+
+/* The bubbles the last trace written (traced_spans) draws for role, in us. */
+static double traced_bubbles_us(const char *role)
+{
+    json_error_t je;
+    json_t *d = json_load_file(test_path(dir, "spans.trace.json"), 0, &je), *e;
+    size_t i;
+    double us = 0;
+
+    cr_assert_not_null(d, "%s", je.text);
+    json_array_foreach(json_object_get(d, "traceEvents"), i, e) {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *r = json_string_value(json_object_get(json_object_get(e, "args"), "role"));
+        if (cat && strcmp(cat, "bubbles") == 0 && r && strcmp(r, role) == 0)
+            us += json_number_value(json_object_get(e, "dur"));
+    }
+    json_decref(d);
+    return us;
 }
 
 /* A span begun by one warp and ended by another of its block: the
@@ -441,6 +506,12 @@ Test(overlap, a_span_from_one_role_to_another_is_the_launchs)
         cr_assert_float_eq(us, 600.0, 0.01, "%g us", us);
         cr_assert(moved);
         cr_assert_str_eq(role, "consumers", "ends in the consumers' record");
+        /* And the span shortens both roles' drawn bubbles on SM 1, as the
+         * figures: the producer's to 0.4 ms, the consumers' to 0.5 + 0.4. */
+        cr_assert_float_eq(traced_bubbles_us("producer"), 400.0, 0.01, "%g",
+                           traced_bubbles_us("producer"));
+        cr_assert_float_eq(traced_bubbles_us("consumers"), 900.0, 0.01, "%g",
+                           traced_bubbles_us("consumers"));
         pt_dev_records_free(p);
         pt_dev_records_free(c);
     }

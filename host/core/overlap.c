@@ -17,6 +17,8 @@
 #include "core/shape.h"
 #include "core/strv.h"
 
+#include <pt/pt_dev_buf.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,8 +114,7 @@ long long pt__ivs_sms(const pt__ivs *s)
     return n;
 }
 
-/* Appends normed b's intervals to dst (unnormed). */
-static int append(pt__ivs *dst, const pt__ivs *b)
+int pt__ivs_append(pt__ivs *dst, const pt__ivs *b)
 {
     for (size_t i = 0; i < b->n; i++)
         if (pt__ivs_add(dst, b->v[3 * i], b->v[3 * i + 1], b->v[3 * i + 2]) < 0)
@@ -121,8 +122,7 @@ static int append(pt__ivs *dst, const pt__ivs *b)
     return 0;
 }
 
-/* a less normed b, normed, into dst (empty). */
-static int minus(pt__ivs *dst, const pt__ivs *a, const pt__ivs *b)
+int pt__ivs_minus(pt__ivs *dst, const pt__ivs *a, const pt__ivs *b)
 {
     size_t j = 0;
 
@@ -142,6 +142,32 @@ static int minus(pt__ivs *dst, const pt__ivs *a, const pt__ivs *b)
     return 0;
 }
 
+int pt__ovl_slot(int nphases, const unsigned char *wait, const long long *rec, pt__ivs *busy,
+                 pt__ivs *active)
+{
+    const long long *ev = rec + PT_DEV_SLOT_HDR + 2LL * nphases;
+    long long n = rec[PT_DEV_S_NEVENTS], sm = rec[PT_DEV_S_SMID];
+    long long prev = rec[PT_DEV_S_CLK0], end = rec[PT_DEV_S_CLK1];
+
+    for (long long k = 0, at = prev; k < n; k++)
+        if (ev[2 * k] < PT_DEV_EV_SPAN && (ev[2 * k + 1] < at || (at = ev[2 * k + 1]) > end))
+            return 0;
+    for (long long k = 0; k < n; k++) {
+        long long code = ev[2 * k], at = ev[2 * k + 1];
+        if (code >= PT_DEV_EV_SPAN)
+            continue;
+        if ((code < 0 || code >= nphases || !wait || !wait[code]) &&
+            pt__ivs_add(busy, sm, prev, at) < 0)
+            return PT_ENOMEM;
+        prev = at;
+    }
+    if (rec[PT_DEV_S_DROPPED] > 0)
+        end = prev;
+    else if (pt__ivs_add(busy, sm, prev, end) < 0)
+        return PT_ENOMEM;
+    return pt__ivs_add(active, sm, rec[PT_DEV_S_CLK0], end);
+}
+
 /* Role r's four figures of the occurrence, against the other roles of o,
  * in ns per SM: busy, overlap, wait, bubble. */
 static int figure(const pt__ovl *o, const pt__ovl_role *r, double out[4])
@@ -153,15 +179,15 @@ static int figure(const pt__ovl *o, const pt__ovl_role *r, double out[4])
 
     for (int i = 0; rc == 0 && i < o->n; i++)
         if (&o->roles[i] != r)
-            rc = append(&others, &o->roles[i].busy);
+            rc = pt__ivs_append(&others, &o->roles[i].busy);
     pt__ivs_norm(&others);
     for (int i = 0; rc == 0 && i < o->n; i++)
-        rc = append(&flight, &o->roles[i].spans);
+        rc = pt__ivs_append(&flight, &o->roles[i].spans);
     if (rc == 0)
-        rc = append(&flight, &others);
+        rc = pt__ivs_append(&flight, &others);
     pt__ivs_norm(&flight);
     if (rc == 0)
-        rc = minus(&wait, &r->active, &r->busy);
+        rc = pt__ivs_minus(&wait, &r->active, &r->busy);
     if (rc == 0) {
         double w = pt__ivs_len(&wait);
         out[0] = k * pt__ivs_len(&r->busy);

@@ -31,6 +31,21 @@ PT__HIDDEN double pt__ivs_inter_len(const pt__ivs *a, const pt__ivs *b);
 /* The SMs normed s has intervals on. */
 PT__HIDDEN long long pt__ivs_sms(const pt__ivs *s);
 
+/* a less b (both normed), normed, into dst (empty): 0 or PT_ENOMEM.
+ * O(|a| + |b|). */
+PT__HIDDEN int pt__ivs_minus(pt__ivs *dst, const pt__ivs *a, const pt__ivs *b);
+/* Appends normed b's intervals to dst (then unnormed): 0 or PT_ENOMEM. */
+PT__HIDDEN int pt__ivs_append(pt__ivs *dst, const pt__ivs *b);
+
+/* One finished slot's record rec (of nphases phases, the waits among them
+ * flagged in wait, or none when NULL): when it worked (a phase that is no
+ * wait, and after its last mark up to END) into busy, and when it ran
+ * (BEGIN to END, or to its last stored event when its trace dropped some)
+ * into active, on its SM, in clock cycles. A slot whose marks' clocks no
+ * kernel gives (going back, past END) adds nothing. 0 or PT_ENOMEM. */
+PT__HIDDEN int pt__ovl_slot(int nphases, const unsigned char *wait, const long long *rec,
+                            pt__ivs *busy, pt__ivs *active);
+
 /* What one role (or a launch of no roles) did in one occurrence of the
  * launch, in clock cycles of each SM: when any of its slots worked (a
  * phase that is no wait), when it ran (its slots' BEGIN to END), and its

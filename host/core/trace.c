@@ -46,6 +46,7 @@ static void folds_free(pt__trace *tr)
             free(f->names[p]);
         free(f->names);
         pt__strv_free(f->span_names, f->nspan_names);
+        free(f->wait);
         free(f->recs);
     }
     tr->nfolds = 0;
@@ -298,6 +299,10 @@ void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *nod
     /* The span kinds' names: without memory, a kind is "span K". */
     if ((f->span_names = pt__strv_dup((const char *const *)b->span_names, b->nspan_names)))
         f->nspan_names = b->nspan_names;
+    /* The waits: without memory, none, and no bubbles drawn. */
+    if (b->wait && (f->wait = malloc((size_t)b->nphases)))
+        memcpy(f->wait, b->wait, (size_t)b->nphases);
+    f->overlap = b->overlap && (f->wait || !b->wait);
     memcpy(f->recs, d + PT_DEV_HDR, (size_t)(keep * sw) * sizeof *f->recs);
     f->node = node;
     f->nphases = b->nphases;

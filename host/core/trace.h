@@ -52,6 +52,8 @@ typedef struct pt__tfold {
     int host;                 /* host mode: SMID is the CPU the block ran on */
     char **span_names;        /* nspan_names copies */
     int nspan_names;
+    unsigned char *wait;      /* nphases flags (a copy), or NULL: no phase is a wait */
+    int overlap;              /* its overlap is figured: the trace draws its bubbles */
 } pt__tfold;
 
 typedef struct pt__trace {
@@ -122,6 +124,8 @@ typedef struct pt__fold_shape {
     int host;                 /* host mode: the records' SMID is a CPU */
     char *const *span_names;  /* the span kinds' names (NULL: "span K") */
     int nspan_names;
+    const unsigned char *wait; /* nphases flags, the phases that are waits, or NULL */
+    int overlap;              /* its overlap is figured (gpu/overlap.c's pt__overlap_wanted) */
 } pt__fold_shape;
 /* Keep the first blocks of a fold's records d (launch node). */
 PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,

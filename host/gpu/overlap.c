@@ -8,7 +8,8 @@
  * (unattributed: work, as no wait was named there). A phase named by
  * pt_dev_records_waits() is a wait, every other one work. A slot whose
  * events outran the trace is known up to its last stored event only:
- * its run ends there. O(n log n) in the events. */
+ * its run ends there (core/overlap.c's pt__ovl_slot reads a slot, for
+ * the trace's bubbles too). O(n log n) in the events. */
 #include "gpu/overlap.h"
 
 #include "core/overlap.h"
@@ -21,34 +22,6 @@
 
 /* %smid values beyond this are garbage, not SMs (as the fold's). */
 #define SM_LIMIT 65536
-
-/* Slot rec's work and run on its SM. */
-static int one_slot(const pt_dev_records *b, const long long *rec, pt__ovl_role *r)
-{
-    const long long *ev = rec + PT_DEV_SLOT_HDR + 2LL * b->nphases;
-    long long n = rec[PT_DEV_S_NEVENTS], sm = rec[PT_DEV_S_SMID];
-    long long prev = rec[PT_DEV_S_CLK0], end = rec[PT_DEV_S_CLK1];
-
-    /* Marks whose clocks no kernel gives (going back, past END): the
-     * slot is left out. */
-    for (long long k = 0, at = prev; k < n; k++)
-        if (ev[2 * k] < PT_DEV_EV_SPAN && (ev[2 * k + 1] < at || (at = ev[2 * k + 1]) > end))
-            return 0;
-    for (long long k = 0; k < n; k++) {
-        long long code = ev[2 * k], at = ev[2 * k + 1];
-        if (code >= PT_DEV_EV_SPAN)
-            continue;
-        if ((code < 0 || code >= b->nphases || !b->wait || !b->wait[code]) &&
-            pt__ivs_add(&r->busy, sm, prev, at) < 0)
-            return PT_ENOMEM;
-        prev = at;
-    }
-    if (rec[PT_DEV_S_DROPPED] > 0)
-        end = prev;
-    else if (pt__ivs_add(&r->busy, sm, prev, end) < 0)
-        return PT_ENOMEM;
-    return pt__ivs_add(&r->active, sm, rec[PT_DEV_S_CLK0], end);
-}
 
 int pt__overlap_wanted(const pt_section *launch, const pt_section *node, const pt_dev_records *b)
 {
@@ -80,7 +53,7 @@ int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records 
         if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0 ||
             rec[PT_DEV_S_SMID] >= SM_LIMIT)
             continue;
-        rc = one_slot(b, rec, &r);
+        rc = pt__ovl_slot(b->nphases, b->wait, rec, &r.busy, &r.active);
         /* The slots' cycles at their own rates, as the phases take them. */
         pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
         cyc += (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]);

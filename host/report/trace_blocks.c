@@ -24,8 +24,10 @@
  * Under the SMs, a track of the launches' tails: for each launch, a slice
  * from its first SM falling idle (the earliest of the SMs' last ENDs, by
  * %globaltimer) to its last END, the tail the reports give (gpu/shape.c),
- * from the blocks the trace kept. */
+ * from the blocks the trace kept; then the roles' bubbles (trace_bubbles.c). */
 #include "report/trace_blocks.h"
+
+#include "report/trace_bubbles.h"
 
 #include "core/shape.h"
 #include "core/spans.h"
@@ -182,6 +184,7 @@ typedef struct spans_draw {
     const pt__trace *tr;
     const blk *base;
     pt__span_evs left;
+    pt__ivs flight;           /* each span's clocks, keyed group << 32 | SM, for the bubbles */
 } spans_draw;
 
 /* The async slice of one span, from (b0, clk0) to (b1, clk1), each clock
@@ -197,6 +200,11 @@ static void span_draw(pt__ctrace *w, spans_draw *sd, int kind, unsigned id, cons
     long long sid = sd->next_id++;
 
     t1 = t1 < t0 ? t0 : t1;
+    /* In flight on its SM (pairs are made on one), for the bubbles. */
+    if (b0->sm >= 0)
+        (void)pt__ivs_add(&sd->flight,
+                          (long long)pt__trace_group(sd->tr, b0->fold) << 32 | (b0->sm & 0xffffffffLL),
+                          clk0, clk1);
     pt__ctrace_async(w, PT__CTRACE_SM, b0->tid, n, "spans", sid, t0, 1);
     pt__json_key(&w->j, "args");
     pt__json_open(&w->j, '{');
@@ -235,9 +243,7 @@ static void span_slice(void *ctx, int kind, unsigned id, long long clk0, long lo
 
     if (k < 0 || l < 0) {
         const long long *ev = c->rec + PT_DEV_SLOT_HDR + 2LL * f->nphases;
-        long long at = k < 0 ? l : k, group = 0;
-        while (group < c->b->fold && !(c->sd->tr->folds[group].launch_us == f->launch_us))
-            group++;
+        long long at = k < 0 ? l : k, group = pt__trace_group(c->sd->tr, c->b->fold);
         pt__span_ev e = { (group << 32) | (c->b->sm & 0xffffffffLL), ev[2 * at], ev[2 * at + 1],
                           c->b - c->sd->base, c->rate };
         if (c->b->sm >= 0)
@@ -451,9 +457,9 @@ static int tail_of(const pt__tfold *f, long long *e, tail *o)
 
 /* Each kept launch's tail on tracks from tid: launches that ran at once
  * (the roles of one, kernels on two streams) on lanes of their own, each
- * tail on the first lane free by its start. Without memory, none.
- * O(n log n) in the blocks, O(folds^2) for the lanes. */
-static void tails(pt__ctrace *w, const pt__trace *tr, long long tid, size_t cap)
+ * tail on the first lane free by its start; returns the lanes. Without
+ * memory, none. O(n log n) in the blocks, O(folds^2) for the lanes. */
+static int tails(pt__ctrace *w, const pt__trace *tr, long long tid, size_t cap)
 {
     long long *e = malloc(2 * cap * sizeof *e), lane_end[PT__TRACE_FOLD_LAUNCHES];
     tail *v = malloc((size_t)(tr->nfolds > 0 ? tr->nfolds : 1) * sizeof *v);
@@ -495,6 +501,7 @@ static void tails(pt__ctrace *w, const pt__trace *tr, long long tid, size_t cap)
     }
     free(e);
     free(v);
+    return lanes;
 }
 
 int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
@@ -505,9 +512,10 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
     blk *v;
     heap busy, idle;
     char name[64];
-    size_t trace_cap = 0;
-    /* Without room to pair them, the spans are not drawn (the reports count them). */
-    spans_draw sd = { NULL, 1, tr, NULL, { 0 } };
+    size_t trace_cap = 0, nan = 0;
+    pt__tanchor *an;
+    /* Without room to pair them, spans are not drawn (the reports count them). */
+    spans_draw sd = { NULL, 1, tr, NULL, { 0 }, { 0 } };
 
     for (int k = 0; k < tr->nfolds; k++) {
         cap += (size_t)tr->folds[k].kept;
@@ -531,6 +539,7 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
     }
     if (trace_cap > 0)
         sd.scratch = malloc(4 * trace_cap * sizeof *sd.scratch);
+    an = malloc(cap * sizeof *an); /* without it, no bubbles drawn */
     n = collect(tr, v);
     qsort(v, n, sizeof *v, by_start);
     for (i = 0; i < n; i = j) {
@@ -563,12 +572,24 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
         }
         v[i].tid = tid;
         block(w, tr, &v[i], tid, &sd);
+        /* Where its fold's clock on its SM sits, for the bubbles. */
+        if (an && tr->folds[v[i].fold].overlap && v[i].sm >= 0) {
+            const pt__tfold *f = &tr->folds[v[i].fold];
+            const long long *rec = record(f, v[i].slot);
+            an[nan] = (pt__tanchor){ (long long)v[i].fold << 32 | (v[i].sm & 0xffffffffLL),
+                                     v[i].t0, rec[PT_DEV_S_CLK0], 0 };
+            pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &an[nan++].rate);
+        }
     }
     across_ctx ac = { w, &sd };
     (void)pt__span_evs_pair(&sd.left, across_slice, &ac);
     pt__span_evs_free(&sd.left);
     free(sd.scratch);
-    tails(w, tr, tid + 1, cap);
+    tid += tails(w, tr, tid + 1, cap);
+    if (an)
+        (void)pt__trace_bubbles(w, tr, &sd.flight, an, nan, tid);
+    pt__ivs_free(&sd.flight);
+    free(an);
     free(v);
     free(busy.key);
     free(busy.lane);
