@@ -37,6 +37,21 @@ static void put_comment_text(gen_buf *b, const char *s)
     }
 }
 
+/* A host array of v's n names (or descriptions, with descs), NAME + what
+ * long, counted by PREFIX + count, after its doc comment. */
+static void put_strings(gen_buf *b, const char *doc, const char *name, const char *what,
+                        const char *prefix, const char *count, const phase *v, int n, int descs)
+{
+    gen_printf(b, "/** %s */\nstatic const char *const %s%s[%s%s] PT_PHASES_UNUSED_ = {\n", doc,
+               name, what, prefix, count);
+    for (int i = 0; i < n; i++) {
+        gen_puts(b, "    ");
+        put_c_string(b, descs ? v[i].desc : v[i].name);
+        gen_puts(b, ",\n");
+    }
+    gen_puts(b, "};\n");
+}
+
 static void generate(gen_buf *b, const parser *ps, const char *prefix, const char *name,
                      const char *input)
 {
@@ -130,24 +145,10 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
                 "#  else\n"
                 "#    define PT_PHASES_UNUSED_\n"
                 "#  endif\n");
-    gen_printf(b, "/** The phase names, as in the list; pt_dev_records_create()'s names. */\n"
-                  "static const char *const %s_phase_names[%sCOUNT] PT_PHASES_UNUSED_ = {\n",
-               name, prefix);
-    for (int i = 0; i < n; i++) {
-        gen_puts(b, "    ");
-        put_c_string(b, ps->list[i].name);
-        gen_puts(b, ",\n");
-    }
-    gen_puts(b, "};\n");
-    gen_printf(b, "/** The phase descriptions (\"\" where the list gives none). */\n"
-                  "static const char *const %s_phase_descs[%sCOUNT] PT_PHASES_UNUSED_ = {\n",
-               name, prefix);
-    for (int i = 0; i < n; i++) {
-        gen_puts(b, "    ");
-        put_c_string(b, ps->list[i].desc);
-        gen_puts(b, ",\n");
-    }
-    gen_puts(b, "};\n");
+    put_strings(b, "The phase names, as in the list; pt_dev_records_create()'s names.", name,
+                "_phase_names", prefix, "COUNT", ps->list, n, 0);
+    put_strings(b, "The phase descriptions (\"\" where the list gives none).", name,
+                "_phase_descs", prefix, "COUNT", ps->list, n, 1);
     if (waits) {
         gen_printf(b, "/** The phases that are waits; pt_dev_records_waits()'s phases. */\n"
                       "static const int %s_phase_waits[%sWAIT_COUNT] PT_PHASES_UNUSED_ = {\n",
@@ -157,17 +158,9 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
                 gen_printf(b, "    %s%s,\n", prefix, ps->list[i].upper);
         gen_puts(b, "};\n");
     }
-    if (ps->nspans > 0) {
-        gen_printf(b, "/** The span kinds' names; pt_dev_records_spans()'s names. */\n"
-                      "static const char *const %s_span_names[%sSPAN_COUNT] PT_PHASES_UNUSED_ = {\n",
-                   name, prefix);
-        for (int i = 0; i < ps->nspans; i++) {
-            gen_puts(b, "    ");
-            put_c_string(b, ps->spans[i].name);
-            gen_puts(b, ",\n");
-        }
-        gen_puts(b, "};\n");
-    }
+    if (ps->nspans > 0)
+        put_strings(b, "The span kinds' names; pt_dev_records_spans()'s names.", name,
+                    "_span_names", prefix, "SPAN_COUNT", ps->spans, ps->nspans, 0);
     gen_puts(b, "#  undef PT_PHASES_UNUSED_\n#endif\n\n#endif\n");
 }
 
