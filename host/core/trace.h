@@ -40,6 +40,10 @@ typedef struct pt__tcounter {
     double value;
 } pt__tcounter;
 
+/* The latest anything of a folded launch is drawn (2^53 ns, 104 days):
+ * clocks of hostile records never overflow the timeline. */
+#define PT__TRACE_SPAN_MAX (1LL << 53)
+
 /* The first blocks of one folded launch, as the device wrote them. */
 typedef struct pt__tfold {
     const pt_section *node;   /* the launch */

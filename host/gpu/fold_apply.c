@@ -47,9 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* %smid values beyond this are taken as garbage, not as SMs. */
-#define PT__SM_LIMIT 65536
-
 static const char *const unattributed = "(unattributed)";
 
 /* How a fold's cycles become time. */

@@ -20,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* %smid values beyond this are garbage, not SMs (as the fold's). */
-#define SM_LIMIT 65536
-
 int pt__overlap_wanted(const pt_section *launch, const pt_section *node, const pt_dev_records *b)
 {
     return b->mode == PT_DEV_MODE_TRACE && b->trace_cap > 0 && (node != launch || b->wait);
@@ -51,7 +48,7 @@ int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records 
     for (int s = 0; s < b->nslots && rc == 0; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
         if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0 ||
-            rec[PT_DEV_S_SMID] >= SM_LIMIT)
+            rec[PT_DEV_S_SMID] >= PT__SM_LIMIT)
             continue;
         rc = pt__ovl_slot(b->nphases, b->wait, rec, &r.busy, &r.active);
         /* The slots' cycles at their own rates, as the phases take them. */

@@ -46,6 +46,7 @@ typedef struct blk {
     int host;                 /* a host-mode block: sm is a CPU */
     int fold, slot, lane;
     long long tid;            /* its track, once numbered */
+    double rate;              /* ns a cycle of its record (pt__slot_rate) */
 } blk;
 
 /* Where a block ran, in track order: the GPU's SMs by id, then host
@@ -152,15 +153,11 @@ static const char *phase_name(const pt__tfold *f, long long p)
     return p >= 0 && p < f->nphases && f->names[p] ? f->names[p] : "(bad phase)";
 }
 
-/* The longest a launch is drawn (2^53 ns, 104 days): clocks of hostile
- * records never overflow the timeline. */
-#define SPAN_MAX (1LL << 53)
-
-/* a - b, for a >= b, at most SPAN_MAX. */
+/* a - b, for a >= b, at most PT__TRACE_SPAN_MAX. */
 static long long since(long long a, long long b)
 {
     unsigned long long d = (unsigned long long)a - (unsigned long long)b;
-    return d > (unsigned long long)SPAN_MAX ? SPAN_MAX : (long long)d;
+    return d > (unsigned long long)PT__TRACE_SPAN_MAX ? PT__TRACE_SPAN_MAX : (long long)d;
 }
 
 /* Clock clk of block b's record rec on the trace's timeline, within the
@@ -184,7 +181,7 @@ typedef struct spans_draw {
     const pt__trace *tr;
     const blk *base;
     pt__span_evs left;
-    pt__ivs flight;           /* each span's clocks, keyed group << 32 | SM, for the bubbles */
+    pt__ivs flight;           /* each span's clocks, by pt__trace_key(group, SM), for the bubbles */
 } spans_draw;
 
 /* The async slice of one span, from (b0, clk0) to (b1, clk1), each clock
@@ -202,8 +199,7 @@ static void span_draw(pt__ctrace *w, spans_draw *sd, int kind, unsigned id, cons
     t1 = t1 < t0 ? t0 : t1;
     /* In flight on its SM (pairs are made on one), for the bubbles. */
     if (b0->sm >= 0)
-        (void)pt__ivs_add(&sd->flight,
-                          (long long)pt__trace_group(sd->tr, b0->fold) << 32 | (b0->sm & 0xffffffffLL),
+        (void)pt__ivs_add(&sd->flight, pt__trace_key(pt__trace_group(sd->tr, b0->fold), b0->sm),
                           clk0, clk1);
     pt__ctrace_async(w, PT__CTRACE_SM, b0->tid, n, "spans", sid, t0, 1);
     pt__json_key(&w->j, "args");
@@ -243,9 +239,9 @@ static void span_slice(void *ctx, int kind, unsigned id, long long clk0, long lo
 
     if (k < 0 || l < 0) {
         const long long *ev = c->rec + PT_DEV_SLOT_HDR + 2LL * f->nphases;
-        long long at = k < 0 ? l : k, group = pt__trace_group(c->sd->tr, c->b->fold);
-        pt__span_ev e = { (group << 32) | (c->b->sm & 0xffffffffLL), ev[2 * at], ev[2 * at + 1],
-                          c->b - c->sd->base, c->rate };
+        long long at = k < 0 ? l : k;
+        pt__span_ev e = { pt__trace_key(pt__trace_group(c->sd->tr, c->b->fold), c->b->sm),
+                          ev[2 * at], ev[2 * at + 1], c->b - c->sd->base, c->rate };
         if (c->b->sm >= 0)
             (void)pt__span_evs_add(&c->sd->left, &e);
         return;
@@ -325,9 +321,7 @@ static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long ti
 {
     const pt__tfold *f = &tr->folds[b->fold];
     const long long *rec = record(f, b->slot), *ph = rec + PT_DEV_SLOT_HDR;
-    double rate;
 
-    pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
     pt__ctrace_complete(w, PT__CTRACE_SM, tid, f->node->name, "blocks", b->t0, b->t1);
     pt__json_key(&w->j, "args");
     pt__json_open(&w->j, '{');
@@ -337,11 +331,11 @@ static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long ti
     pt__json_k_i64(&w->j, "launch", b->fold);
     for (int p = 0; p < f->nphases; p++) {
         pt__json_key(&w->j, phase_name(f, p));
-        pt__json_sig(&w->j, (double)ph[2 * p] * rate / 1e6, 9);
+        pt__json_sig(&w->j, (double)ph[2 * p] * b->rate / 1e6, 9);
     }
     pt__json_close(&w->j, '}');
     pt__ctrace_end_event(w);
-    phases(w, f, b, tid, rate, sd);
+    phases(w, f, b, tid, b->rate, sd);
 }
 
 /* The blocks of every kept fold that reached END, placed on the timeline. */
@@ -364,7 +358,7 @@ static size_t collect(const pt__trace *tr, blk *v)
         for (int s = 0; s < f->kept; s++) {
             const long long *rec = record(f, s);
             long long clk, gt;
-            double rate, span;
+            double span;
             blk *b = &v[n];
             /* A record no kernel writes is not drawn (nor its clocks read:
              * such words overflow any arithmetic). */
@@ -372,10 +366,11 @@ static size_t collect(const pt__trace *tr, blk *v)
                 continue;
             clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
             gt = rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0];
-            pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &rate);
-            span = clk > 0 && rate > 0 ? (double)clk * rate : gt > 0 ? (double)gt : 0;
+            pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &b->rate);
+            span = clk > 0 && b->rate > 0 ? (double)clk * b->rate : gt > 0 ? (double)gt : 0;
             b->t0 = launch + since(rec[PT_DEV_S_GT0], gt_min);
-            b->t1 = b->t0 + (span < (double)SPAN_MAX ? llround(span) : SPAN_MAX);
+            b->t1 = b->t0 + (span < (double)PT__TRACE_SPAN_MAX ? llround(span)
+                                                                : PT__TRACE_SPAN_MAX);
             b->sm = rec[PT_DEV_S_SMID] >= 0 ? rec[PT_DEV_S_SMID] : -1;
             b->host = f->host;
             b->fold = i;
@@ -573,13 +568,10 @@ int pt__trace_blocks(pt_timing *t, pt__ctrace *w)
         v[i].tid = tid;
         block(w, tr, &v[i], tid, &sd);
         /* Where its fold's clock on its SM sits, for the bubbles. */
-        if (an && tr->folds[v[i].fold].overlap && v[i].sm >= 0) {
-            const pt__tfold *f = &tr->folds[v[i].fold];
-            const long long *rec = record(f, v[i].slot);
-            an[nan] = (pt__tanchor){ (long long)v[i].fold << 32 | (v[i].sm & 0xffffffffLL),
-                                     v[i].t0, rec[PT_DEV_S_CLK0], 0 };
-            pt__slot_rate(rec, f->tick_ns, f->ns_per_cycle, &an[nan++].rate);
-        }
+        if (an && tr->folds[v[i].fold].overlap && v[i].sm >= 0)
+            an[nan++] = (pt__tanchor){ pt__trace_key(v[i].fold, v[i].sm), v[i].t0,
+                                       record(&tr->folds[v[i].fold], v[i].slot)[PT_DEV_S_CLK0],
+                                       v[i].rate };
     }
     across_ctx ac = { w, &sd };
     (void)pt__span_evs_pair(&sd.left, across_slice, &ac);

@@ -16,11 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* %smid values beyond this are garbage, not SMs (as the fold's). */
-#define SM_LIMIT 65536
-/* The latest a bubble is drawn (ns), as the blocks (trace_blocks.c). */
-#define SPAN_MAX (1LL << 53)
-
 int pt__trace_group(const pt__trace *tr, int f)
 {
     int g = 0;
@@ -38,7 +33,7 @@ static int timeline(const pt__tfold *f, pt__ivs *busy, pt__ivs *active)
     for (int s = 0; s < f->kept; s++) {
         const long long *rec = f->recs + s * sw;
         if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0 ||
-            rec[PT_DEV_S_SMID] >= SM_LIMIT)
+            rec[PT_DEV_S_SMID] >= PT__SM_LIMIT)
             continue;
         if (pt__ovl_slot(f->nphases, f->wait, rec, busy, active) < 0)
             return PT_ENOMEM;
@@ -62,12 +57,15 @@ static const pt__tanchor *anchor_of(const pt__tanchor *an, size_t n, long long k
     return lo < n && an[lo].key == key ? &an[lo] : NULL;
 }
 
-/* Clock clk of the anchor's SM on the timeline, within [0, SPAN_MAX]. */
+/* Clock clk of the anchor's SM on the timeline, from 0 to
+ * PT__TRACE_SPAN_MAX. */
 static long long place(const pt__tanchor *a, long long clk)
 {
     double t = (double)a->t0 +
                (double)(long long)((unsigned long long)clk - (unsigned long long)a->clk0) * a->rate;
-    return !(t > 0) ? 0 : t >= (double)SPAN_MAX ? SPAN_MAX : llround(t);
+    return !(t > 0)                           ? 0
+           : t >= (double)PT__TRACE_SPAN_MAX ? PT__TRACE_SPAN_MAX
+                                               : llround(t);
 }
 
 /* Role r's bubbles (of the roles v[0..n) of one group, with the group's
@@ -91,7 +89,7 @@ static int draw_role(pt__ctrace *w, const pt__trace *tr, const int *roles, int n
         rc = pt__ivs_minus(&bubble, &wait, &others);
     for (size_t i = 0; rc == 0 && i < bubble.n; i++) {
         long long sm = bubble.v[3 * i], t0, t1;
-        const pt__tanchor *a = anchor_of(an, nan, (long long)roles[r] << 32 | sm);
+        const pt__tanchor *a = anchor_of(an, nan, pt__trace_key(roles[r], sm));
         if (!a)
             continue;
         if (i == 0 || sm != bubble.v[3 * (i - 1)]) {

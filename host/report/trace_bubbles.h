@@ -10,13 +10,20 @@
 #include "report/chrome_trace.h"
 
 /* Where clock cycles of fold f on SM s sit on the trace's timeline: key
- * f << 32 | s, and the first block of it there, placed at t0 (ns), its
+ * pt__trace_key(f, s), and the first block of it there, placed at t0 (ns), its
  * BEGIN at clock clk0, at rate ns a cycle. */
 typedef struct pt__tanchor {
     long long key, t0, clk0;
     double rate;
 } pt__tanchor;
 
+/* The key of SM sm (below 2^32) under hi (a fold, or a group of them):
+ * hi << 32 | sm, as the anchors, the spans in flight and the events to
+ * pair across records are keyed. */
+static inline long long pt__trace_key(long long hi, long long sm)
+{
+    return hi << 32 | (sm & 0xffffffffLL);
+}
 /* The group of fold f: the first fold placed at its start (the roles of
  * one launch are placed at the launch's start), so that folds of one
  * launch share it. O(f). */
@@ -24,8 +31,8 @@ PT__HIDDEN int pt__trace_group(const pt__trace *tr, int f);
 /* Draws the bubbles of every role of tr's kept folds that has its
  * overlap figured, from the records the trace kept: per group, a role's
  * waits (BEGIN to END outside its work) less the other roles' work and
- * the group's spans in flight (flight: intervals keyed group << 32 | SM,
- * normed here), one track per role and SM with any, after track tid, each
+ * the group's spans in flight (flight: intervals keyed by
+ * pt__trace_key(group, SM), normed here), one track per role and SM with any, after track tid, each
  * interval placed by the earliest of the anchors an (n of them, in any
  * order: sorted here) of its fold and SM. Returns the tracks written;
  * without memory, fewer (none drawn is no error). O(R^2 n log n) for R
