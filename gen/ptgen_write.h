@@ -52,6 +52,24 @@ static void put_strings(gen_buf *b, const char *doc, const char *name, const cha
     gen_puts(b, "};\n");
 }
 
+/* enum NAME + what: v's n members PREFIX + infix + NAME = 0, 1, ..., each
+ * with its description as a doc comment. */
+static void put_enum(gen_buf *b, const char *name, const char *what, const char *prefix,
+                     const char *infix, const phase *v, int n)
+{
+    gen_printf(b, "enum %s%s {\n", name, what);
+    for (int i = 0; i < n; i++) {
+        gen_printf(b, "    %s%s%s = %d,", prefix, infix, v[i].upper, i);
+        if (v[i].desc[0]) {
+            gen_puts(b, " /**< ");
+            put_comment_text(b, v[i].desc);
+            gen_puts(b, " */");
+        }
+        gen_puts(b, "\n");
+    }
+    gen_puts(b, "};\n\n");
+}
+
 static void generate(gen_buf *b, const parser *ps, const char *prefix, const char *name,
                      const char *input)
 {
@@ -70,18 +88,7 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
     free(guard);
 
     gen_printf(b, "/** \\brief The phases of %s, for PT_DEV_MARK(). */\n", name);
-    gen_printf(b, "enum %s_phase {\n", name);
-    for (int i = 0; i < n; i++) {
-        gen_printf(b, "    %s", prefix);
-        gen_printf(b, "%s = %d,", ps->list[i].upper, i);
-        if (ps->list[i].desc[0]) {
-            gen_puts(b, " /**< ");
-            put_comment_text(b, ps->list[i].desc);
-            gen_puts(b, " */");
-        }
-        gen_puts(b, "\n");
-    }
-    gen_puts(b, "};\n\n");
+    put_enum(b, name, "_phase", prefix, "", ps->list, n);
 
     gen_printf(b, "/** The number of phases: the nphases of pt_dev_records_create(). */\n"
                   "#define %sCOUNT %d\n\n", prefix, n);
@@ -89,18 +96,10 @@ static void generate(gen_buf *b, const parser *ps, const char *prefix, const cha
                   "#define %sWAIT_COUNT %d\n\n", waits ? " (its phases: " : "",
                waits ? name : "", waits ? "_phase_waits)" : "", prefix, waits);
     if (ps->nspans > 0) {
-        gen_printf(b, "/** The span kinds of %s, for PT_DEV_SPAN_BEGIN/END(kind, id). */\n"
-                      "enum %s_span {\n", name, name);
-        for (int i = 0; i < ps->nspans; i++) {
-            gen_printf(b, "    %sSPAN_%s = %d,", prefix, ps->spans[i].upper, i);
-            if (ps->spans[i].desc[0]) {
-                gen_puts(b, " /**< ");
-                put_comment_text(b, ps->spans[i].desc);
-                gen_puts(b, " */");
-            }
-            gen_puts(b, "\n");
-        }
-        gen_printf(b, "};\n\n/** The number of span kinds: pt_dev_records_spans()'s n. */\n"
+        gen_printf(b, "/** The span kinds of %s, for PT_DEV_SPAN_BEGIN/END(kind, id). */\n",
+                   name);
+        put_enum(b, name, "_span", prefix, "SPAN_", ps->spans, ps->nspans);
+        gen_printf(b, "/** The number of span kinds: pt_dev_records_spans()'s n. */\n"
                       "#define %sSPAN_COUNT %d\n\n", prefix, ps->nspans);
     }
 
