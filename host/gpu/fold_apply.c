@@ -490,8 +490,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
         const long long *rec = d + PT_DEV_HDR + s * sw;
         long long smid = rec[PT_DEV_S_SMID];
         twice += rec[PT_DEV_S_DONE] > 1;
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0 && smid >= nsm &&
-            smid < PT__SM_LIMIT)
+        if (pt__slot_on_sm(rec, b->nphases, b->trace_cap, lim) && smid >= nsm)
             nsm = (int)smid + 1;
     }
     r = calloc((size_t)PT__R_WORDS(b->nphases, nsm), sizeof *r);

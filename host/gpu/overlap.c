@@ -47,8 +47,7 @@ int pt__overlap_fold(pt_section *launch, pt_section *node, const pt_dev_records 
     r.nnames = r.names ? b->nspan_names : 0;
     for (int s = 0; s < b->nslots && rc == 0; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0 ||
-            rec[PT_DEV_S_SMID] >= PT__SM_LIMIT)
+        if (!pt__slot_on_sm(rec, b->nphases, b->trace_cap, lim))
             continue;
         rc = pt__ovl_slot(b->nphases, b->wait, rec, &r.busy, &r.active);
         /* The slots' cycles at their own rates, as the phases take them. */

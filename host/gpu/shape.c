@@ -133,8 +133,7 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, dou
         const long long *rec = d + PT_DEV_HDR + s * sw;
         long long sm = rec[PT_DEV_S_SMID], gt0 = rec[PT_DEV_S_GT0], gt1 = rec[PT_DEV_S_GT1];
         double rate, span;
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || sm < 0 || sm >= PT__SM_LIMIT ||
-            gt0 < 0 || gt1 < gt0)
+        if (!pt__slot_on_sm(rec, b->nphases, b->trace_cap, lim) || gt0 < 0 || gt1 < gt0)
             continue;
         v[n++] = (blk){ gt0, gt1, (int)sm };
         if (n == 1 || gt0 < s0)

@@ -426,7 +426,7 @@ static int tail_of(const pt__tfold *f, long long *e, tail *o)
 
     for (int s = 0; s < f->kept; s++) {
         const long long *rec = record(f, s);
-        if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0)
+        if (!pt__slot_on_sm(rec, f->nphases, f->trace_cap, lim))
             continue;
         e[2 * n] = rec[PT_DEV_S_SMID];
         e[2 * n + 1] = rec[PT_DEV_S_GT1];

@@ -32,8 +32,7 @@ static int timeline(const pt__tfold *f, pt__ivs *busy, pt__ivs *active)
 
     for (int s = 0; s < f->kept; s++) {
         const long long *rec = f->recs + s * sw;
-        if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) <= 0 || rec[PT_DEV_S_SMID] < 0 ||
-            rec[PT_DEV_S_SMID] >= PT__SM_LIMIT)
+        if (!pt__slot_on_sm(rec, f->nphases, f->trace_cap, lim))
             continue;
         if (pt__ovl_slot(f->nphases, f->wait, rec, busy, active) < 0)
             return PT_ENOMEM;
