@@ -432,10 +432,6 @@ Test(gpu, warp_roles_overlap_as_their_spins_say)
     pt_dev_records_free(cons);
 }
 
-/* A graph of three instrumented kernels captured once (or built node by
- * node) and replayed: every replay timed and each kernel's phases folded
- * (a spin of ns each, per block), none lost or mixed, each kernel's rows
- * adding up to it. */
 /* Hopper's pipeline (tests/gpu/pipeline90.cu): bulk async copies into a
  * ring of stages, mbarriers between a producer warp and four consumer
  * warps. The sums are right; each role folds with its phases; every
@@ -510,6 +506,116 @@ Test(gpu, a_bulk_copy_pipeline_shows_its_roles_spans_and_overlap)
     free(h_out);
 }
 
+/* Where c (blocks x 64 x 8) differs from the product of the tiles
+ * wgmma_product() made: the first element that does, or -1. */
+static long wgmma_wrong(const float *c, const float *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i] != want[i])
+            return (long)i;
+    return -1;
+}
+
+/* Hopper's own pipeline (tests/gpu/wgmma90.cu, sm_90a): the TMA's bulk
+ * copies feeding wgmma.mma_async, one product kept in flight while the
+ * next is issued. The products are exact (small integers in f16, summed
+ * in f32); each role folds with its phases; every tile's "load" span
+ * (producer to consumers) and "mma" span (commit to the wait that saw it
+ * done, two open at once in one warp) is paired, none left over. Should
+ * the product be wrong, the kernel runs again with the descriptors' two
+ * byte offsets exchanged, and the failure says whether that was it. */
+Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans)
+{
+    const int blocks = SIZE(132, 2), tiles = SIZE(64, 8);
+    static const char *const spans[] = { "load", "mma" };
+    static const char *const pn[] = { "wait empty", "issue" };
+    static const char *const cn[] = { "wait full", "mma issue", "mma wait" };
+    static const int pwaits[] = { 0 }, cwaits[] = { 0, 2 };
+    size_t na = (size_t)blocks * tiles * 64 * 16, nb = (size_t)blocks * tiles * 16 * 8;
+    size_t nc = (size_t)blocks * 64 * 8;
+    float *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
+    float *c = malloc(nc * sizeof *c), *want = calloc(nc, sizeof *want), *dc = NULL;
+    void *da = NULL, *db = NULL;
+    cr_assert(a && b && c && want);
+    for (size_t i = 0; i < na; i++)
+        a[i] = (float)((int)(i % 7) - 3);
+    for (size_t i = 0; i < nb; i++)
+        b[i] = (float)((int)(i % 5) - 2);
+    for (int blk = 0; blk < blocks; blk++)
+        for (int k = 0; k < tiles; k++) {
+            const float *ta = a + ((size_t)blk * tiles + k) * 64 * 16;
+            const float *tb = b + ((size_t)blk * tiles + k) * 16 * 8;
+            for (int m = 0; m < 64; m++)
+                for (int n = 0; n < 8; n++)
+                    for (int j = 0; j < 16; j++)
+                        want[((size_t)blk * 64 + m) * 8 + n] += ta[m * 16 + j] * tb[j * 8 + n];
+        }
+    int e = gpu_wgmma_upload(a, b, blocks, tiles, &da, &db);
+    cr_assert_eq(e, 0, "upload: %s", gpu_error(e));
+    cr_assert_eq(gpu_alloc_copy((void **)&dc, NULL, nc * sizeof *c), 0);
+    pt_dev_records *prod = pt_dev_records_create(t, blocks, 2, pn, PT_DEV_TRACE, 3 * tiles);
+    pt_dev_records *cons = pt_dev_records_create(t, 4 * blocks, 3, cn, PT_DEV_TRACE, 6 * tiles + 4);
+    cr_assert(prod && cons, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_records_spans(prod, 2, spans), 0);
+    cr_assert_eq(pt_dev_records_spans(cons, 2, spans), 0);
+    cr_assert_eq(pt_dev_records_waits(prod, 1, pwaits), 0);
+    cr_assert_eq(pt_dev_records_waits(cons, 2, cwaits), 0);
+    cr_assert_eq(pt_dev_reset(prod, s), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(cons, s), 0, "%s", pt_last_error(t));
+    pt_start_gpu(t, "wgmma", s);
+    e = gpu_wgmma(da, db, dc, blocks, tiles, 0, pt_dev_arg(prod), pt_dev_arg(cons), s);
+    if (e < 0)
+        cr_skip_test("wgmma needs sm_90a: a device of compute capability 9.0, and nvcc 12 or "
+                     "later to build for it");
+    cr_assert_eq(e, 0, "launch: %s", gpu_error(e));
+    pt_stop_gpu(t, "wgmma", s);
+    cr_assert_eq(pt_dev_fold_role(t, prod, "wgmma", "producer"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_fold_role(t, cons, "wgmma", "consumers"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    cr_assert_eq(gpu_copy_back(c, dc, nc * sizeof *c), 0);
+    long bad = wgmma_wrong(c, want, nc);
+    if (bad >= 0) {
+        float first = c[bad];
+        cr_assert_eq(gpu_wgmma(da, db, dc, blocks, tiles, 1, pt_dev_arg(NULL), pt_dev_arg(NULL),
+                               s), 0);
+        cr_assert_eq(gpu_copy_back(c, dc, nc * sizeof *c), 0);
+        cr_assert_fail("block %ld, c[%ld][%ld] = %g, not %g; with the descriptors' leading and "
+                       "stride byte offsets exchanged the product is %s", bad / 512,
+                       bad % 512 / 8, bad % 8, first, want[bad],
+                       wgmma_wrong(c, want, nc) < 0 ? "right" : "wrong too");
+    }
+    pt_span_stats sp[3];
+    cr_assert_eq(pt_section_spans_get(t, pt_find(t, "wgmma"), sp, 3), 2, "load and mma");
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(sp[i].count, (uint64_t)blocks * tiles, "every tile's %s", sp[i].name);
+        cr_assert_eq(sp[i].unmatched, 0, "%s", sp[i].name);
+    }
+    pt_section_stats p = get("wgmma/producer"), k = get("wgmma/consumers");
+    cr_assert_eq(p.overlap_folds, 1);
+    cr_assert_eq(k.overlap_folds, 1);
+    cr_assert(k.busy_ms > 0 && p.busy_ms > 0);
+    cr_log_info("wgmma: %d blocks x %d k-tiles of m64n8k16 in %.4f ms; %s span mean %.6f ms "
+                "(p99 %.6f), %s span mean %.6f ms (p99 %.6f); producer busy %.4f ms (%.1f%% "
+                "beside), bubbles %.4f; consumers busy %.4f ms (%.1f%% beside), wait %.4f, "
+                "bubbles %.4f", blocks, tiles, get("wgmma").total_ms, sp[0].name, sp[0].mean_ms,
+                sp[0].p99_ms, sp[1].name, sp[1].mean_ms, sp[1].p99_ms, p.busy_ms, p.overlap_pct,
+                p.bubble_ms, k.busy_ms, k.overlap_pct, k.wait_ms, k.bubble_ms);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(prod);
+    pt_dev_records_free(cons);
+    gpu_free(da);
+    gpu_free(db);
+    gpu_free(dc);
+    free(a);
+    free(b);
+    free(c);
+    free(want);
+}
+
+/* A graph of three instrumented kernels captured once (or built node by
+ * node) and replayed: every replay timed and each kernel's phases folded
+ * (a spin of ns each, per block), none lost or mixed, each kernel's rows
+ * adding up to it. */
 static void graph_replays(int by_nodes)
 {
     const int blocks = SIZE(200, 4), replays = SIZE(1000, 3);

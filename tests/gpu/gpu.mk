@@ -22,14 +22,23 @@ GPU_TEST_ARGS  ?= --verbose
 GPU_SCALE      ?= hw
 GPU_HDRS       := $(wildcard include/pt/*.h include/pt/detail/*.h)
 BENCH_GPU      := $(BUILD)/bench/bench_gpu
+# wgmma is sm_90a's alone (no part of sm_90's portable set): where nvcc
+# knows sm_90a (12 and later), tests/gpu/wgmma90.cu is built for it and
+# nothing else, so that no other image of its kernel is ever chosen; its
+# launcher says so on any other device. Older nvcc builds it empty.
+GPU_COMMA      := ,
+GPU_SM90A      := $(if $(filter-out 9 10 11,$(CUDA_MAJOR)),-gencode arch=compute_90a$(GPU_COMMA)code=sm_90a -DPT_TEST_SM90A)
 
 .PHONY: gpu-test-libs
 
 ifeq ($(CUDA),1)
 $(BUILD)/obj/tests/gpu/%.cu.o: tests/gpu/%.cu tests/gpu/kernels.h tests/gpu/spin.cuh \
-                              tests/kernels/inputs.h $(GPU_HDRS)
+                              tests/gpu/hopper.cuh tests/kernels/inputs.h $(GPU_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC_CMD) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) -Iinclude -c -o $@ $<
+	$(NVCC_CMD) $(GPU_NVCCFLAGS) $(NVCCFLAGS) $(GPU_GENCODE) -Iinclude -c -o $@ $<
+
+GPU_GENCODE = $(PT_GENCODE)
+$(BUILD)/obj/tests/gpu/wgmma90.cu.o: GPU_GENCODE = $(or $(GPU_SM90A),$(PT_GENCODE))
 
 $(GPU_TEST_C:%.c=$(BUILD)/obj/%.o): | test-deps
 

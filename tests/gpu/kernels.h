@@ -91,6 +91,22 @@ int gpu_spin_roles_warp_trace(pt_dev_buf producer, pt_dev_buf consumer, int bloc
  * warp's full wait. -1 on a device before sm_90, else a CUDA error. */
 int gpu_bulk_pipeline(const float *in, float *out, int blocks, int tiles, pt_dev_buf producer,
                       pt_dev_buf consumer, pt_stream s);
+/* tests/gpu/wgmma90.cu: `blocks` blocks of a producer warp filling 4
+ * stages by cp.async.bulk and a consumer warp group multiplying them by
+ * wgmma (m64n8k16, f16 in, f32 out). gpu_wgmma_upload() lays out a
+ * (blocks x tiles x 64 x 16 floats, row-major tiles) and b (blocks x tiles
+ * x 16 x 8) as the kernel reads them, in halves, into new device memory
+ * (*da, *db; gpu_free them); gpu_wgmma() then writes each block's sum over
+ * its tiles of a times b to c (blocks x 64 x 8). Roles per warp, traced:
+ * the producer's 2 phases (wait empty, issue) into `producer` (a slot a
+ * block), the consumers' 3 (wait full, mma issue, mma wait) into
+ * `consumer` (4 a block); spans "load" (kind 0, id the tile: issue to full
+ * wait) and "mma" (kind 1: commit to done). swap exchanges the
+ * descriptors' byte offsets. -1 where not built for sm_90a or on a device
+ * other than compute capability 9.0, else a CUDA error. */
+int gpu_wgmma_upload(const float *a, const float *b, int blocks, int tiles, void **da, void **db);
+int gpu_wgmma(const void *a, const void *b, float *c, int blocks, int tiles, int swap,
+              pt_dev_buf producer, pt_dev_buf consumer, pt_stream s);
 /* The same, one block in `every` recording (PT_DEV_BEGIN_EVERY), the
  * records told so (pt_dev_records_sample). Shared-memory mode. */
 int gpu_launch_spin4_every_shared(pt_timing *t, pt_dev_records *b, int blocks, int threads,

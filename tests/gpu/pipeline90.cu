@@ -17,61 +17,12 @@
 
 #include <cuda_runtime.h>
 
+#include "hopper.cuh"
 #include "kernels.h"
 
 namespace {
 
 enum { STAGES = 4, TILE = 1024, CONSUMERS = 4, THREADS = 32 * (1 + CONSUMERS) };
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ unsigned smem(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" : : "r"(smem(bar)), "r"(count) : "memory");
-}
-
-/* The phase `parity` of bar completed: wait for it. */
-__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
-{
-    asm volatile("{\n\t.reg .pred p;\n"
-                 "pt_wait_%=:\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-                 "@!p bra pt_wait_%=;\n\t}"
-                 :
-                 : "r"(smem(bar)), "r"(parity)
-                 : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned long long *bar)
-{
-    asm volatile("{\n\t.reg .b64 st;\n\t"
-                 "mbarrier.arrive.shared::cta.b64 st, [%0];\n\t}"
-                 :
-                 : "r"(smem(bar))
-                 : "memory");
-}
-
-/* The producer's arrival, announcing `bytes` to come, then the copy of
- * `bytes` from src into dst that completes them. */
-__device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes,
-                                          unsigned long long *bar)
-{
-    asm volatile("{\n\t.reg .b64 st;\n\t"
-                 "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}"
-                 :
-                 : "r"(smem(bar)), "r"(bytes)
-                 : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1], %2, [%3];"
-                 :
-                 : "r"(smem(dst)), "l"(src), "r"(bytes), "r"(smem(bar))
-                 : "memory");
-}
-#endif
 
 enum { P_WAIT_EMPTY, P_ISSUE };
 enum { C_WAIT_FULL, C_SUM, C_RELEASE };

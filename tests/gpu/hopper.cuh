@@ -1,0 +1,70 @@
+/* What the GPU suite's Hopper kernels share (tests/gpu/pipeline90.cu,
+ * tests/gpu/wgmma90.cu): mbarriers and the TMA's 1-D bulk copy, sm_90 and
+ * later, each one PTX instruction as Hopper kernels write them. */
+#ifndef PT_TEST_GPU_HOPPER_CUH
+#define PT_TEST_GPU_HOPPER_CUH
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+static __device__ __forceinline__ unsigned smem(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" : : "r"(smem(bar)), "r"(count) : "memory");
+}
+
+/* The phase `parity` of bar completed: wait for it. */
+static __device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    asm volatile("{\n\t.reg .pred p;\n"
+                 "pt_wait_%=:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+                 "@!p bra pt_wait_%=;\n\t}"
+                 :
+                 : "r"(smem(bar)), "r"(parity)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void mbar_arrive(unsigned long long *bar)
+{
+    asm volatile("{\n\t.reg .b64 st;\n\t"
+                 "mbarrier.arrive.shared::cta.b64 st, [%0];\n\t}"
+                 :
+                 : "r"(smem(bar))
+                 : "memory");
+}
+
+/* The producer's arrival, announcing `bytes` to come into the stage. */
+static __device__ __forceinline__ void bulk_expect(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("{\n\t.reg .b64 st;\n\t"
+                 "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}"
+                 :
+                 : "r"(smem(bar)), "r"(bytes)
+                 : "memory");
+}
+
+/* A copy of `bytes` (a multiple of 16, both ends 16-byte aligned) from
+ * src into dst, which counts them on bar as they land. */
+static __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes,
+                                                 unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];"
+                 :
+                 : "r"(smem(dst)), "l"(src), "r"(bytes), "r"(smem(bar))
+                 : "memory");
+}
+
+/* Both, for a stage filled by one copy. */
+static __device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes,
+                                                 unsigned long long *bar)
+{
+    bulk_expect(bar, bytes);
+    bulk_copy(dst, src, bytes, bar);
+}
+#endif
+
+#endif
