@@ -253,6 +253,46 @@ Test(dev_compile, shared_mode_takes_no_more_registers_than_the_hand_pattern)
     }
 }
 
+/* Instructions and registers of kernel `entry` of tests/kernels/cost_warp.cu. */
+static long warp_cost(const char *entry, int *regs)
+{
+    char *rep = read_kernel_file("bench/cost_warp.sm_90.ptxas.txt"), *cubin;
+    kstat_regs r;
+    long code;
+    cr_assert_eq(kstat_ptxas(rep, entry, &r), 0, "cost_warp: no figures for %s", entry);
+    free(rep);
+    cubin = kernel_path("bench/cost_warp.sm_90.cubin");
+    code = kstat_code(cubin, entry);
+    cr_assert_gt(code, 0, "%s: no code for %s", cubin, entry);
+    free(cubin);
+    *regs = r.regs;
+    return code;
+}
+
+Test(dev_compile, a_roles_mark_and_a_span_event_cost_no_more_than_a_phase_mark)
+{
+    /* Per-warp records with trace stores, where roles and spans live: a
+     * mark under PT_DEV_BEGIN_ROLE adds no more code than one under
+     * PT_DEV_BEGIN, a span's begin or end no more than a phase mark, and
+     * neither more registers (the loops of tests/kernels/cost_warp.cu;
+     * bench-static prints the figures). */
+    int r1, r8, o1, o8, rs;
+    long m1 = warp_cost("costw_marks1", &r1), m8 = warp_cost("costw_marks8", &r8);
+    long role1 = warp_cost("costw_role1", &o1), role8 = warp_cost("costw_role8", &o8);
+    long sp = warp_cost("costw_spans8", &rs);
+    cr_log_info("a phase mark %.1f instructions, a role's %.1f, a span event %.1f; registers "
+                "%d (8 marks), %d (8 under a role), %d (4 spans, 1 mark)",
+                (double)(m8 - m1) / 7, (double)(role8 - role1) / 7, (double)(sp - m1) / 8, r8,
+                o8, rs);
+    cr_assert_leq(role8 - role1, m8 - m1, "7 marks under a role: %ld instructions, %ld without",
+                  role8 - role1, m8 - m1);
+    cr_assert_leq(o8, r8, "8 marks under a role: %d registers, %d without", o8, r8);
+    cr_assert_leq(7 * (sp - m1), 8 * (m8 - m1),
+                  "8 span events: %ld instructions, against %ld for 7 phase marks", sp - m1,
+                  m8 - m1);
+    cr_assert_leq(rs, r8, "4 spans and a mark: %d registers, 8 marks %d", rs, r8);
+}
+
 Test(dev_compile, shared_mode_array_is_sized_by_the_phases)
 {
     /* PT_DEV_BEGIN declares one 16-byte-aligned __shared__ array of

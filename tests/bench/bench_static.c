@@ -245,14 +245,43 @@ static void corpus_rows(void)
     }
 }
 
-static long cost(const char *entry, int *regs)
+/* The instructions and registers of kernel `entry` of tests/kernels/<file>.cu. */
+static long cost_in(const char *file, const char *entry, int *regs)
 {
     char p[1024];
     kstat_regs r;
-    snprintf(p, sizeof p, "%s/cost.sm_90.ptxas.txt", dir);
+    snprintf(p, sizeof p, "%s/%s.sm_90.ptxas.txt", dir, file);
     *regs = regs_of(p, entry, &r) == 0 ? r.regs : -1;
-    snprintf(p, sizeof p, "%s/cost.sm_90.cubin", dir);
+    snprintf(p, sizeof p, "%s/%s.sm_90.cubin", dir, file);
     return kstat_code(p, entry);
+}
+
+static long cost(const char *entry, int *regs)
+{
+    return cost_in("cost", entry, regs);
+}
+
+/* A role's marks and a span's begin and end beside a phase mark, per-warp
+ * records with trace stores (tests/kernels/cost_warp.cu). */
+static void warp_costs(void)
+{
+    int r1, r8, rr1, rr8, rs;
+    long m1 = cost_in("cost_warp", "costw_marks1", &r1);
+    long m8 = cost_in("cost_warp", "costw_marks8", &r8);
+    long o1 = cost_in("cost_warp", "costw_role1", &rr1);
+    long o8 = cost_in("cost_warp", "costw_role8", &rr8);
+    long sp = cost_in("cost_warp", "costw_spans8", &rs);
+    double mark = (double)(m8 - m1) / 7, role = (double)(o8 - o1) / 7;
+    double span = (double)(sp - m1) / 8;
+    int known = m1 > 0 && m8 > 0 && o1 > 0 && o8 > 0 && sp > 0;
+
+    printf("\nper-warp records with trace stores (a phase mark, a role's, a span's begin or end):\n");
+    printf("  a phase mark %.1f instructions, a role's phase mark %.1f, a span begin or end %.1f; "
+           "registers with 8 phases marked %d, under a role %d; 4 spans and a mark %d\n",
+           mark, role, span, r8, rr8, rs);
+    goal(known && role <= mark && rr8 <= r8, "a role's mark costs no more than a phase mark");
+    goal(known && span <= mark && rs <= r8,
+         "a span's begin or end costs no more than a phase mark");
 }
 
 int main(int argc, char **argv)
@@ -309,6 +338,7 @@ int main(int argc, char **argv)
            dyn - n6, rd - r6);
     printf("  by hand: the first mark and its set-up %ld instructions, each further one %.1f\n",
            h1 - bare, (double)(h8 - h1) / 7);
+    warp_costs();
     printf("\n%s\n", goals_failed ? "some goals not met (see above)" : "every goal met");
     return 0;
 }

@@ -142,12 +142,14 @@ $(foreach k,$(BK_KERNELS),$(foreach f,$(BK_FORMS),$(eval $(call bk_rules,$(k),$(
 
 # Kept: the cubins and reports are made from them.
 .SECONDARY: $(foreach k,$(BK_KERNELS),$(foreach f,$(BK_FORMS),$(foreach a,80 90,$(BK_DIR)/$(k).$(f).sm_$(a).ptx))) \
-            $(BK_DIR)/cost.sm_90.ptx
+            $(BK_DIR)/cost.sm_90.ptx $(BK_DIR)/cost_warp.sm_90.ptx
 
-# What each macro costs on its own (tests/kernels/cost.cu).
-$(BK_DIR)/cost.sm_90.ptx: tests/kernels/cost.cu $(K_DEPS)
+# What each macro costs on its own (tests/kernels/cost.cu), and a role's
+# marks and a span's events beside a phase mark (tests/kernels/cost_warp.cu).
+$(BK_DIR)/cost.sm_90.ptx $(BK_DIR)/cost_warp.sm_90.ptx: $(BK_DIR)/%.sm_90.ptx: tests/kernels/%.cu $(K_DEPS)
 	@mkdir -p $(@D)
 	$(K_NVCC) -ptx -arch=sm_90 -o $@ $<
+TEST_PREREQS += $(BK_DIR)/cost_warp.sm_90.ptxas.txt
 
 # Marks between a multiply and its add, in every mode (tests/kernels/contract.cu).
 CT_MODES := off smem reg smem_trace reg_trace warp
@@ -171,7 +173,7 @@ TEST_PREREQS += $(foreach k,$(BK_KERNELS),$(foreach a,80 90,$(BK_DIR)/$(k).ptkit
                 $(BK_DIR)/gemm.reg.G.sm_90.ptxas.txt
 BENCH_STATIC_FILES := $(foreach k,$(BK_KERNELS),$(foreach f,orig ptkit reg hand,\
                         $(BK_DIR)/$(k).$(f).sm_90.ptxas.txt $(BK_DIR)/$(k).$(f).G.sm_90.ptxas.txt)) \
-                      $(BK_DIR)/cost.sm_90.ptxas.txt
+                      $(BK_DIR)/cost.sm_90.ptxas.txt $(BK_DIR)/cost_warp.sm_90.ptxas.txt
 
 # bench-gpu runs the GEMM and the attention pass in four forms, each an
 # object of its own whose kernel is renamed <kernel>_<form>.
