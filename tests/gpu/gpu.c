@@ -432,6 +432,23 @@ Test(gpu, warp_roles_overlap_as_their_spins_say)
     pt_dev_records_free(cons);
 }
 
+/* A pipeline launch's roles, "producer" and "consumers": each folded
+ * once, with work and overlap figures, which are logged. */
+static void two_roles(const char *launch)
+{
+    char pp[128], cp[128];
+    snprintf(pp, sizeof pp, "%s/producer", launch);
+    snprintf(cp, sizeof cp, "%s/consumers", launch);
+    pt_section_stats p = get(pp), c = get(cp);
+    cr_assert_eq(p.overlap_folds, 1, "%s", pp);
+    cr_assert_eq(c.overlap_folds, 1, "%s", cp);
+    cr_assert(c.busy_ms > 0 && p.busy_ms > 0, "%s: both roles worked", launch);
+    cr_log_info("%s: producer busy %.4f ms (%.1f%% beside), wait %.4f, bubbles %.4f; consumers "
+                "busy %.4f ms (%.1f%% beside), wait %.4f, bubbles %.4f", launch, p.busy_ms,
+                p.overlap_pct, p.wait_ms, p.bubble_ms, c.busy_ms, c.overlap_pct, c.wait_ms,
+                c.bubble_ms);
+}
+
 /* Hopper's pipeline (tests/gpu/pipeline90.cu): bulk async copies into a
  * ring of stages, mbarriers between a producer warp and four consumer
  * warps. The sums are right; each role folds with its phases; every
@@ -488,15 +505,9 @@ Test(gpu, a_bulk_copy_pipeline_shows_its_roles_spans_and_overlap)
     int n = pt_section_spans_get(t, pt_find(t, "pipeline/producer"), sp, 2);
     for (int i = 0; i < n; i++)
         cr_assert_eq(sp[i].unmatched, 0, "producer's %s", sp[i].name);
-    pt_section_stats p = get("pipeline/producer"), c = get("pipeline/consumers");
-    cr_assert_eq(p.overlap_folds, 1);
-    cr_assert_eq(c.overlap_folds, 1);
-    cr_assert(c.busy_ms > 0 && p.busy_ms > 0);
-    cr_log_info("pipeline: %d blocks x %d tiles in %.4f ms; load span mean %.6f ms, p99 %.6f; "
-                "producer busy %.4f ms (%.1f%% beside), wait %.4f, bubbles %.4f; consumers busy "
-                "%.4f ms (%.1f%% beside), wait %.4f, bubbles %.4f", blocks, tiles,
-                get("pipeline").total_ms, sp[0].mean_ms, sp[0].p99_ms, p.busy_ms, p.overlap_pct,
-                p.wait_ms, p.bubble_ms, c.busy_ms, c.overlap_pct, c.wait_ms, c.bubble_ms);
+    cr_log_info("pipeline: %d blocks x %d tiles in %.4f ms; load span mean %.6f ms, p99 %.6f",
+                blocks, tiles, get("pipeline").total_ms, sp[0].mean_ms, sp[0].p99_ms);
+    two_roles("pipeline");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     pt_dev_records_free(prod);
     pt_dev_records_free(cons);
@@ -590,16 +601,11 @@ Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans)
         cr_assert_eq(sp[i].count, (uint64_t)blocks * tiles, "every tile's %s", sp[i].name);
         cr_assert_eq(sp[i].unmatched, 0, "%s", sp[i].name);
     }
-    pt_section_stats p = get("wgmma/producer"), k = get("wgmma/consumers");
-    cr_assert_eq(p.overlap_folds, 1);
-    cr_assert_eq(k.overlap_folds, 1);
-    cr_assert(k.busy_ms > 0 && p.busy_ms > 0);
     cr_log_info("wgmma: %d blocks x %d k-tiles of m64n8k16 in %.4f ms; %s span mean %.6f ms "
-                "(p99 %.6f), %s span mean %.6f ms (p99 %.6f); producer busy %.4f ms (%.1f%% "
-                "beside), bubbles %.4f; consumers busy %.4f ms (%.1f%% beside), wait %.4f, "
-                "bubbles %.4f", blocks, tiles, get("wgmma").total_ms, sp[0].name, sp[0].mean_ms,
-                sp[0].p99_ms, sp[1].name, sp[1].mean_ms, sp[1].p99_ms, p.busy_ms, p.overlap_pct,
-                p.bubble_ms, k.busy_ms, k.overlap_pct, k.wait_ms, k.bubble_ms);
+                "(p99 %.6f), %s span mean %.6f ms (p99 %.6f)", blocks, tiles,
+                get("wgmma").total_ms, sp[0].name, sp[0].mean_ms, sp[0].p99_ms, sp[1].name,
+                sp[1].mean_ms, sp[1].p99_ms);
+    two_roles("wgmma");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     pt_dev_records_free(prod);
     pt_dev_records_free(cons);

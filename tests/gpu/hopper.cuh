@@ -58,6 +58,38 @@ static __device__ __forceinline__ void bulk_copy(void *dst, const void *src, uns
                  : "memory");
 }
 
+/* A ring of `stages` stages: thread 0 sets up each stage's barriers,
+ * full[s] completing on the producer's one arrival (and the bytes it
+ * announced), empty[s] on `consumers` arrivals; then the whole block
+ * waits for that. */
+static __device__ __forceinline__ void ring_init(unsigned long long *full,
+                                                 unsigned long long *empty, int stages,
+                                                 unsigned consumers)
+{
+    if (threadIdx.x == 0)
+        for (int s = 0; s < stages; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], consumers);
+        }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    __syncthreads();
+}
+
+/* The producer, before filling round k's stage: its last use (round
+ * k / stages - 1) was handed back; the first round's are free. */
+static __device__ __forceinline__ void ring_wait_empty(unsigned long long *empty, int k,
+                                                       int stages)
+{
+    if (k >= stages)
+        mbar_wait(&empty[k % stages], (k / stages - 1) & 1);
+}
+
+/* A consumer, before reading round k's stage: it is full. */
+static __device__ __forceinline__ void ring_wait_full(unsigned long long *full, int k, int stages)
+{
+    mbar_wait(&full[k % stages], (k / stages) & 1);
+}
+
 /* Both, for a stage filled by one copy. */
 static __device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes,
                                                  unsigned long long *bar)

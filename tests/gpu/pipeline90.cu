@@ -37,20 +37,12 @@ bulk_pipeline(const float *in, float *out, int tiles, pt_dev_buf producer, pt_de
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const float *src = in + (long long)blockIdx.x * tiles * TILE;
 
-    if (threadIdx.x == 0)
-        for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], 1);          /* the producer's arrival (and the bytes) */
-            mbar_init(&empty[s], CONSUMERS); /* a consumer warp's each */
-        }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    __syncthreads();
+    ring_init(full, empty, STAGES, CONSUMERS); /* a consumer warp's arrival each */
     if (warp == 0) {
         PT_DEV_BEGIN_ROLE(producer, 0, 1);
         for (int k = 0; k < tiles; k++) {
             const int s = k % STAGES;
-            /* The stage's last use (round k / STAGES - 1) was released. */
-            if (k >= STAGES)
-                mbar_wait(&empty[s], (k / STAGES - 1) & 1);
+            ring_wait_empty(empty, k, STAGES);
             PT_DEV_MARK(P_WAIT_EMPTY);
             if (lane == 0)
                 bulk_load(ring[s], src + (long long)k * TILE, TILE * sizeof(float), &full[s]);
@@ -63,7 +55,7 @@ bulk_pipeline(const float *in, float *out, int tiles, pt_dev_buf producer, pt_de
         PT_DEV_BEGIN_ROLE(consumer, 1, CONSUMERS);
         for (int k = 0; k < tiles; k++) {
             const int s = k % STAGES;
-            mbar_wait(&full[s], (k / STAGES) & 1);
+            ring_wait_full(full, k, STAGES);
             if (warp == 1)
                 PT_DEV_SPAN_END(SPAN_LOAD, k);
             PT_DEV_MARK(C_WAIT_FULL);

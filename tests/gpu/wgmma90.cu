@@ -112,21 +112,14 @@ tma_wgmma(const __half *a, const __half *b, float *c, int tiles, int swap, pt_de
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const unsigned lead = swap ? ALONG_MN : ALONG_K, stride = swap ? ALONG_K : ALONG_MN;
 
-    if (threadIdx.x == 0)
-        for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], 1);  /* the producer's arrival (and the bytes) */
-            mbar_init(&empty[s], 4); /* each consumer warp's */
-        }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    __syncthreads();
+    ring_init(full, empty, STAGES, 4); /* each consumer warp's arrival */
     if (warp == 0) {
         const __half *ga = a + (long long)blockIdx.x * tiles * A_HALVES;
         const __half *gb = b + (long long)blockIdx.x * tiles * B_HALVES;
         PT_DEV_BEGIN_ROLE(producer, 0, 1);
         for (int k = 0; k < tiles; k++) {
             const int s = k % STAGES;
-            if (k >= STAGES)
-                mbar_wait(&empty[s], (k / STAGES - 1) & 1);
+            ring_wait_empty(empty, k, STAGES);
             PT_DEV_MARK(P_WAIT_EMPTY);
             if (lane == 0) {
                 bulk_expect(&full[s], STAGE_BYTES);
@@ -143,7 +136,7 @@ tma_wgmma(const __half *a, const __half *b, float *c, int tiles, int swap, pt_de
         PT_DEV_BEGIN_ROLE(consumer, 4, 4);
         for (int k = 0; k < tiles; k++) {
             const int s = k % STAGES;
-            mbar_wait(&full[s], (k / STAGES) & 1);
+            ring_wait_full(full, k, STAGES);
             if (w == 0)
                 PT_DEV_SPAN_END(SPAN_LOAD, k);
             PT_DEV_MARK(C_WAIT_FULL);
