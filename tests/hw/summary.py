@@ -96,9 +96,13 @@ def suite_rows(logs, st, name="gpu_suite", title="GPU suite, hardware size"):
         if m and m.group(1) in ("FAIL", "CRASH"):
             msg = ""
             for back in range(i - 1, max(i - 8, -1), -1):
+                if lines[back].startswith("[RUN ]"):  # the test's own lines only
+                    break
                 if "Assertion Failed" in lines[back] or "Assertion" in lines[back]:
                     msg = " ".join(x.replace("[----]", "").strip() for x in lines[back + 1:i])
                     break
+            if not msg:  # no assertion: what the line says (a test's time limit)
+                msg = ln[m.end():].strip()
             rows.append((f"  {m.group(1).lower()}: {m.group(2)}", "", msg[:300]))
     worst = [float(x) for x in re.findall(r"worst phase off by ([\d.]+)%", text)]
     sums = [float(x) for x in re.findall(r"off the launch by ([\d.]+)%", text)]
