@@ -83,6 +83,9 @@ extern "C" int bench_loop_shared(int kind, int iters, long long *cycles, float *
                                  long long *times, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_loop_reg(int kind, int iters, long long *cycles, float *sink,
                               long long *times, pt_dev_buf buf, cudaStream_t st);
+/* Per-warp records with trace stores: kinds 0, 1 and 5 (spans). */
+extern "C" int bench_loop_warp(int kind, int iters, long long *cycles, float *sink,
+                               long long *times, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_shared(long long *cycles, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_reg(long long *cycles, pt_dev_buf buf, cudaStream_t st);
 extern "C" int bench_end_release(long long *cycles, pt_dev_buf buf, cudaStream_t st);
@@ -385,6 +388,22 @@ int main(void)
         pt_dev_reset(lb, (pt_stream)st);
         end_cycles[2] = cycles_of(bench_end_release(d_cycles, pt_dev_arg(lb), st));
     }
+    /* Per-warp records with trace stores (roles and spans live there): a
+     * phase mark against a span's begin or end, two a turn each, every
+     * event kept (the trace holds them all). */
+    pt_dev_records *wb =
+        pt_dev_records_create(t, 1, PH_COUNT, phase_names, PT_DEV_TRACE, 2 * iters + 2);
+    std::vector<double> warp_loop[3];
+    static const int warp_kinds[3] = { 0, 1, 5 };
+    for (int r = 0; r < reps && wb; r++)
+        for (int k = 0; k < 3; k++) {
+            pt_dev_reset(wb, (pt_stream)st);
+            warp_loop[k].push_back(cycles_of(bench_loop_warp(warp_kinds[k], iters, d_cycles,
+                                                             d_sink, d_times, pt_dev_arg(wb), st)));
+        }
+    double warp_mark = wb ? (median(warp_loop[1]) - median(warp_loop[0])) / (2.0 * iters) : -1;
+    double warp_span = wb ? (median(warp_loop[2]) - median(warp_loop[0])) / (2.0 * iters) : -1;
+    pt_dev_records_free(wb);
     /* What END is made of: a %globaltimer read, a clock64 read, a record's
      * stores then DONE with a release store or a plain one (cycles a turn). */
     const int probe_iters = simulated ? 200 : 10000;
@@ -595,6 +614,8 @@ int main(void)
            per_mark[0][2], per_mark[1][2]);
     printf("cycles per mark by hand: times[phase] += t1 - t0 in global memory %6.1f, "
            "a global store of each delta %6.1f\n", per_mark[0][4], per_mark[0][3]);
+    printf("cycles per event, per-warp records with trace stores: a phase mark %6.1f, a span "
+           "begin or end %6.1f  (goal: a span's <= a mark's)\n", warp_mark, warp_span);
     printf("cycles of PT_DEV_END (3 phases) on the recording thread: shared memory %.0f, "
            "registers %.0f (two clock reads alone: %.0f); shared memory with a release DONE %.0f\n",
            end_cycles[0], end_cycles[1], clock_pair, end_cycles[2]);

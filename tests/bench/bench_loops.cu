@@ -11,7 +11,9 @@
  *                                 delta per mark), 4 the hand-written
  *                                 pattern of tests/kernels/forms.h (the
  *                                 same read, thread 0 adding the delta to
- *                                 its phase's total in global memory);
+ *                                 its phase's total in global memory),
+ *                                 5 a span begun and ended a turn (two
+ *                                 trace events: the warp mode's, below);
  *                                 *cycles gets the loop's clock64 span
  *   bench_end_<mode>(...)         the cycles PT_DEV_END takes on the
  *                                 recording thread, against two clock64
@@ -22,6 +24,10 @@
  *                                 clock64 read, 2: a record's stores then
  *                                 a release store of DONE, as END's
  *                                 publish, 3: the same with a plain store)
+ *
+ * A third build, BENCH_MODE=warp, has per-warp records with trace stores
+ * (PT_DEV_PER_WARP, PT_DEV_TRACING), where warp roles and spans live: its
+ * kinds 1 and 5 give a phase mark's cycles and a span event's there.
  *
  * The marks use 3 phases, bench_gpu.cu's records' (as a ptgen header of
  * 3 phases would set PT_DEV_PHASES), so BEGIN, END and register mode's
@@ -72,6 +78,28 @@ __global__ void loop_marks(int iters, float seed, long long *cycles, float *sink
         PT_DEV_MARK(p0);
         x = x * 0.9999f - 0.25f;
         PT_DEV_MARK(p1);
+    }
+    long long c1 = clock64();
+    PT_DEV_END(buf);
+    if (threadIdx.x == 0)
+        *cycles = c1 - c0;
+    if (x == 1234.5f)
+        *sink = x;
+}
+
+/* Two span events a turn, as a pipeline's issue and wait: a span of kind 0
+ * begun and ended under the turn's id. */
+__global__ void loop_spans(int iters, float seed, long long *cycles, float *sink, pt_dev_buf buf)
+{
+    float x = seed + threadIdx.x;
+    PT_DEV_BEGIN(buf);
+    long long c0 = clock64();
+#pragma unroll 1
+    for (int i = 0; i < iters; i++) {
+        x = x * 1.0001f + 0.5f;
+        PT_DEV_SPAN_BEGIN(0, i);
+        x = x * 0.9999f - 0.25f;
+        PT_DEV_SPAN_END(0, i);
     }
     long long c1 = clock64();
     PT_DEV_END(buf);
@@ -199,7 +227,8 @@ extern "C" int BENCH_FN(bench_loop)(int kind, int iters, long long *cycles, floa
         break;
     case 2: loop_marks<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, 0, 2, buf); break;
     case 3: loop_by_hand<false><<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
-    default: loop_by_hand<true><<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    case 4: loop_by_hand<true><<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, times); break;
+    default: loop_spans<<<1, 32, 0, st>>>(iters, 1.0f, cycles, sink, buf); break;
     }
     return (int)cudaGetLastError();
 }

@@ -58,10 +58,11 @@ test-gpu: test-deps $(GPU_TEST_BIN) $(GPU_PROBE)
 # The mark loops in both modes, each an object whose launchers are
 # named for it.
 BENCH_LOOP_OBJS := $(BUILD)/obj/tests/bench/bench_loops.shared.o $(BUILD)/obj/tests/bench/bench_loops.reg.o \
-                   $(BUILD)/obj/tests/bench/bench_loops.release.o
+                   $(BUILD)/obj/tests/bench/bench_loops.release.o $(BUILD)/obj/tests/bench/bench_loops.warp.o
 $(BUILD)/obj/tests/bench/bench_loops.shared.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=shared
 $(BUILD)/obj/tests/bench/bench_loops.reg.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=reg -DPT_DEV_SHARED=0
 $(BUILD)/obj/tests/bench/bench_loops.release.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=release -DPT_DEV_END_RELEASE
+$(BUILD)/obj/tests/bench/bench_loops.warp.o: BENCH_LOOP_FLAGS := -DBENCH_MODE=warp -DPT_DEV_PER_WARP -DPT_DEV_TRACING
 $(BENCH_LOOP_OBJS): tests/bench/bench_loops.cu $(GPU_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) $(BENCH_LOOP_FLAGS) -Iinclude -c -o $@ $<

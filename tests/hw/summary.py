@@ -144,6 +144,13 @@ def bench_rows(logs, st):
                      f"phase: shared {rt.group(1) if rt else '?'}, registers "
                      f"{rt.group(2) if rt else '?'}; by hand: times[phase] += {hand.group(1)}, "
                      f"a store per delta {hand.group(2)}"))
+    warp = re.search(r"per-warp records with trace stores: a phase mark\s+([-\d.]+), a span begin "
+                     r"or end\s+([-\d.]+)", text)
+    if warp:
+        ok = float(warp.group(2)) <= float(warp.group(1))
+        rows.append(("  cycles per span event", f"{goal(ok)} (<= a phase mark's)",
+                     f"per-warp records with trace stores: a phase mark {warp.group(1)}, a span "
+                     f"begin or end {warp.group(2)}"))
     end = re.search(r"PT_DEV_END \(3 phases\) on the recording thread: shared memory (\d+), "
                     r"registers (\d+) \(two clock reads alone: (\d+)\)", text)
     if end:
