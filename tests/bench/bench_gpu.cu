@@ -255,7 +255,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         if (e == cudaSuccess)
             e = cudaStreamEndCapture(st, &graph[form]);
         if (e == cudaSuccess)
-            e = cudaGraphInstantiate(&exec[form], graph[form], 0);
+            e = cudaGraphInstantiateWithFlags(&exec[form], graph[form], 0);
     }
     if (e == cudaSuccess)
         pg = pt_graph_capture_end(gt, (pt_stream)st);

@@ -244,7 +244,7 @@ extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[
     if (!by_nodes)
         g = pt_graph_capture_end(t, (pt_stream)st);
     if (e == cudaSuccess && rc == 0)
-        e = cudaGraphInstantiate(&exec, graph, 0);
+        e = cudaGraphInstantiateWithFlags(&exec, graph, 0); /* CUDA 11.4 and later, one signature */
     for (int i = 0; e == cudaSuccess && rc == 0 && i < replays; i++)
         rc = pt_graph_launch(t, g, "graph", exec, (pt_stream)st);
     if (e == cudaSuccess && rc == 0)
