@@ -449,17 +449,13 @@ static void two_roles(const char *launch)
                 c.bubble_ms);
 }
 
-/* The Hopper pipelines' tests stop after 30 s (their kernels spin on
- * mbarriers: a wrong parity hangs them), so the rest of the suite still
- * runs within the hardware kit's limit (the suite takes 14 s on an H100). */
-
 /* Hopper's pipeline (tests/gpu/pipeline90.cu): bulk async copies into a
  * ring of stages, mbarriers between a producer warp and four consumer
  * warps. The sums are right; each role folds with its phases; every
  * tile's "load" span, begun by the producer and ended by a consumer, is
  * paired across the roles (none left unmatched); both roles give their
  * overlap and waits. */
-Test(gpu, a_bulk_copy_pipeline_shows_its_roles_spans_and_overlap, .timeout = 30)
+Test(gpu, a_bulk_copy_pipeline_shows_its_roles_spans_and_overlap)
 {
     const int blocks = SIZE(132, 2), tiles = SIZE(64, 8), tile = 1024;
     static const char *const load[] = { "load" };
@@ -539,7 +535,7 @@ static long wgmma_wrong(const float *c, const float *want, size_t n)
  * done, two open at once in one warp) is paired, none left over. Should
  * the product be wrong, the kernel runs again with the descriptors' two
  * byte offsets exchanged, and the failure says whether that was it. */
-Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans, .timeout = 30)
+Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans)
 {
     const int blocks = SIZE(132, 2), tiles = SIZE(64, 8);
     static const char *const spans[] = { "load", "mma" };

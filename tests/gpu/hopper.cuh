@@ -15,16 +15,28 @@ static __device__ __forceinline__ void mbar_init(unsigned long long *bar, unsign
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" : : "r"(smem(bar)), "r"(count) : "memory");
 }
 
-/* The phase `parity` of bar completed: wait for it. */
+/* The phase `parity` of bar completed: wait for it, for a second at most.
+ * A pipeline whose parities or counts are wrong never completes a phase:
+ * past the second the kernel traps, and the launch fails with an error the
+ * test reports, where a spin would hang the suite. */
 static __device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
 {
-    asm volatile("{\n\t.reg .pred p;\n"
-                 "pt_wait_%=:\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-                 "@!p bra pt_wait_%=;\n\t}"
-                 :
-                 : "r"(smem(bar)), "r"(parity)
-                 : "memory");
+    unsigned long long t0, t;
+    unsigned done;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem(bar)), "r"(parity)
+                     : "memory");
+        if (done)
+            return;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > 1000000000ull)
+            __trap();
+    }
 }
 
 static __device__ __forceinline__ void mbar_arrive(unsigned long long *bar)

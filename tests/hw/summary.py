@@ -101,8 +101,11 @@ def suite_rows(logs, st, name="gpu_suite", title="GPU suite, hardware size"):
                 if "Assertion Failed" in lines[back] or "Assertion" in lines[back]:
                     msg = " ".join(x.replace("[----]", "").strip() for x in lines[back + 1:i])
                     break
-            if not msg:  # no assertion: what the line says (a test's time limit)
-                msg = ln[m.end():].strip()
+            if not msg:  # no assertion: what the test's last word and the line say
+                run = next((j for j in range(i - 1, -1, -1) if lines[j].startswith("[RUN ]")), i)
+                said = [x.replace("[----]", "").strip() for x in lines[run + 1:i]
+                        if x.startswith("[----]") and x[6:].strip()]
+                msg = "; ".join(filter(None, [said[-1] if said else "", ln[m.end():].strip()]))
             rows.append((f"  {m.group(1).lower()}: {m.group(2)}", "", msg[:300]))
     worst = [float(x) for x in re.findall(r"worst phase off by ([\d.]+)%", text)]
     sums = [float(x) for x in re.findall(r"off the launch by ([\d.]+)%", text)]
