@@ -52,6 +52,18 @@ static unsigned long long launched(const float *d, size_t n, int *err)
     return hash_of(d, n, err);
 }
 
+/* The records of buf zeroed, its header kept (what pt_dev_reset does):
+ * each form that records writes them afresh, DONE 1 and not one more for
+ * each form before it. */
+static void reset_records(pt_dev_buf buf, int *err)
+{
+    size_t bytes = sizeof(long long) * (size_t)buf.nslots *
+                   (size_t)PT_DEV_SLOT_WORDS(buf.nphases, buf.trace_cap);
+    cudaError_t e = buf.data ? cudaMemset(buf.data + PT_DEV_HDR, 0, bytes) : cudaSuccess;
+    if (e != cudaSuccess && !*err)
+        *err = (int)e;
+}
+
 static float *upload(const std::vector<float> &h, int *err)
 {
     float *d = NULL;
@@ -81,6 +93,7 @@ extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU
             err = (int)e;
             break;
         }
+        reset_records(buf, &err);
         if (form == 0)
             gemm_orig<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(NULL));
         else if (form == 1)
@@ -118,6 +131,7 @@ extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned 
         cudaMemset(O, 0, qkv * sizeof(float));
         cudaMemset(l, 0, lm * sizeof(float));
         cudaMemset(m, 0, lm * sizeof(float));
+        reset_records(buf, &err);
         if (form == 0)
             attention_orig<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, pt_dev_arg(NULL));
         else if (form == 1)

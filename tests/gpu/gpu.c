@@ -947,15 +947,16 @@ Test(gpu, the_device_reduction_agrees_with_the_host_fold)
     pt_dev_records_free(b);
 }
 
-/* The hits slot 0 of a buffer holds for each of its `np` phases. */
-static void slot0_hits(pt_dev_records *b, int np, long long *hits)
+/* The hits slot 0 of a buffer (`what`'s) holds for each of its `np` phases. */
+static void slot0_hits(const char *what, pt_dev_records *b, int np, long long *hits)
 {
     pt_dev_buf a = pt_dev_arg(b);
     long long rec[PT_DEV_SLOT_HDR + 2 * 16];
     cr_assert_leq(np, 16);
     size_t words = (size_t)(PT_DEV_SLOT_HDR + 2 * np);
     cr_assert_eq(gpu_copy_back(rec, a.data + PT_DEV_HDR, sizeof(long long) * words), 0);
-    cr_assert_eq(rec[PT_DEV_S_DONE], 1, "slot 0 was not written");
+    cr_assert_eq(rec[PT_DEV_S_DONE], 1, "%s: slot 0 written %lld times, not once", what,
+                 rec[PT_DEV_S_DONE]);
     for (int q = 0; q < np; q++)
         hits[q] = rec[PT_DEV_SLOT_HDR + 2 * q + 1];
 }
@@ -988,11 +989,11 @@ Test(gpu, marked_kernels_compute_what_the_unmarked_ones_do)
                      heads, seq, form[f], a[f], a[0]);
     }
     /* The marks did run: the last ptkit form's records (release DONE). */
-    slot0_hits(gb, 3, hits);
+    slot0_hits("SGEMM", gb, 3, hits);
     cr_assert(hits[0] == n / 32 && hits[1] == n / 32 && hits[2] == 1,
               "SGEMM slot 0 hits %lld %lld %lld, expected %d %d 1", hits[0], hits[1], hits[2],
               n / 32, n / 32);
-    slot0_hits(ab, 6, hits);
+    slot0_hits("attention", ab, 6, hits);
     cr_assert(hits[0] == seq / 32 && hits[1] == (seq / 32) * (seq / 32),
               "attention slot 0 hits %lld %lld, expected %d %d", hits[0], hits[1], seq / 32,
               (seq / 32) * (seq / 32));

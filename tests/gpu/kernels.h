@@ -33,7 +33,8 @@ void gpu_free(void *dev);
  * (`heads` heads of `seq` rows, seq a multiple of 32) launched in their
  * GPU_NFORMS forms on the same inputs: bare, ptkit in shared memory and in
  * registers, by hand, and ptkit in shared memory with END's DONE a
- * release store (PT_DEV_END_RELEASE; the ptkit forms into buf, one after the other); hash[form] is
+ * release store (PT_DEV_END_RELEASE; the ptkit forms into buf, one after the
+ * other, its records zeroed before each); hash[form] is
  * the output's bits hashed (forms.cu). */
 enum { GPU_NFORMS = 5 };
 int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS]);
