@@ -132,8 +132,8 @@ PT__HD long long pt__count_limit(int nslots)
     return (1LL << 62) / (nslots > 0 ? nslots : 1);
 }
 
-/* %smid values from here on are garbage, not SMs: the fold, the launch's
- * shape, the overlap and the trace's bubbles leave such a slot out. */
+/* %smid values from here on are garbage, not SMs: pt__slot_on_sm (below)
+ * leaves such a slot out. */
 #define PT__SM_LIMIT 65536
 
 /* Whether a slot record is one a kernel wrote: 0 when it is not done

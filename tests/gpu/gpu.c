@@ -517,8 +517,8 @@ Test(gpu, a_bulk_copy_pipeline_shows_its_roles_spans_and_overlap)
     free(h_out);
 }
 
-/* Where c (blocks x 64 x 8) differs from the product of the tiles
- * wgmma_product() made: the first element that does, or -1. */
+/* Where c (blocks x 64 x 8) differs from want, the product computed on
+ * the host: the first element that does, or -1. */
 static long wgmma_wrong(const float *c, const float *want, size_t n)
 {
     for (size_t i = 0; i < n; i++)

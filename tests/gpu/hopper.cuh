@@ -1,6 +1,7 @@
 /* What the GPU suite's Hopper kernels share (tests/gpu/pipeline90.cu,
- * tests/gpu/wgmma90.cu): mbarriers and the TMA's 1-D bulk copy, sm_90 and
- * later, each one PTX instruction as Hopper kernels write them. */
+ * tests/gpu/wgmma90.cu), sm_90 and later: mbarriers and the TMA's 1-D
+ * bulk copy, each the PTX instruction Hopper kernels write, and a ring of
+ * stages built of them. */
 #ifndef PT_TEST_GPU_HOPPER_CUH
 #define PT_TEST_GPU_HOPPER_CUH
 

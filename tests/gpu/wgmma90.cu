@@ -43,7 +43,7 @@ enum {
     A_HALVES = TM * TK, B_HALVES = TN * TK, /* 2,048 and 256 bytes */
     STAGE_BYTES = 2 * (A_HALVES + B_HALVES),
     THREADS = 256,                         /* a producer warp group, a consumer one */
-    CORE = 128, ALONG_K = 128, ALONG_MN = 256
+    ALONG_K = 128, ALONG_MN = 256          /* bytes between core matrices */
 };
 
 enum { P_WAIT_EMPTY, P_ISSUE };
@@ -98,7 +98,7 @@ template <int pending> __device__ __forceinline__ void wg_wait(float d[4])
 #endif
 
 /* c (blocks x 64 x 8, row-major) = the sum over `tiles` k-tiles of each
- * block's a tile times its b tile, laid out as the host's wgmma_layout().
+ * block's a tile times its b tile, laid out as gpu_wgmma_upload() lays them.
  * `swap` exchanges the descriptors' two byte offsets (the suite's check of
  * which reading the hardware makes of them). */
 __global__ void __launch_bounds__(THREADS)
@@ -180,8 +180,8 @@ tma_wgmma(const __half *a, const __half *b, float *c, int tiles, int swap, pt_de
 #endif
 }
 
-/* Where element (r, k) of a tile with `rows` rows (M or N) and 16 columns
- * of K lies in the canonical layout above, in halves. */
+/* Where element (r, k) of a tile (r along M or N, k along its 16 of K)
+ * lies in the canonical layout above, in halves. */
 size_t wgmma_at(int r, int k)
 {
     return (size_t)(r / 8) * (ALONG_MN / 2) + (size_t)(k / 8) * (ALONG_K / 2) +

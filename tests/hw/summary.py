@@ -95,16 +95,15 @@ def suite_rows(logs, st, name="gpu_suite", title="GPU suite, hardware size"):
         m = re.match(r"\[(FAIL|CRASH|----)\] (gpu::\S+?):? ", ln + " ")
         if m and m.group(1) in ("FAIL", "CRASH"):
             msg = ""
-            for back in range(i - 1, max(i - 8, -1), -1):
-                if lines[back].startswith("[RUN ]"):  # the test's own lines only
-                    break
+            # The test's own lines only: those after its [RUN ] line.
+            run = next((j for j in range(i - 1, -1, -1) if lines[j].startswith("[RUN ]")), -1)
+            for back in range(i - 1, max(i - 8, run), -1):
                 if "Assertion Failed" in lines[back] or "Assertion" in lines[back]:
                     msg = " ".join(x.replace("[----]", "").strip() for x in lines[back + 1:i])
                     break
             if not msg:  # no assertion: what the test's last word and the line say
-                run = next((j for j in range(i - 1, -1, -1) if lines[j].startswith("[RUN ]")), i)
                 said = [x.replace("[----]", "").strip() for x in lines[run + 1:i]
-                        if x.startswith("[----]") and x[6:].strip()]
+                        if run >= 0 and x.startswith("[----]") and x[6:].strip()]
                 msg = "; ".join(filter(None, [said[-1] if said else "", ln[m.end():].strip()]))
             rows.append((f"  {m.group(1).lower()}: {m.group(2)}", "", msg[:300]))
     worst = [float(x) for x in re.findall(r"worst phase off by ([\d.]+)%", text)]
