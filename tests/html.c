@@ -25,24 +25,7 @@
 #include "cuda_fake.h"
 #include "records_fake.h"
 
-static test_clock clk;
-static pt_timing *t;
-static char dir[64];
-
-static void setup(void)
-{
-    fake_run_setup(dir, sizeof dir, "html");
-    t = test_timing(&clk, "html run", PT_CPU);
-    cr_assert_not_null(t);
-}
-
-static void teardown(void)
-{
-    pt_destroy(t);
-    fake_run_teardown(dir);
-}
-
-TestSuite(html, .init = setup, .fini = teardown);
+FAKE_RUN_SUITE(html, PT_CPU);
 
 #define in_dir(name) test_path(dir, (name))
 

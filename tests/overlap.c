@@ -33,24 +33,7 @@
 #include "records_fake.h"
 #include "trace_check.h"
 
-static test_clock clk;
-static pt_timing *t;
-static char dir[64];
-
-static void setup(void)
-{
-    fake_run_setup(dir, sizeof dir, "overlap");
-    t = test_timing(&clk, "overlap run", PT_TRACE);
-    cr_assert_not_null(t);
-}
-
-static void teardown(void)
-{
-    pt_destroy(t);
-    fake_run_teardown(dir);
-}
-
-TestSuite(overlap, .init = setup, .fini = teardown);
+FAKE_RUN_SUITE(overlap, PT_TRACE);
 
 #define MS 2000000LL /* cycles */
 #define EPS 1e-9

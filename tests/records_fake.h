@@ -51,6 +51,26 @@ static inline void fake_run_setup(char *dir, size_t n, const char *tag)
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 }
 
+/* The fixture of a suite of such tests: a timing `t` named "<suite> run"
+ * with `flags` on the manual clock `clk`, the fake runtime and the folder
+ * `dir` set up before each test and undone after it. */
+#define FAKE_RUN_SUITE(suite, flags)                                                        \
+    static test_clock clk;                                                                  \
+    static pt_timing *t;                                                                    \
+    static char dir[64];                                                                    \
+    static void suite##_setup(void)                                                         \
+    {                                                                                       \
+        fake_run_setup(dir, sizeof dir, #suite);                                            \
+        t = test_timing(&clk, #suite " run", (flags));                                      \
+        cr_assert_not_null(t);                                                              \
+    }                                                                                       \
+    static void suite##_teardown(void)                                                      \
+    {                                                                                       \
+        pt_destroy(t);                                                                      \
+        fake_run_teardown(dir);                                                             \
+    }                                                                                       \
+    TestSuite(suite, .init = suite##_setup, .fini = suite##_teardown)
+
 /* ptreport ARGS (from $PT_BUILD, else build/), its stdout in dir/out.txt
  * and its stderr in dir/err.txt; its exit status. */
 static inline int fake_ptreport(const char *dir, const char *args)

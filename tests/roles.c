@@ -15,24 +15,7 @@
 #include "cuda_fake.h"
 #include "records_fake.h"
 
-static test_clock clk;
-static pt_timing *t;
-static char dir[64];
-
-static void setup(void)
-{
-    fake_run_setup(dir, sizeof dir, "roles");
-    t = test_timing(&clk, "roles run", PT_CPU);
-    cr_assert_not_null(t);
-}
-
-static void teardown(void)
-{
-    pt_destroy(t);
-    fake_run_teardown(dir);
-}
-
-TestSuite(roles, .init = setup, .fini = teardown);
+FAKE_RUN_SUITE(roles, PT_CPU);
 
 #define MS 1000000LL
 #define EPS 1e-9

@@ -30,24 +30,7 @@
 #include "cuda_fake.h"
 #include "records_fake.h"
 
-static test_clock clk;
-static pt_timing *t;
-static char dir[64];
-
-static void setup(void)
-{
-    fake_run_setup(dir, sizeof dir, "shape");
-    t = test_timing(&clk, "shape run", PT_GPU_EVENTS);
-    cr_assert_not_null(t);
-}
-
-static void teardown(void)
-{
-    pt_destroy(t);
-    fake_run_teardown(dir);
-}
-
-TestSuite(shape, .init = setup, .fini = teardown);
+FAKE_RUN_SUITE(shape, PT_GPU_EVENTS);
 
 #define in_dir(name) test_path(dir, (name))
 #define MS 1000000LL

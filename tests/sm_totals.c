@@ -20,24 +20,7 @@
 #include "cuda_fake.h"
 #include "records_fake.h"
 
-static test_clock clk;
-static pt_timing *t;
-static char dir[64];
-
-static void setup(void)
-{
-    fake_run_setup(dir, sizeof dir, "sm");
-    t = test_timing(&clk, "sm run", PT_GPU_EVENTS);
-    cr_assert_not_null(t);
-}
-
-static void teardown(void)
-{
-    pt_destroy(t);
-    fake_run_teardown(dir);
-}
-
-TestSuite(sm, .init = setup, .fini = teardown);
+FAKE_RUN_SUITE(sm, PT_GPU_EVENTS);
 
 #define in_dir(name) test_path(dir, (name))
 

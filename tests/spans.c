@@ -20,24 +20,7 @@
 #include "records_fake.h"
 #include "trace_check.h"
 
-static test_clock clk;
-static pt_timing *t;
-static char dir[64];
-
-static void setup(void)
-{
-    fake_run_setup(dir, sizeof dir, "spans");
-    t = test_timing(&clk, "spans run", PT_TRACE);
-    cr_assert_not_null(t);
-}
-
-static void teardown(void)
-{
-    pt_destroy(t);
-    fake_run_teardown(dir);
-}
-
-TestSuite(spans, .init = setup, .fini = teardown);
+FAKE_RUN_SUITE(spans, PT_TRACE);
 
 #define EPS 1e-9
 #define B(kind, id) PT_DEV_EV_SPAN_CODE(kind, id, 0)
