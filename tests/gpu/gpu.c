@@ -621,10 +621,11 @@ Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans)
 /* A graph of three instrumented kernels captured once (or built node by
  * node) and replayed: every replay timed and each kernel's phases folded
  * (a spin of ns each, per block), none lost or mixed, each kernel's rows
- * adding up to it. */
+ * adding up to it. More replays than a buffer keeps host copies in flight
+ * (4), even at simulation size, so the copies' ring wraps. */
 static void graph_replays(int by_nodes)
 {
-    const int blocks = SIZE(200, 4), replays = SIZE(1000, 3);
+    const int blocks = SIZE(200, 4), replays = SIZE(1000, 6);
     const long long ns = SIZE(20000, 5000);
     pt_dev_records *recs[3];
     for (int k = 0; k < 3; k++) {
