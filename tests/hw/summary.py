@@ -103,7 +103,7 @@ def suite_rows(logs, st, name="gpu_suite", title="GPU suite, hardware size"):
                     break
             if not msg:  # no assertion: what the test's last word and the line say
                 said = [x.replace("[----]", "").strip() for x in lines[run + 1:i]
-                        if run >= 0 and x.startswith("[----]") and x[6:].strip()]
+                        if x.startswith("[----]") and x[6:].strip()] if run >= 0 else []
                 msg = "; ".join(filter(None, [said[-1] if said else "", ln[m.end():].strip()]))
             rows.append((f"  {m.group(1).lower()}: {m.group(2)}", "", msg[:300]))
     worst = [float(x) for x in re.findall(r"worst phase off by ([\d.]+)%", text)]
