@@ -52,16 +52,13 @@ static unsigned long long launched(const float *d, size_t n, int *err)
     return hash_of(d, n, err);
 }
 
-/* The records of buf zeroed, its header kept (what pt_dev_reset does):
- * each form that records writes them afresh, DONE 1 and not one more for
- * each form before it. */
-static void reset_records(pt_dev_buf buf, int *err)
+/* The records reset by pt_dev_reset before each form that records: each
+ * writes them afresh, DONE 1 and not one more for each form before it. */
+static void reset_records(pt_dev_records *recs, int *err)
 {
-    size_t bytes = sizeof(long long) * (size_t)buf.nslots *
-                   (size_t)PT_DEV_SLOT_WORDS(buf.nphases, buf.trace_cap);
-    cudaError_t e = buf.data ? cudaMemset(buf.data + PT_DEV_HDR, 0, bytes) : cudaSuccess;
-    if (e != cudaSuccess && !*err)
-        *err = (int)e;
+    int rc = pt_dev_reset(recs, NULL);
+    if (rc != 0 && !*err)
+        *err = rc;
 }
 
 static float *upload(const std::vector<float> &h, int *err)
@@ -75,8 +72,9 @@ static float *upload(const std::vector<float> &h, int *err)
     return d;
 }
 
-extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS])
+extern "C" int gpu_forms_gemm(int n, pt_dev_records *recs, unsigned long long hash[GPU_NFORMS])
 {
+    pt_dev_buf buf = pt_dev_arg(recs);
     int err = 0;
     std::vector<float> c = kernel_inputs((size_t)n * n, 3);
     float *A = upload(kernel_inputs((size_t)n * n, 1), &err);
@@ -93,7 +91,7 @@ extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU
             err = (int)e;
             break;
         }
-        reset_records(buf, &err);
+        reset_records(recs, &err);
         if (form == 0)
             gemm_orig<<<grid, 1024>>>(n, n, n, 1.0f, A, B, 0.5f, C, pt_dev_arg(NULL));
         else if (form == 1)
@@ -113,9 +111,11 @@ extern "C" int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU
     return err;
 }
 
-extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS])
+extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_records *recs,
+                                   unsigned long long hash[GPU_NFORMS])
 {
     enum { D = 64, BR = 32, BC = 32 };
+    pt_dev_buf buf = pt_dev_arg(recs);
     int err = 0;
     size_t qkv = (size_t)heads * seq * D, lm = (size_t)heads * seq;
     size_t smem = sizeof(float) * ((BR + 2 * BC) * D + BR * BC);
@@ -131,7 +131,7 @@ extern "C" int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned 
         cudaMemset(O, 0, qkv * sizeof(float));
         cudaMemset(l, 0, lm * sizeof(float));
         cudaMemset(m, 0, lm * sizeof(float));
-        reset_records(buf, &err);
+        reset_records(recs, &err);
         if (form == 0)
             attention_orig<<<grid, BR, smem>>>(Q, K, V, seq, 0.125f, l, m, O, pt_dev_arg(NULL));
         else if (form == 1)

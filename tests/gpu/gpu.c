@@ -979,10 +979,11 @@ Test(gpu, marked_kernels_compute_what_the_unmarked_ones_do)
         pt_dev_records_create(t, (n / 32) * (n / 32), 3, NULL, PT_DEV_AGGREGATE, 0);
     pt_dev_records *ab = pt_dev_records_create(t, heads, 6, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert(gb && ab, "%s", pt_last_error(t));
-    int e = gpu_forms_gemm(n, pt_dev_arg(gb), g);
-    cr_assert_eq(e, 0, "SGEMM: %s", gpu_error(e));
-    e = gpu_forms_attention(heads, seq, pt_dev_arg(ab), a);
-    cr_assert_eq(e, 0, "attention: %s", gpu_error(e));
+    int e = gpu_forms_gemm(n, gb, g);
+    cr_assert_eq(e, 0, "SGEMM: %s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e), pt_last_error(t));
+    e = gpu_forms_attention(heads, seq, ab, a);
+    cr_assert_eq(e, 0, "attention: %s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e),
+                 pt_last_error(t));
     for (int f = 1; f < GPU_NFORMS; f++) {
         cr_expect_eq(g[f], g[0], "SGEMM %dx%d %s: output hash %016llx, bare %016llx", n, n, form[f],
                      g[f], g[0]);

@@ -33,12 +33,13 @@ void gpu_free(void *dev);
  * (`heads` heads of `seq` rows, seq a multiple of 32) launched in their
  * GPU_NFORMS forms on the same inputs: bare, ptkit in shared memory and in
  * registers, by hand, and ptkit in shared memory with END's DONE a
- * release store (PT_DEV_END_RELEASE; the ptkit forms into buf, one after the
- * other, its records zeroed before each); hash[form] is
- * the output's bits hashed (forms.cu). */
+ * release store (PT_DEV_END_RELEASE; the ptkit forms into recs, one after
+ * the other, pt_dev_reset before each); hash[form] is the output's bits
+ * hashed (forms.cu). A CUDA error, or a ptkit one (negative). */
 enum { GPU_NFORMS = 5 };
-int gpu_forms_gemm(int n, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS]);
-int gpu_forms_attention(int heads, int seq, pt_dev_buf buf, unsigned long long hash[GPU_NFORMS]);
+int gpu_forms_gemm(int n, pt_dev_records *recs, unsigned long long hash[GPU_NFORMS]);
+int gpu_forms_attention(int heads, int seq, pt_dev_records *recs,
+                        unsigned long long hash[GPU_NFORMS]);
 
 /* The forms pt_dev.h's marks are compiled in: shared memory (the default),
  * registers (PT_DEV_SHARED=0), a record per warp (PT_DEV_PER_WARP) and
