@@ -27,9 +27,11 @@
 #if PT__DEV_ON_GPU
 #  define PT__DEV_UNROLL _Pragma("unroll")
 #  define PT__DEV_NO_UNROLL _Pragma("unroll 1")
+#  define PT__DEV_UNROLL2 _Pragma("unroll 2")
 #else
 #  define PT__DEV_UNROLL
 #  define PT__DEV_NO_UNROLL
+#  define PT__DEV_UNROLL2
 #endif
 
 /* The cycle counter: clock64() on the GPU; on the CPU the TSC where there is

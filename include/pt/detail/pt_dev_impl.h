@@ -509,17 +509,34 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
      * reused record never shows an earlier launch's figures; the buffer's
      * pairs past them keep what pt_dev_reset() left there. The marks of a
      * phase the buffer does not have, or beyond this n (a helper's mark
-     * under a larger PT_DEV_PHASES), are counted as bad. One word a turn
-     * (two registers): four pairs a turn, whose loads overlapped, took
-     * END from 938 to about 450 simulated cycles with 16 phases but held
-     * 16 registers, which raised small kernels' counts (a reduction from
-     * 13 to 29 on sm_90); a pair a turn still set that reduction's count
-     * (19 on sm_90, 18 on sm_80, against 17 and 16 a word a turn). */
+     * under a larger PT_DEV_PHASES), are counted as bad. */
     m = n < s->n ? n : s->n;
     k = m < b.nphases ? m : b.nphases;
-    PT__DEV_NO_UNROLL
+#if PT__DEV_ON_GPU
+    {
+        /* On the GPU in 32-bit halves, two a turn. END's copy is the
+         * register peak of small kernels, and a 64-bit word a turn held an
+         * aligned pair of registers: a reduction with early returns took
+         * 17 on sm_90 against its own 13, one over the allocation unit;
+         * two halves in flight take any two registers (16, and 15 on
+         * sm_80), as one half a turn does; the two halves of a pair
+         * loaded together, or a turn of exactly two halves, took 17 again.
+         * Simulated cycles of END with 16 phases: a word a turn 2,078, a
+         * half 3,581, two halves 2,231, four halves 1,454 but 25 registers
+         * in that reduction (four pairs a turn, earlier: 29).
+         * Read and written as words that may alias the pairs, so that no
+         * type rule lets the compiler move a load. */
+        typedef unsigned __attribute__((may_alias)) pt__dev_half;
+        pt__dev_half *to = (pt__dev_half *)&r[PT_DEV_SLOT_HDR];
+        const pt__dev_half *from = (const pt__dev_half *)&acc[2];
+        PT__DEV_UNROLL2
+        for (q = 0; q < 4 * k; q++)
+            to[q] = from[q];
+    }
+#else
     for (q = 0; q < 2 * k; q++)
         r[PT_DEV_SLOT_HDR + q] = acc[2 + q];
+#endif
     /* The marks of the phases the buffer lacks, of those past this n (a
      * helper's marks under a larger PT_DEV_PHASES), and of phases out of
      * range (the pair after the phases'). */
