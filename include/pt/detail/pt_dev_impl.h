@@ -512,9 +512,10 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
      * under a larger PT_DEV_PHASES), are counted as bad. */
     m = n < s->n ? n : s->n;
     k = m < b.nphases ? m : b.nphases;
-#if PT__DEV_ON_GPU
+#if PT__DEV_ON_GPU && (defined(__GNUC__) || defined(__clang__) || defined(__CUDACC_RTC__))
     {
-        /* On the GPU in 32-bit halves, two a turn. END's copy is the
+        /* On the GPU in 32-bit halves, two a turn (where the compiler
+         * knows may_alias; a word a turn elsewhere). END's copy is the
          * register peak of small kernels, and a 64-bit word a turn held an
          * aligned pair of registers: a reduction with early returns took
          * 17 on sm_90 against its own 13, one over the allocation unit;
@@ -534,6 +535,7 @@ PT_DEV_FN void pt__dev_end(pt_dev_state *s, pt_dev_buf b, long long slot, int n)
             to[q] = from[q];
     }
 #else
+    PT__DEV_NO_UNROLL
     for (q = 0; q < 2 * k; q++)
         r[PT_DEV_SLOT_HDR + q] = acc[2 + q];
 #endif
