@@ -132,6 +132,13 @@ PT__HD long long pt__count_limit(int nslots)
     return (1LL << 62) / (nslots > 0 ? nslots : 1);
 }
 
+/* A count kept over many folds plus one fold's (n >= 0, below 2^62 by
+ * the limit above), held at LLONG_MAX rather than wrapping. */
+PT__HD long long pt__count_add(long long total, long long n)
+{
+    return total > 0x7fffffffffffffffLL - n ? 0x7fffffffffffffffLL : total + n;
+}
+
 /* %smid values from here on are garbage, not SMs: pt__slot_on_sm (below)
  * leaves such a slot out. */
 #define PT__SM_LIMIT 65536
@@ -254,9 +261,14 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
      * stores or drops every mark; on a trace buffer the host counts such
      * marks as dropped. */
     if (rec[PT_DEV_S_NEVENTS] == 0 && rec[PT_DEV_S_DROPPED] == 0) {
+        /* Held at lim, as each count is (pt__slot_ok), so that the sum
+         * over the slots stays below 2^62: a slot's phases together may
+         * hold nphases + 1 counts of lim. */
         long long marks = rec[PT_DEV_S_BAD_PHASE] > 0 ? rec[PT_DEV_S_BAD_PHASE] : 0;
-        for (int p = 0; p < nphases; p++)
-            marks += ph[2 * p + 1] > 0 ? ph[2 * p + 1] : 0;
+        for (int p = 0; p < nphases; p++) {
+            long long hits = ph[2 * p + 1] > 0 ? ph[2 * p + 1] : 0;
+            marks = hits > lim - marks ? lim : marks + hits;
+        }
         if (marks > 0)
             PT__R_ADDI(r[PT__R_UNTRACED], marks);
     }

@@ -442,6 +442,30 @@ Test(fold, a_trace_buffer_from_a_kernel_without_trace_stores_counts_every_mark_u
     pt_dev_records_free(agg);
 }
 
+Test(fold, counts_past_what_a_kernel_writes_saturate_over_folds_never_wrap)
+{
+    /* One slot whose two phases and bad marks each hold the most a count
+     * may (2^62 for one slot): the slot's untraced marks are held at
+     * 2^62 (not 3 x 2^62, wrapped negative and so not counted), and over
+     * two folds the timing's count stays at LLONG_MAX. */
+    const long long lim = 1LL << 62;
+    pt_dev_records *b = pt_dev_records_create(t, 1, 2, NULL, PT_DEV_HOST | PT_DEV_TRACE, 4);
+    pt_dev_clock dc;
+    for (int k = 0; k < 2; k++) {
+        pt_dev_reset(b, NULL);
+        long long *r = test_slot(b, 0, 0, 2000000, 0, 1000000, (long long[]){ 500000, 500000 },
+                                 (long long[]){ lim, lim });
+        r[PT_DEV_S_BAD_PHASE] = lim;
+        launch_cpu("step", 1000000);
+        cr_assert_eq(fold(b, "step"), PT_EFULL, "%s", pt_last_error(t));
+        cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
+        cr_assert_eq(dc.untraced, k ? LLONG_MAX : lim, "fold %d: %lld untraced", k + 1,
+                     dc.untraced);
+    }
+    cr_assert_gt(get("step/phase 0").total_ms, 0, "the phases are folded all the same");
+    pt_dev_records_free(b);
+}
+
 Test(fold, a_header_that_does_not_match_folds_nothing)
 {
     pt_dev_records *b = pt_dev_records_create(t, 1, 2, NULL, PT_DEV_HOST, 0);

@@ -43,6 +43,7 @@
 #include <pt/pt_dev.h> /* PT_DEV_MAX_PHASES, as the kernels see it unless they define it */
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +239,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     if (b->mode == PT_DEV_MODE_TRACE && r[PT__R_UNTRACED].i > 0) {
         /* The kernel stored no events at all: built without trace stores. */
         long long untraced = r[PT__R_UNTRACED].i;
-        t->dev_clock.untraced += untraced;
+        t->dev_clock.untraced = pt__count_add(t->dev_clock.untraced, untraced);
         rc = pt__fail(t, PT_EFULL,
                       "pt_dev_fold(\"%s\"): %lld trace events dropped: a trace buffer, but the "
                       "kernel was built without trace stores (define PT_DEV_TRACING before "
@@ -246,7 +247,8 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                       title, untraced);
     }
     if (dropped > 0) {
-        t->dropped += (uint64_t)dropped;
+        t->dropped = t->dropped > UINT64_MAX - (uint64_t)dropped ? UINT64_MAX
+                                                                  : t->dropped + (uint64_t)dropped;
         rc = pt__fail(t, PT_EFULL,
                       "pt_dev_fold(\"%s\"): %lld trace events dropped; the buffer holds %d per slot",
                       title, dropped, b->trace_cap);
@@ -343,18 +345,18 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     dc->cycles_per_ns = cv->ns_per_cycle > 0 ? 1.0 / cv->ns_per_cycle : 0;
     dc->tick_ns = cv->tick_ns;
     dc->mark_cycles = cv->mark_cycles;
-    dc->blocks_own += r[PT__R_OWN].i;
-    dc->blocks_cal += r[PT__R_CAL].i;
+    dc->blocks_own = pt__count_add(dc->blocks_own, r[PT__R_OWN].i);
+    dc->blocks_cal = pt__count_add(dc->blocks_cal, r[PT__R_CAL].i);
     dc->device = cv->device;
     snprintf(dc->device_name, sizeof dc->device_name, "%s", cv->name);
     dc->folds++;
-    dc->slots_skipped += r[PT__R_UNDONE].i;
+    dc->slots_skipped = pt__count_add(dc->slots_skipped, r[PT__R_UNDONE].i);
     /* The records hold exactly the launch's blocks (PT_LAUNCH sized them):
      * a slot without a record is a block that returned before BEGIN, or,
      * built as C (no scope guard), before END. */
     if (j->every_slot && r[PT__R_UNDONE].i > 0 && done > 0) {
         long long u = r[PT__R_UNDONE].i;
-        dc->slots_unfinished += u;
+        dc->slots_unfinished = pt__count_add(dc->slots_unfinished, u);
         rc = pt__fail(t, PT_ESTATE,
                       "pt_dev_fold(\"%s\"): %lld of the launch's %d %s wrote no record: %s "
                       "before PT_DEV_BEGIN (put it first in the kernel, before any return), or, "
