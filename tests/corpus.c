@@ -59,8 +59,8 @@ Test(corpus, marks_keep_every_kernels_occupancy_and_add_no_stack)
  * elsewhere"): on sm_90 the 8x8 SGEMM's loop holds exactly 112 registers,
  * and what the marks or END keep across it (the array's address) takes it
  * to 114, as the hand-written pattern's state does; no occupancy is lost
- * (the test above). A kernel not listed here stays
- * within its own count rounded up to 8. */
+ * (the test above). A kernel not listed here stays within its own count
+ * rounded up to 8. */
 static const struct {
     const char *entry;
     int arch, most;
