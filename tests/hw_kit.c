@@ -160,18 +160,74 @@ Test(hw_kit, the_summary_of_an_empty_folder_says_what_is_missing)
 
 Test(hw_kit, the_summary_reads_the_last_hardware_record)
 {
-    /* The logs an H100 gave (docs/hardware/2026-11-27-h100/run4): the
+    /* The logs an H100 gave (docs/hardware/2026-11-28-h100/run1): the
      * parser must still read what the kit really writes. */
     static const char *const rows[] = {
         "| card | NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0 |",
-        "| GPU suite, hardware size | 31 of 32 passed, 1 failed, 0 crashed |",
-        "SM 1.9805 GHz (rated 1.9800), globaltimer tick 32 ns",
+        "| GPU suite, hardware size | 38 of 40 passed, 2 failed, 0 crashed |",
+        "SM 1.9773 GHz (rated 1.9800), globaltimer tick 32 ns",
         "ptkit (registers) +2.61 %",
-        "| compute-sanitizer racecheck | met (0 errors) | 26 tests ran",
-        "| sample cupy | ok, 4.0 s, on the GPU | report: no warning |",
+        "| compute-sanitizer racecheck | met (0 errors in ptkit's code) | 34 tests ran",
+        "1 errors, 0 of them in ptkit's code, 1 in the suite's own kernels",
+        "| sample torch | ok, 20.0 s, on the GPU | report: no warning |",
         NULL,
     };
-    char *text = summary_of("docs/hardware/2026-11-27-h100/run4");
+    char *text = summary_of("docs/hardware/2026-11-28-h100/run1");
     expect_rows(text, rows);
     free(text);
+}
+
+/* Writes `text` as dir/name. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(hw_kit, a_sanitizer_error_counts_against_the_marks_unless_it_lies_wholly_in_a_kernel)
+{
+    /* The goal is that the marks add no error: a report whose every site
+     * is a kernel's own file is that kernel's, and said so; one with a
+     * site in ptkit's headers, or with no site at all, is ptkit's. */
+    static const char *const head = "========= COMPUTE-SANITIZER\n";
+    static const char *const kernel =
+        "========= Error: Race reported between Write access at copy(void *)+0x10 in ring.cuh:70\n"
+        "=========     and Read access at consume(float *)+0x20 in pipeline.cu:63 [12 hazards]\n"
+        "=========\n";
+    static const char *const marks =
+        "========= Error: Race reported between Write access at k(pt_dev_buf)+0x30 in "
+        "include/pt/detail/pt_dev_impl.h:414\n"
+        "=========     and Read access at k(pt_dev_buf)+0x40 in pipeline.cu:63 [1 hazard]\n"
+        "=========\n";
+    char dir[] = "/tmp/ptkit_hw_san_XXXXXX", log[2048];
+    cr_assert_not_null(mkdtemp(dir));
+
+    snprintf(log, sizeof log, "%s%s========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 "
+             "warnings)\n", head, kernel);
+    put(dir, "sanitizer_racecheck.log", log);
+    char *text = summary_of(dir);
+    cr_assert(strstr(text, "| compute-sanitizer racecheck | met (0 errors in ptkit's code) |"),
+              "%s", text);
+    cr_assert(strstr(text, "1 errors, 0 of them in ptkit's code, 1 in the suite's own kernels"),
+              "%s", text);
+    free(text);
+
+    snprintf(log, sizeof log, "%s%s%s========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, "
+             "0 warnings)\n", head, kernel, marks);
+    put(dir, "sanitizer_racecheck.log", log);
+    text = summary_of(dir);
+    cr_assert(strstr(text, "| compute-sanitizer racecheck | **NOT met** (0 errors in ptkit's code) |"),
+              "%s", text);
+    cr_assert(strstr(text, "2 errors, 1 of them in ptkit's code, 1 in the suite's own kernels"),
+              "%s", text);
+    free(text);
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/sanitizer_racecheck.log", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(rmdir(dir), 0);
 }
