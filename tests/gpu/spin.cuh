@@ -60,9 +60,14 @@ template <int NP>
 __global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
 {
     long long act[NP];
+    /* Zeroed before BEGIN by statements ptxas keeps in order with BEGIN's
+     * clock read: plain zeroes were sunk after it, 27 instructions of
+     * phase 0 that no spin saw (with 16 phases; on an H100 whose SMs each
+     * held 32 spinning one-warp blocks, some 50 ns of the 236 by which a
+     * 10 us phase 0 read long). */
 #pragma unroll
     for (int p = 0; p < NP; p++)
-        act[p] = 0;
+        asm volatile("mov.b64 %0, 0;" : "=l"(act[p]));
     if (ns < 0 || rounds < 0)
         return;
     PT_DEV_BEGIN(buf);
