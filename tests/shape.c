@@ -51,18 +51,19 @@ static void launch(pt_dev_records *b)
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
 }
 
-/* The launch above, folded once, from records made with flags; then with
- * `second`, a launch of two 1 ms blocks side by side on SMs 0 and 1. */
-static void shaped(unsigned flags, int second)
+/* The launch above, folded once, from records made with flags, block k
+ * in slot slot_of[k]; then with `second`, a launch of two 1 ms blocks
+ * side by side on SMs 0 and 1. */
+static void shaped_in(unsigned flags, int second, const int slot_of[5])
 {
     pt_dev_records *b = pt_dev_records_create(t, 5, 2, NULL, flags, 0);
     cr_assert_not_null(b, "%s", pt_last_error(t));
     cr_assert_eq(pt_dev_reset(b, NULL), 0, "%s", pt_last_error(t));
-    block(b, 0, 0, 0, 1 * MS, MS / 2, MS / 2);
-    block(b, 1, 0, 0, 1 * MS, MS / 2, MS / 2);
-    block(b, 2, 0, 1 * MS, 1 * MS, MS / 2, MS / 2);
-    block(b, 3, 1, 0, 1 * MS, MS / 2, MS / 2);
-    block(b, 4, 1, 3 * MS / 2, 5 * MS / 2, 1 * MS, 3 * MS / 2);
+    block(b, slot_of[0], 0, 0, 1 * MS, MS / 2, MS / 2);
+    block(b, slot_of[1], 0, 0, 1 * MS, MS / 2, MS / 2);
+    block(b, slot_of[2], 0, 1 * MS, 1 * MS, MS / 2, MS / 2);
+    block(b, slot_of[3], 1, 0, 1 * MS, MS / 2, MS / 2);
+    block(b, slot_of[4], 1, 3 * MS / 2, 5 * MS / 2, 1 * MS, 3 * MS / 2);
     launch(b);
     if (second) {
         cr_assert_eq(pt_dev_reset(b, NULL), 0, "%s", pt_last_error(t));
@@ -71,6 +72,11 @@ static void shaped(unsigned flags, int second)
         launch(b);
     }
     pt_dev_records_free(b);
+}
+
+static void shaped(unsigned flags, int second)
+{
+    shaped_in(flags, second, (const int[]){ 0, 1, 2, 3, 4 });
 }
 
 static pt_section_stats stats_of(pt_timing *x, const char *path)
@@ -84,7 +90,7 @@ static pt_section_stats stats_of(pt_timing *x, const char *path)
 
 #define EPS 1e-9
 
-static void assert_one_fold(pt_timing *x, double sms)
+static void assert_one_fold_slowest(pt_timing *x, double sms, int slowest)
 {
     pt_section_stats st = stats_of(x, "step");
     cr_assert_eq(st.shape_folds, 1);
@@ -96,7 +102,7 @@ static void assert_one_fold(pt_timing *x, double sms)
     cr_assert_float_eq(st.tail_ms, 2.0, EPS, "%g", st.tail_ms);
     cr_assert_float_eq(st.tail_pct, 50.0, EPS);
     cr_assert_float_eq(st.sm_idle_pct, 100 * (1 - 5.5 / (4 * sms)), EPS, "%g", st.sm_idle_pct);
-    cr_assert_eq(st.slowest_block, 4);
+    cr_assert_eq(st.slowest_block, slowest);
     cr_assert_eq(st.slowest_block_sm, 1);
     cr_assert_float_eq(st.slowest_block_ms, 2.5, EPS);
     cr_assert_eq(st.stragglers, 1, "SM 1: %llu", (unsigned long long)st.stragglers);
@@ -109,6 +115,28 @@ static void assert_one_fold(pt_timing *x, double sms)
     cr_assert_str_eq(names[1], "phase 1");
     cr_assert_float_eq(ms[0], 1.0, EPS);
     cr_assert_float_eq(ms[1], 1.5, EPS);
+}
+
+static void assert_one_fold(pt_timing *x, double sms)
+{
+    assert_one_fold_slowest(x, sms, 4);
+}
+
+/* The same launch with its blocks in other slots: the SMs interleaved,
+ * SM 0's blocks written latest BEGIN first, SM 1's too. The fold sorts
+ * them by SM and BEGIN, whatever order they were written in. */
+Test(shape, the_figures_do_not_depend_on_the_order_of_the_slots)
+{
+    static const int slot_of[][5] = { { 4, 3, 0, 2, 1 }, { 3, 1, 2, 4, 0 }, { 1, 0, 4, 3, 2 } };
+    fake.attr[16] = 132; /* cudaDevAttrMultiProcessorCount */
+    fake.attr_set[16] = 1;
+    for (int i = 0; i < 3; i++) {
+        pt_destroy(t);
+        t = test_timing(&clk, "shape run", PT_GPU_EVENTS);
+        cr_assert_not_null(t);
+        shaped_in(0, 0, slot_of[i]);
+        assert_one_fold_slowest(t, 132, slot_of[i][4]);
+    }
 }
 
 Test(shape, host_mode_counts_the_cpus_it_saw)
