@@ -139,6 +139,29 @@ Test(shape, the_figures_do_not_depend_on_the_order_of_the_slots)
     }
 }
 
+/* Five SMs, one block each from 0 to 5, 1, 4, 2 and 3 ms: the median
+ * SM's last END is 3 ms, so the SMs ending at 5 and 4 ms are stragglers
+ * (past 3 + 5 / 10); the first SM falls idle at 1 ms, a tail of 4. */
+Test(shape, the_median_sm_and_the_first_idle_come_from_unordered_ends)
+{
+    static const long long end_ms[5] = { 5, 1, 4, 2, 3 };
+    fake.attr[16] = 5; /* cudaDevAttrMultiProcessorCount */
+    fake.attr_set[16] = 1;
+    pt_dev_records *b = pt_dev_records_create(t, 5, 2, NULL, 0, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_reset(b, NULL), 0, "%s", pt_last_error(t));
+    for (int k = 0; k < 5; k++)
+        block(b, k, k, 0, end_ms[k] * MS, end_ms[k] * MS / 2, end_ms[k] * MS / 2);
+    launch(b);
+    pt_dev_records_free(b);
+    pt_section_stats st = stats_of(t, "step");
+    cr_assert_float_eq(st.span_ms, 5.0, EPS, "%g", st.span_ms);
+    cr_assert_float_eq(st.tail_ms, 4.0, EPS, "%g", st.tail_ms);
+    cr_assert_eq(st.stragglers, 2, "%llu", (unsigned long long)st.stragglers);
+    cr_assert_eq(st.straggler_sm, 0);
+    cr_assert_float_eq(st.waves, 1.0, EPS, "%g", st.waves);
+}
+
 Test(shape, host_mode_counts_the_cpus_it_saw)
 {
     shaped(PT_DEV_HOST, 0);

@@ -22,7 +22,8 @@
  *
  * Sorting by SM and BEGIN makes it O(n log n) in the blocks at worst;
  * O(n + SMs) for the common grid whose blocks began in slot order on
- * each SM (sort_blocks, below). */
+ * each SM (sort_blocks, below); the median SM's last END is selected,
+ * not sorted for (kth). */
 #include "gpu/shape.h"
 
 #include "core/shape.h"
@@ -98,6 +99,37 @@ static void sort_blocks(blk *v, blk *tmp, int n, int top_sm)
             qsort(v + i, (size_t)(j - i), sizeof *v, by_sm_begin);
     }
     free(at);
+}
+
+/* The k-th smallest of v[0..n) (0-based), v reordered: Hoare's
+ * selection, the middle element the pivot; O(n) for the SMs' last ENDs,
+ * which come nearly sorted. */
+static long long kth(long long *v, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+
+    while (lo < hi) {
+        long long pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                long long x = v[i];
+                v[i++] = v[j];
+                v[j--] = x;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return v[k];
 }
 
 /* The device's SMs, asked once per buffer; 0 when unknown. */
@@ -216,10 +248,16 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, dou
     f.idle = 1.0 - busy / ((double)f.sms * f.span);
     if (f.idle < 0)
         f.idle = 0;
-    qsort(lasts, (size_t)g, sizeof *lasts, by_value);
-    f.tail = (double)(s1 - lasts[0]);
-    for (int i = 0; i < g; i++)
-        f.stragglers += (double)(lasts[i] - lasts[(g - 1) / 2]) > f.span / 10;
+    {
+        long long first_idle = lasts[0], median;
+        for (int i = 1; i < g; i++)
+            if (lasts[i] < first_idle)
+                first_idle = lasts[i];
+        median = kth(lasts, g, (g - 1) / 2);
+        f.tail = (double)(s1 - first_idle);
+        for (int i = 0; i < g; i++)
+            f.stragglers += (double)(lasts[i] - median) > f.span / 10;
+    }
     for (int p = 0; p < b->nphases; p++) {
         const long long *rec = d + PT_DEV_HDR + slow_at * sw;
         double ovh;
