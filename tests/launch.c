@@ -605,9 +605,10 @@ Test(launch, captures_not_taken_are_freed_with_the_timing)
 }
 
 /* A graph built node by node: each instrumented kernel goes in after its
- * records' reset (two memset nodes after the given dependencies: the
- * slots, and the bad-slot count), and every replay folds it as a captured
- * one. Records of another size go in alone, unmeasured, and say so. */
+ * records' reset (one memset node after the given dependencies: the
+ * bad-slot words that end the header, and the slots after them), and
+ * every replay folds it as a captured one. Records of another size go in
+ * alone, unmeasured, and say so. */
 Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
 {
     static const char *const n2[] = { "load", "math" }, *const n3[] = { "a", "b", "c" };
@@ -623,32 +624,30 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
 
     cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, "first kernel", r1), 0, "%s",
                  pt_last_error(t));
-    cr_assert_eq(fake.memset_nodes, 2, "the reset: two memsets");
+    cr_assert_eq(fake.memset_nodes, 1, "the reset: one memset");
     pt_dev_buf a1 = pt_dev_arg(r1);
-    cr_assert_eq(fake.memset_params[0].dst, a1.data + PT_DEV_HDR, "the slots");
+    cr_assert_eq(fake.memset_params[0].dst, a1.data + PT_DEV_H_BAD_SLOT,
+                 "from the bad slots' count and largest index");
+    cr_assert_eq(PT_DEV_H_BAD_SLOT_AT + 1, PT_DEV_HDR, "which end the header");
     cr_assert_eq(fake.memset_params[0].width * fake.memset_params[0].element_size,
-                 8 * PT_DEV_SLOT_WORDS(2, 0) * sizeof(long long));
-    cr_assert_eq(fake.memset_params[1].dst, a1.data + PT_DEV_H_BAD_SLOT,
-                 "the bad slots' count and largest index");
-    cr_assert_eq(fake.memset_params[1].width * fake.memset_params[1].element_size,
-                 2 * sizeof(long long));
+                 (PT_DEV_BUF_WORDS(8, 2, 0) - PT_DEV_H_BAD_SLOT) * sizeof(long long),
+                 "to the last slot's last word");
     cr_assert_eq(fake.memset_params[0].value, 0);
     cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
-    cr_assert_eq(fake.ndeps, 2, "the kernel after the reset");
+    cr_assert_eq(fake.ndeps, 1, "the kernel after the reset");
     cr_assert_eq(fake.deps[0], (void *)(uintptr_t)1);
-    cr_assert_eq(fake.deps[1], (void *)(uintptr_t)2);
-    cr_assert_eq(k1, (void *)(uintptr_t)3);
+    cr_assert_eq(k1, (void *)(uintptr_t)2);
     /* The second after the first: its reset depends on it. */
     cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "second kernel", r2), 0, "%s",
                  pt_last_error(t));
-    cr_assert_eq(fake.memset_nodes, 4);
-    cr_assert_eq(k2, (void *)(uintptr_t)6);
+    cr_assert_eq(fake.memset_nodes, 2);
+    cr_assert_eq(k2, (void *)(uintptr_t)4);
     /* Records of 2 slots for a grid of 8: in the graph, unmeasured. */
     cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, &k2, 1, &p1, "third", small), PT_ESTATE);
     cr_assert(strstr(pt_last_error(t), "(2 slots, the grid 8) do not hold the grid's slots"),
               "%s", pt_last_error(t));
     cr_assert_eq(fake.kernel_nodes, 3, "the kernel is still in the graph");
-    cr_assert_eq(fake.memset_nodes, 4, "with no reset");
+    cr_assert_eq(fake.memset_nodes, 2, "with no reset");
     cr_assert_eq(fake.ndeps, 1);
     cr_assert_eq(fake.deps[0], k2, "after what the user gave");
     /* Bad arguments. */

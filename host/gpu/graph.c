@@ -15,8 +15,8 @@
  * the copy: so replays on one stream never mix their records. A buffer
  * keeps a few copies in flight (records.h); past them the host waits for
  * the oldest copy, the only wait. A graph built node by node
- * (pt_graph_add_kernel()) gets each kernel's reset as two memset nodes
- * ahead of it, as the capture would have put them, and is folded alike. */
+ * (pt_graph_add_kernel()) gets each kernel's reset as a memset node
+ * ahead of it, as the capture would have put it, and is folded alike. */
 #include "gpu/graph.h"
 
 #include "core/errors.h"
@@ -129,8 +129,8 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
 {
     const pt__cu_kernel_node *kp = params;
     const pt__cuda_api *cu;
-    pt__reset_part part[2];
-    void *reset[2];
+    pt__reset_part part;
+    void *reset;
     long long blocks, threads, n;
     pt__cuerr e;
     const char *why;
@@ -163,16 +163,15 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
                         "slots, the grid %lld) %s; the kernel is in the graph, unmeasured",
                         title, b->nslots, n, why);
     }
-    /* pt_dev_reset's two memsets, in 4-byte elements (a memset node's
+    /* pt_dev_reset's memset, in 4-byte elements (a memset node's
      * widest). */
-    pt__reset_parts(b, part);
-    e = 0;
-    for (int i = 0; i < 2 && !e; i++) {
-        const pt__cu_memset m = { part[i].dst, 0, 0, 4, part[i].bytes / 4, 1 };
-        e = cu->GraphAddMemsetNode(&reset[i], graph, deps, ndeps, &m);
+    part = pt__reset_of(b);
+    {
+        const pt__cu_memset m = { part.dst, 0, 0, 4, part.bytes / 4, 1 };
+        e = cu->GraphAddMemsetNode(&reset, graph, deps, ndeps, &m);
     }
     if (!e)
-        e = cu->GraphAddKernelNode(node, graph, reset, 2, params);
+        e = cu->GraphAddKernelNode(node, graph, &reset, 1, params);
     if (e)
         return pt__fail(gr->t, PT_ECUDA, "pt_graph_add_kernel(\"%s\"): %s: %s", title,
                         "adding the reset and the kernel", pt__cuda_errstr(cu, e));

@@ -311,12 +311,11 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     return b;
 }
 
-void pt__reset_parts(const pt_dev_records *b, pt__reset_part out[2])
+pt__reset_part pt__reset_of(const pt_dev_records *b)
 {
-    out[0] = (pt__reset_part){ b->data + PT_DEV_HDR,
-                               (size_t)(b->words - PT_DEV_HDR) * sizeof(long long) };
-    /* The bad slots' count and the largest of them, adjacent. */
-    out[1] = (pt__reset_part){ b->data + PT_DEV_H_BAD_SLOT, 2 * sizeof(long long) };
+    /* The bad slots' count and the largest of them end the header. */
+    return (pt__reset_part){ b->data + PT_DEV_H_BAD_SLOT,
+                             (size_t)(b->words - PT_DEV_H_BAD_SLOT) * sizeof(long long) };
 }
 
 long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads)
@@ -359,20 +358,19 @@ pt_dev_buf pt_dev_arg(const pt_dev_records *b)
 
 int pt_dev_reset(pt_dev_records *b, pt_stream stream)
 {
-    pt__reset_part part[2];
+    pt__reset_part part;
     pt__cuerr e = 0;
     int capturing = 0;
 
     if (!b)
         return 0;
-    pt__reset_parts(b, part);
+    part = pt__reset_of(b);
     b->stream = stream;
     b->reset_gen++;
     if (b->host) {
         /* Folds waiting for a launch read their own copy, so the records
          * may be cleared under them. */
-        for (int i = 0; i < 2; i++)
-            memset(part[i].dst, 0, part[i].bytes);
+        memset(part.dst, 0, part.bytes);
         return 0;
     }
     /* A fold's copy (or reduction) queued on another stream may not have
@@ -391,8 +389,7 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
                             "records on another stream: %s; nothing reset",
                             pt__cuda_errstr(b->cu, e));
     }
-    for (int i = 0; i < 2 && !e; i++)
-        e = b->cu->MemsetAsync(part[i].dst, 0, part[i].bytes, stream);
+    e = b->cu->MemsetAsync(part.dst, 0, part.bytes, stream);
     if (e)
         return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: cudaMemsetAsync: %s",
                         pt__cuda_errstr(b->cu, e));

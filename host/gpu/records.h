@@ -60,15 +60,16 @@ struct pt_dev_records {
  * error counted. */
 PT__HIDDEN int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out);
 
-/* What a reset clears (pt_dev_reset(), a graph's reset nodes): the
- * slots, and the header's bad-slot count; the rest of the header keeps
- * what the host wrote. Two parts, each bytes long at dst, a multiple of
- * 8 bytes. */
+/* What a reset clears (pt_dev_reset(), a graph's reset node): the
+ * header's bad-slot words and every slot, one span of bytes at dst (a
+ * multiple of 8); the rest of the header keeps what the host wrote. One
+ * memset, where there were two: each is an operation on the stream, or a
+ * node of a graph, that every launch and replay pays for. */
 typedef struct pt__reset_part {
     void *dst;
     size_t bytes;
 } pt__reset_part;
-PT__HIDDEN void pt__reset_parts(const pt_dev_records *b, pt__reset_part out[2]);
+PT__HIDDEN pt__reset_part pt__reset_of(const pt_dev_records *b);
 
 /* The slots a launch of blocks x threads writes into b: a block's (or
  * with PT_DEV_WARP_SLOTS a warp's), one in b->sample of them; -1 when

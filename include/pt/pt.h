@@ -344,8 +344,8 @@ PT_EXTERN int pt_graph_launch(pt_timing *t, pt_graph *g, const char *title, void
  *  NULL for a NULL t or without memory (counted). */
 PT_EXTERN pt_graph *pt_graph_create(pt_timing *t);
 /** \brief cudaGraphAddKernelNode for an instrumented kernel: adds to
- *  `graph` (a cudaGraph_t) the reset of `records` (two memset nodes after
- *  the ndeps nodes of deps), then the kernel node after them (params: a
+ *  `graph` (a cudaGraph_t) the reset of `records` (a memset node after
+ *  the ndeps nodes of deps), then the kernel node after it (params: a
  *  cudaKernelNodeParams whose arguments hold pt_dev_arg(records)), and
  *  notes the kernel in g as `title`, folded at each pt_graph_launch() as a
  *  captured PT_LAUNCH is. *node receives the kernel node. Records that do

@@ -39,17 +39,19 @@
 
 /* Buffer header, at data[0 .. PT_DEV_HDR-1]. */
 #define PT_DEV_MAGIC        0x7074646576627566LL /* "ptdevbuf" */
-#define PT_DEV_LAYOUT       2      /* bumped when this format changes */
+#define PT_DEV_LAYOUT       3      /* bumped when this format changes */
 #define PT_DEV_HDR          8
 #define PT_DEV_H_MAGIC      0      /* PT_DEV_MAGIC, written by the host */
 #define PT_DEV_H_LAYOUT     1      /* PT_DEV_LAYOUT */
 #define PT_DEV_H_NSLOTS     2
 #define PT_DEV_H_NPHASES    3
 #define PT_DEV_H_TRACE_CAP  4
-#define PT_DEV_H_BAD_SLOT   5      /* BEGINs whose slot index was out of range (atomic add) */
-#define PT_DEV_H_BAD_SLOT_AT 6     /* the largest of those indices, as unsigned (atomic max):
+#define PT_DEV_H_MODE       5      /* PT_DEV_MODE_* the host created it for */
+/* The words a kernel writes, last, next to the slots: a reset zeroes
+ * them and every slot after them in one span. */
+#define PT_DEV_H_BAD_SLOT   6      /* BEGINs whose slot index was out of range (atomic add) */
+#define PT_DEV_H_BAD_SLOT_AT 7     /* the largest of those indices, as unsigned (atomic max):
                                       a negative slot reads as itself */
-#define PT_DEV_H_MODE       7      /* PT_DEV_MODE_* the host created it for */
 
 /* Slot header, at the start of each slot record. */
 #define PT_DEV_SLOT_HDR     10
