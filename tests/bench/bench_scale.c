@@ -17,10 +17,17 @@
  * once; a failure or a crash there fails the bench. 0 leaves one out
  * (CI leaves out the wide one: about 2 minutes and 9 GB for ptreport's
  * JSON tree; the limits suite makes both shapes on a small stack).
+ *
+ * And the fold (fold_scale() below): pt_dev_fold of one launch's records,
+ * one phase, the blocks spread over 132 SMs as on an H100, at 132 blocks
+ * and at 13,200: the time a fold takes per block at each, and their
+ * ratio (goal <= 2). Every PT_LAUNCH and every replay of a captured graph
+ * pays a fold on the host.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* wait4 */
 #include <pt/pt.h>
+#include <pt/pt_dev_buf.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +265,55 @@ static int merge_many(const char *ptreport, const char *dir, int many)
     return 0;
 }
 
+/* The median seconds of `rounds` folds of a launch of `blocks` records
+ * (host memory), each block on SM block % 132 for 20 us, its one phase
+ * most of it; -1 when a fold fails. */
+static double fold_round(long blocks, int rounds)
+{
+    pt_timing *t = pt_create("fold", PT_CPU);
+    pt_dev_records *r = pt_dev_records_create(t, (int)blocks, 1, NULL, PT_DEV_HOST, 0);
+    double s[16], t0;
+    int ok = t && r;
+
+    for (int k = 0; ok && k < rounds && k < 16; k++) {
+        pt_dev_buf b;
+        pt_dev_reset(r, NULL);
+        b = pt_dev_arg(r);
+        for (long i = 0; i < blocks; i++) {
+            long long *rec = b.data + PT_DEV_HDR + i * PT_DEV_SLOT_WORDS(1, 0);
+            rec[PT_DEV_S_DONE] = 1;
+            rec[PT_DEV_S_SMID] = rec[PT_DEV_S_SMID1] = i % 132;
+            rec[PT_DEV_S_CLK0] = 1000000 + 37 * i;
+            rec[PT_DEV_S_CLK1] = rec[PT_DEV_S_CLK0] + 40000;
+            rec[PT_DEV_S_GT0] = 5000000 + 19 * i;
+            rec[PT_DEV_S_GT1] = rec[PT_DEV_S_GT0] + 20000;
+            rec[PT_DEV_SLOT_HDR] = 39000;
+            rec[PT_DEV_SLOT_HDR + 1] = 1;
+        }
+        pt_start(t, "k");
+        pt_stop(t, "k");
+        t0 = now_s();
+        ok = pt_dev_fold(t, r, "k") == 0;
+        s[k] = now_s() - t0;
+    }
+    if (!ok)
+        fprintf(stderr, "bench_scale: the fold failed: %s\n", t ? pt_last_error(t) : "no timing");
+    pt_dev_records_free(r);
+    pt_destroy(t);
+    return ok ? median(s, rounds < 16 ? rounds : 16) : -1;
+}
+
+static int fold_scale(void)
+{
+    double small = fold_round(132, 15), big = fold_round(13200, 5);
+    if (small < 0 || big < 0)
+        return -1;
+    printf("pt_dev_fold of a launch, one phase, 132 SMs: %.1f us a fold of 132 blocks (%.0f ns "
+           "a block), %.0f ns a block at 13,200 (ratio %.2f, goal <= 2)\n", small * 1e6,
+           small * 1e9 / 132, big * 1e9 / 13200, (big / 13200) / (small / 132));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("PT_BENCH_SECTIONS");
@@ -300,6 +356,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_scale: the merge of many inputs failed\n");
         return 1;
     }
+    if (fold_scale() < 0)
+        return 1;
     fflush(stdout);
     rc = edges(argv[1], dir, edge_deep, edge_wide);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
