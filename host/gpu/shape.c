@@ -79,8 +79,11 @@ static int sorted_by_value(const long long *v, int n)
  * O(n log n) at worst. Without the memory for the counts, one qsort. */
 static void sort_blocks(blk *v, blk *tmp, int n, int top_sm)
 {
-    int *at = top_sm <= 4 * n + 1024 ? calloc((size_t)top_sm + 1, sizeof *at) : NULL;
+    int *at;
 
+    if (n < 2)
+        return;
+    at = top_sm <= 4 * n + 1024 ? calloc((size_t)top_sm + 1, sizeof *at) : NULL;
     if (!at) {
         qsort(v, (size_t)n, sizeof *v, by_sm_begin);
         return;
