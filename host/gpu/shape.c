@@ -54,21 +54,17 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Whether v[0..n) is ascending by BEGIN; by value, below. */
-static int sorted_by_begin(const blk *v, int n)
+/* base (n elements of size bytes) sorted by cmp: qsort, unless they are
+ * in order already (one pass, as they mostly come on a GPU). */
+static void sort_unless_sorted(void *base, int n, size_t size,
+                               int (*cmp)(const void *, const void *))
 {
+    const char *v = base;
     for (int i = 1; i < n; i++)
-        if (v[i].gt0 < v[i - 1].gt0)
-            return 0;
-    return 1;
-}
-
-static int sorted_by_value(const long long *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        if (v[i] < v[i - 1])
-            return 0;
-    return 1;
+        if (cmp(v + (size_t)(i - 1) * size, v + (size_t)i * size) > 0) {
+            qsort(base, (size_t)n, size, cmp);
+            return;
+        }
 }
 
 /* v (n blocks, SMs below top_sm) sorted by SM and BEGIN: a counting sort
@@ -98,8 +94,7 @@ static void sort_blocks(blk *v, blk *tmp, int n, int top_sm)
     for (int i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && v[j].sm == v[i].sm; j++) {
         }
-        if (!sorted_by_begin(v + i, j - i))
-            qsort(v + i, (size_t)(j - i), sizeof *v, by_sm_begin);
+        sort_unless_sorted(v + i, j - i, sizeof *v, by_sm_begin);
     }
     free(at);
 }
@@ -179,8 +174,7 @@ static void per_sm(const blk *v, int n, long long *ends, long long *lasts, int *
                 e = v[j].gt1;
         }
         *busy += (double)(e - s);
-        if (!sorted_by_value(ends, j - i))
-            qsort(ends, (size_t)(j - i), sizeof *ends, by_value);
+        sort_unless_sorted(ends, j - i, sizeof *ends, by_value);
         /* Blocks begun by the m-th BEGIN less those ended by then. */
         for (int m = i; m < j; m++) {
             while (k < j - i && ends[k] <= v[m].gt0)
