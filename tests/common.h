@@ -88,6 +88,18 @@ static inline char *test_read_file(const char *path)
     return text;
 }
 
+/* text written whole as the file at path: 0, or -1 (errno says why). */
+static inline int test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    int rc;
+
+    if (!f)
+        return -1;
+    rc = fputs(text, f) < 0 ? -1 : 0;
+    return fclose(f) != 0 ? -1 : rc;
+}
+
 /* d/name in one of 8 buffers used in turn, so the few paths one call
  * takes stay valid together. */
 static inline const char *test_path(const char *d, const char *name)

@@ -177,17 +177,6 @@ Test(hw_kit, the_summary_reads_the_last_hardware_record)
     free(text);
 }
 
-/* Writes `text` as dir/name. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
-
 Test(hw_kit, a_sanitizer_error_counts_against_the_marks_unless_it_lies_wholly_in_a_kernel)
 {
     /* The goal is that the marks add no error: a report whose every site
@@ -208,7 +197,7 @@ Test(hw_kit, a_sanitizer_error_counts_against_the_marks_unless_it_lies_wholly_in
 
     snprintf(log, sizeof log, "%s%s========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 "
              "warnings)\n", head, kernel);
-    put(dir, "sanitizer_racecheck.log", log);
+    cr_assert_eq(test_write_file(test_path(dir, "sanitizer_racecheck.log"), log), 0);
     char *text = summary_of(dir);
     cr_assert(strstr(text, "| compute-sanitizer racecheck | met (0 errors in ptkit's code) |"),
               "%s", text);
@@ -218,7 +207,7 @@ Test(hw_kit, a_sanitizer_error_counts_against_the_marks_unless_it_lies_wholly_in
 
     snprintf(log, sizeof log, "%s%s%s========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, "
              "0 warnings)\n", head, kernel, marks);
-    put(dir, "sanitizer_racecheck.log", log);
+    cr_assert_eq(test_write_file(test_path(dir, "sanitizer_racecheck.log"), log), 0);
     text = summary_of(dir);
     cr_assert(strstr(text, "| compute-sanitizer racecheck | **NOT met** (0 errors in ptkit's code) |"),
               "%s", text);
@@ -226,8 +215,6 @@ Test(hw_kit, a_sanitizer_error_counts_against_the_marks_unless_it_lies_wholly_in
               "%s", text);
     free(text);
 
-    char path[256];
-    snprintf(path, sizeof path, "%s/sanitizer_racecheck.log", dir);
-    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(unlink(test_path(dir, "sanitizer_racecheck.log")), 0);
     cr_assert_eq(rmdir(dir), 0);
 }

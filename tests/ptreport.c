@@ -81,10 +81,7 @@ static char *slurp(const char *path)
 
 static void spit(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "fopen(%s): %s", path, strerror(errno));
-    fputs(text, f);
-    fclose(f);
+    cr_assert_eq(test_write_file(path, text), 0, "writing %s: %s", path, strerror(errno));
 }
 
 /* Runs ptreport with the arguments (a shell word list of safe paths);
