@@ -16,7 +16,7 @@
 #define GPU_MODE_DECL(m)                                                                     \
     extern "C" int gpu_spin_phases_##m(pt_dev_buf, int, int, int, long long, int, pt_stream); \
     extern "C" int gpu_spin_phases_runtime_##m(pt_dev_buf, int, int, long long, pt_stream); \
-    extern "C" int gpu_spin_actual_##m(long long *);
+    extern "C" int gpu_spin_actual_##m(gpu_spins *);
 GPU_MODE_DECL(reg)
 GPU_MODE_DECL(warp)
 GPU_MODE_DECL(trace)
@@ -140,7 +140,7 @@ extern "C" int gpu_spin_phases_runtime(gpu_mode m, pt_dev_buf buf, int nphases, 
     }
 }
 
-extern "C" int gpu_spin_actual(gpu_mode m, long long actual[16])
+extern "C" int gpu_spin_actual(gpu_mode m, gpu_spins *actual)
 {
     switch (m) {
     case GPU_SHARED: return gpu_spin_actual_shared(actual);

@@ -119,12 +119,20 @@ int gpu_spin_plain(long long ns, pt_stream s);
  * where it ran: a copy on the legacy stream would not wait for a stream
  * created non-blocking). */
 int gpu_spin_plain_read(long long *measured, pt_stream s);
-/* The spans the recording threads of gpu_spin_phases() and
- * gpu_spin_phases_runtime() in mode m saw their phases' spins take, in
- * globaltimer ns, summed per phase over every recording thread of every
- * launch since the last call (actual may be NULL); waits for the device,
- * and starts the sums again at 0. */
-int gpu_spin_actual(gpu_mode m, long long actual[16]);
+/* What the recording threads of gpu_spin_phases() and
+ * gpu_spin_phases_runtime() saw of each phase on %globaltimer, in ns,
+ * summed per phase over every recording thread of every launch: the
+ * spins (inside the phase: a phase is at least its spin) and the windows
+ * (from a read just before the mark or BEGIN that opens the phase to one
+ * just after the mark that closes it: a phase is at most its window). */
+typedef struct gpu_spins {
+    long long spin[16];
+    long long window[16];
+} gpu_spins;
+
+/* The sums since the last call, for mode m (actual may be NULL); waits
+ * for the device, and starts the sums again at 0. */
+int gpu_spin_actual(gpu_mode m, gpu_spins *actual);
 
 /* The spin kernel of `nphases` phases (1 to 16) compiled at run time by
  * NVRTC with pt_nvrtc_headers(), loaded with the driver API

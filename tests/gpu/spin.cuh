@@ -34,10 +34,26 @@ static __device__ __forceinline__ long long spin_ns(long long ns)
     return t - t0;
 }
 
-/* The spins as the recording threads saw them: each phase's spans, summed
- * over the recording threads of every launch since gpu_spin_actual() last
- * read them. The truth a folded phase is held to. */
-static __device__ unsigned long long spin_actual[16];
+/* The spins as the recording threads saw them, summed over the recording
+ * threads of every launch since gpu_spin_actual() last read them: [p] each
+ * phase's spans, [16 + p] its windows. A phase's window runs from a
+ * %globaltimer read just before the mark (or BEGIN) that opens it to one
+ * just after the mark that closes it, so it holds the phase, marks and
+ * all; the spin lies inside the phase. The two bound what a folded phase
+ * may read (kernels.h, gpu_spins). */
+static __device__ unsigned long long spin_actual[32];
+
+/* Phase p's spin done: its mark between two %globaltimer reads. The
+ * window opened at *edge (the read before the mark or BEGIN that began
+ * the phase) closes after the mark, and the read before it opens the
+ * next phase's. */
+#define SPIN_MARK(mark, win, edge) \
+    do { \
+        long long spin__pre = gt_now(); \
+        mark; \
+        (win) += gt_now() - (edge); \
+        (edge) = spin__pre; \
+    } while (0)
 
 /* The thread whose marks the record keeps: thread 0 of the block, or lane
  * 0 of each warp with a record per warp (the suite's blocks are 1-D). */
@@ -59,30 +75,35 @@ static __device__ __forceinline__ bool spin_recorder(void)
 template <int NP>
 __global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
 {
-    long long act[NP];
+    long long act[NP], win[NP], edge;
     /* Zeroed before BEGIN by statements ptxas keeps in order with BEGIN's
      * clock read: plain zeroes were sunk after it, 27 instructions of
      * phase 0 that no spin saw (with 16 phases; on an H100 whose SMs each
      * held 32 spinning one-warp blocks, some 50 ns of the 236 by which a
      * 10 us phase 0 read long). */
 #pragma unroll
-    for (int p = 0; p < NP; p++)
+    for (int p = 0; p < NP; p++) {
         asm volatile("mov.b64 %0, 0;" : "=l"(act[p]));
+        asm volatile("mov.b64 %0, 0;" : "=l"(win[p]));
+    }
     if (ns < 0 || rounds < 0)
         return;
+    edge = gt_now();
     PT_DEV_BEGIN(buf);
     for (int r = 0; r < rounds; r++) {
 #pragma unroll
         for (int p = 0; p < NP; p++) {
             act[p] += spin_ns(ns);
-            PT_DEV_MARK(p);
+            SPIN_MARK(PT_DEV_MARK(p), win[p], edge);
         }
     }
     PT_DEV_END(buf);
     if (spin_recorder()) {
 #pragma unroll
-        for (int p = 0; p < NP; p++)
+        for (int p = 0; p < NP; p++) {
             atomicAdd(&spin_actual[p], (unsigned long long)act[p]);
+            atomicAdd(&spin_actual[16 + p], (unsigned long long)win[p]);
+        }
     }
 }
 
@@ -90,41 +111,49 @@ __global__ void spin_phases(pt_dev_buf buf, long long ns, int rounds)
  * every other one marked in a helper through the timing state. The list
  * is staged in shared memory before BEGIN, so no phase holds a global
  * load's latency, which is the kernel's own time, not the spin's. */
-static __device__ long long spin_mark_in(pt_dev_state *st, long long ns, int phase)
+static __device__ long long spin_mark_in(pt_dev_state *st, long long ns, int phase, long long *win,
+                                         long long *edge)
 {
     long long span = spin_ns(ns);
-    PT_DEV_MARK_IN(st, phase);
+    SPIN_MARK(PT_DEV_MARK_IN(st, phase), *win, *edge);
     return span;
 }
 
 __global__ void spin_phases_runtime(pt_dev_buf buf, long long ns, const int *phase_g, int np)
 {
     __shared__ int phase[16];
-    __shared__ long long act[16];
+    __shared__ long long act[16], win[16];
+    long long edge;
     if (threadIdx.x < 16) {
         phase[threadIdx.x] = phase_g[threadIdx.x];
         act[threadIdx.x] = 0;
+        win[threadIdx.x] = 0;
     }
     __syncthreads();
     if (ns < 0 || np < 0)
         return;
+    edge = gt_now();
     PT_DEV_BEGIN(buf);
 #pragma unroll 1
     for (int p = 0; p < np; p++) {
-        long long span;
+        long long span, w = 0;
         if (p % 2) {
-            span = spin_mark_in(PT_DEV_STATE, ns, phase[p]);
+            span = spin_mark_in(PT_DEV_STATE, ns, phase[p], &w, &edge);
         } else {
             span = spin_ns(ns);
-            PT_DEV_MARK(phase[p]);
+            SPIN_MARK(PT_DEV_MARK(phase[p]), w, edge);
         }
-        if (spin_recorder())
+        if (spin_recorder()) {
             act[phase[p]] += span;
+            win[phase[p]] += w;
+        }
     }
     PT_DEV_END(buf);
     if (spin_recorder())
-        for (int q = 0; q < 16; q++)
+        for (int q = 0; q < 16; q++) {
             atomicAdd(&spin_actual[q], (unsigned long long)act[q]);
+            atomicAdd(&spin_actual[16 + q], (unsigned long long)win[q]);
+        }
 }
 
 /* Phases of `ns`, the last block of the grid beginning at slot `bad_slot`
@@ -326,17 +355,19 @@ extern "C" int GPU_FN(gpu_spin_phases_runtime)(pt_dev_buf buf, int nphases, int 
     return (int)cudaGetLastError();
 }
 
-extern "C" int GPU_FN(gpu_spin_actual)(long long actual[16])
+extern "C" int GPU_FN(gpu_spin_actual)(gpu_spins *actual)
 {
-    static const unsigned long long zero[16] = { 0 };
-    unsigned long long h[16];
+    static const unsigned long long zero[32] = { 0 };
+    unsigned long long h[32];
     cudaError_t e = cudaDeviceSynchronize();
     if (e == cudaSuccess)
         e = cudaMemcpyFromSymbol(h, spin_actual, sizeof h);
     if (e == cudaSuccess)
         e = cudaMemcpyToSymbol(spin_actual, zero, sizeof zero);
-    for (int p = 0; actual && p < 16; p++)
-        actual[p] = (long long)h[p];
+    for (int p = 0; e == cudaSuccess && actual && p < 16; p++) {
+        actual->spin[p] = (long long)h[p];
+        actual->window[p] = (long long)h[16 + p];
+    }
     return (int)e;
 }
 
