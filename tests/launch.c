@@ -456,16 +456,20 @@ Test(launch, a_slot_that_several_blocks_wrote_is_said_with_the_fix)
 /* ---- CUDA graphs ------------------------------------------------- */
 
 /* What a replay of the fake graph does: each captured kernel writes its
- * records again, as cudaLaunchKernel above, the first taking 0.2 ms and
- * the second 0.6 ms of globaltimer; the replay 1 ms. */
+ * records again, as a kernel's END does (DONE += 1, the rest stored), the
+ * first taking 0.2 ms and the second 0.6 ms of globaltimer; the replay 1
+ * ms. skip_slot, when not -1, is a block of the first kernel that
+ * returns before END. */
 static pt_dev_buf graph_bufs[2];
-static int replays;
+static int replays, skip_slot = -1, reset_second;
 
 static void write_records(pt_dev_buf b, long long gt_span)
 {
     for (int s = 0; s < b.nslots; s++) {
         long long *r = b.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(b.nphases, 0);
-        r[PT_DEV_S_DONE] = 1;
+        if (b.data == graph_bufs[0].data && s == skip_slot)
+            continue;
+        r[PT_DEV_S_DONE] += 1;
         r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
         r[PT_DEV_S_CLK0] = 1000;
         r[PT_DEV_S_CLK1] = 1000 + 2 * gt_span;
@@ -482,16 +486,22 @@ static void replay(void *exec)
 {
     (void)exec;
     replays++;
+    /* The reset node ahead of the second kernel, where the graph has one. */
+    if (reset_second)
+        memset(graph_bufs[1].data + PT_DEV_H_BAD_SLOT, 0,
+               (size_t)(PT_DEV_BUF_WORDS(graph_bufs[1].nslots, graph_bufs[1].nphases, 0) -
+                        PT_DEV_H_BAD_SLOT) * sizeof(long long));
     write_records(graph_bufs[0], 200000);
     write_records(graph_bufs[1], 600000);
     fake.now_ms += 1.0;
 }
 
 /* Captured once, replayed 100 times: PT_LAUNCH under the capture makes no
- * event and no fold, only the reset and the kernel; each replay is timed
- * as the section "step", with each captured kernel a child of it lasting
- * its blocks' span, its phases and "(unattributed)" adding up to that;
- * every replay folded, none mixed. */
+ * event, no fold and no reset, only the kernel; the first replay resets
+ * the records once, outside the graph; each replay is timed as the
+ * section "step", with each captured kernel a child of it lasting its
+ * blocks' span, its phases and "(unattributed)" adding up to that; every
+ * replay folded by the differences of its DONE counts, none mixed. */
 Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
 {
     static const char *const n2[] = { "load", "math" }, *const n3[] = { "a", "b", "c" };
@@ -503,7 +513,7 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     int n = 4;
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x51;
     dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 128, 1, 1 };
-    long long events = fake.records;
+    long long events = fake.records, memsets = fake.memsets;
 
     fake.capturing = st;
     PT_LAUNCH(t, "first kernel", r1, step, g8, block, 0, st, &in, &n);
@@ -512,6 +522,7 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     PT_LAUNCH(t, "second kernel", r2, step, g4, block, 0, st, &in, &n);
     graph_bufs[1] = got.buf;
     cr_assert_eq(fake.records, events, "no event recorded during the capture");
+    cr_assert_eq(fake.memsets, memsets, "no reset captured: the graph holds the kernels alone");
     cr_assert_null(pt_find(t, "first kernel"), "no section for a captured launch");
     fake.capturing = NULL;
     pt_graph *g = pt_graph_capture_end(t, st);
@@ -534,6 +545,7 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     }
     fake.not_ready = 0;
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.memsets, memsets + 2, "each records reset once, ahead of the replays");
     cr_assert_eq(replays, 100);
     cr_assert_eq(fake.graph_exec, exec);
     cr_assert_eq(stats("step").count, 100, "every replay timed");
@@ -549,10 +561,105 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     cr_assert_float_eq(sum, stats("step/first kernel").total_ms, 1e-6, "its rows add up");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 
+    /* A GPU that keeps up: each event is seen complete by a query, and
+     * nothing is waited for (each call into the runtime costs the host
+     * about as much as a short kernel; 5 waits a replay before). */
+    long long syncs = fake.syncs, queries = fake.queries;
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_leq(fake.syncs - syncs, 1, "no cudaEventSynchronize but pt_sync's, for the last "
+                  "replay: %lld", fake.syncs - syncs);
+    cr_assert_leq(fake.queries - queries, 20 * 3, "a query for the replay, one for each copy");
+    cr_assert_eq(stats("step/second kernel/c").blocks, 120 * 4);
+
     cr_assert_eq(pt_graph_launch(t, NULL, "step", exec, st), PT_EINVAL);
     cr_assert_eq(pt_graph_launch(t, g, "step", NULL, st), PT_EINVAL);
     cr_assert_eq(pt_graph_launch(NULL, g, "step", exec, st), 0, "a NULL timing replays untimed");
-    cr_assert_eq(replays, 101);
+    cr_assert_eq(replays, 121);
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
+/* No replay resets the records, so each fold takes the differences of
+ * the DONE counts from the last replay's: a block that returned before END
+ * in one replay is counted in that replay alone; a replay launched behind
+ * ptkit's back shows as every slot written twice, said and left out; a
+ * PT_LAUNCH of the same records between replays resets them, and the next
+ * replay resets them again and counts from there. */
+Test(launch, a_graph_replay_counts_its_own_ends)
+{
+    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    float data[4] = { 0 };
+    float *in = data;
+    int n = 4;
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x53;
+    dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 64, 1, 1 };
+    void *exec = (void *)(uintptr_t)0xe9;
+    pt_dev_clock dc;
+
+    fake.capturing = st;
+    PT_LAUNCH(t, "k1", r1, step, g8, block, 0, st, &in, &n);
+    graph_bufs[0] = got.buf;
+    PT_LAUNCH(t, "k2", r2, step, g4, block, 0, st, &in, &n);
+    graph_bufs[1] = got.buf;
+    fake.capturing = NULL;
+    pt_graph *g = pt_graph_capture_end(t, st);
+    cr_assert_not_null(g, "%s", pt_last_error(t));
+    fake.graph_replay = replay;
+
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 3 * 8, "each replay's 8 blocks, once");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+
+    /* Block 5 returns before END in the fourth replay only. */
+    skip_slot = 5;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    skip_slot = -1;
+    pt_sync(t);
+    cr_assert_eq(pt_error_count(t), 1, "the missing END: %s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "1 of the launch's 8 blocks wrote no record"), "%s",
+              pt_last_error(t));
+    cr_assert_eq(pt_dev_clock_get(t, &dc), 0);
+    cr_assert_eq(dc.slots_unfinished, 1);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 3 * 8 + 7);
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "the fifth: %s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count(t), 1, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 4 * 8 + 7, "block 5 counted once again");
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 5 * 4);
+
+    /* A replay ptkit did not launch: the next one reads every slot twice. */
+    int errors = pt_error_count(t);
+    replay(exec);
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    pt_sync(t);
+    cr_assert_eq(pt_error_count(t), errors + 2, "said, for each kernel: %s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "4 slots were written by more than one block") &&
+              strstr(pt_last_error(t), "without pt_graph_launch"), "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 4 * 8 + 7, "left out, not mixed");
+
+    /* The records launched alone between replays: reset by PT_LAUNCH, and
+     * again by the next replay, which counts from 0. */
+    long long memsets = fake.memsets;
+    fake.graph_replay = NULL;
+    PT_LAUNCH(t, "alone", r1, step, g8, block, 0, st, &in, &n);
+    cr_assert_eq(fake.memsets, memsets + 1);
+    fake.graph_replay = replay;
+    errors = pt_error_count(t);
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.memsets, memsets + 2, "the replay reset r1 again, and r2 not");
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count(t), errors, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 5 * 8 + 7);
+    cr_assert_eq(stats("alone/phase 1").blocks, 8);
+
     fake.graph_replay = NULL;
     pt_graph_free(g);
     pt_dev_records_free(r1);
@@ -604,11 +711,12 @@ Test(launch, captures_not_taken_are_freed_with_the_timing)
     pt_dev_records_free(recs);
 }
 
-/* A graph built node by node: each instrumented kernel goes in after its
- * records' reset (one memset node after the given dependencies: the
- * bad-slot words that end the header, and the slots after them), and
- * every replay folds it as a captured one. Records of another size go in
- * alone, unmeasured, and say so. */
+/* A graph built node by node: each instrumented kernel goes in after the
+ * given dependencies, alone; records the device would reduce (a grid of
+ * pt__reduce_min_slots slots or more, here lowered to 4) go in after
+ * their reset (one memset node: the bad-slot words that end the header,
+ * and the slots after them); every replay folds it as a captured one.
+ * Records of another size go in alone, unmeasured, and say so. */
 Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
 {
     static const char *const n2[] = { "load", "math" }, *const n3[] = { "a", "b", "c" };
@@ -620,34 +728,38 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     pt__cu_kernel_node p1 = { (void *)step, { 8, 1, 1 }, { 128, 1, 1 }, 0, NULL, NULL };
     pt__cu_kernel_node p2 = { (void *)step, { 2, 2, 1 }, { 64, 1, 1 }, 0, NULL, NULL };
     pt_graph *g = pt_graph_create(t);
+    int min_slots = pt__reduce_min_slots;
     cr_assert_not_null(g);
 
     cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, "first kernel", r1), 0, "%s",
                  pt_last_error(t));
+    cr_assert_eq(fake.memset_nodes, 0, "no reset in the graph");
+    cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
+    cr_assert_eq(fake.ndeps, 0, "after what the user gave: nothing");
+    cr_assert_eq(k1, (void *)(uintptr_t)1);
+    /* The second after the first, its records as the device reduces. */
+    pt__reduce_min_slots = 4;
+    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "second kernel", r2), 0, "%s",
+                 pt_last_error(t));
+    pt__reduce_min_slots = min_slots;
     cr_assert_eq(fake.memset_nodes, 1, "the reset: one memset");
-    pt_dev_buf a1 = pt_dev_arg(r1);
-    cr_assert_eq(fake.memset_params[0].dst, a1.data + PT_DEV_H_BAD_SLOT,
+    pt_dev_buf a1 = pt_dev_arg(r1), a2 = pt_dev_arg(r2);
+    cr_assert_eq(fake.memset_params[0].dst, a2.data + PT_DEV_H_BAD_SLOT,
                  "from the bad slots' count and largest index");
     cr_assert_eq(PT_DEV_H_BAD_SLOT_AT + 1, PT_DEV_HDR, "which end the header");
     cr_assert_eq(fake.memset_params[0].width * fake.memset_params[0].element_size,
-                 (PT_DEV_BUF_WORDS(8, 2, 0) - PT_DEV_H_BAD_SLOT) * sizeof(long long),
+                 (PT_DEV_BUF_WORDS(4, 3, 0) - PT_DEV_H_BAD_SLOT) * sizeof(long long),
                  "to the last slot's last word");
     cr_assert_eq(fake.memset_params[0].value, 0);
-    cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
     cr_assert_eq(fake.ndeps, 1, "the kernel after the reset");
-    cr_assert_eq(fake.deps[0], (void *)(uintptr_t)1);
-    cr_assert_eq(k1, (void *)(uintptr_t)2);
-    /* The second after the first: its reset depends on it. */
-    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "second kernel", r2), 0, "%s",
-                 pt_last_error(t));
-    cr_assert_eq(fake.memset_nodes, 2);
-    cr_assert_eq(k2, (void *)(uintptr_t)4);
+    cr_assert_eq(fake.deps[0], (void *)(uintptr_t)2);
+    cr_assert_eq(k2, (void *)(uintptr_t)3);
     /* Records of 2 slots for a grid of 8: in the graph, unmeasured. */
     cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, &k2, 1, &p1, "third", small), PT_ESTATE);
     cr_assert(strstr(pt_last_error(t), "(2 slots, the grid 8) do not hold the grid's slots"),
               "%s", pt_last_error(t));
     cr_assert_eq(fake.kernel_nodes, 3, "the kernel is still in the graph");
-    cr_assert_eq(fake.memset_nodes, 2, "with no reset");
+    cr_assert_eq(fake.memset_nodes, 1, "with no reset");
     cr_assert_eq(fake.ndeps, 1);
     cr_assert_eq(fake.deps[0], k2, "after what the user gave");
     /* Bad arguments. */
@@ -657,11 +769,13 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(pt_graph_add_kernel(NULL, &k3, graph, NULL, 0, &p1, "x", r1), PT_EINVAL);
     cr_assert_null(pt_graph_create(NULL));
 
+    int errors = pt_error_count(t);
     graph_bufs[0] = a1;
-    graph_bufs[1] = pt_dev_arg(r2);
+    graph_bufs[1] = a2;
     void *exec = (void *)(uintptr_t)0xe8;
     fake.graph_replay = replay;
     replays = 0;
+    reset_second = 1;
     for (int i = 0; i < 10; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, NULL), 0, "replay %d: %s", i,
                      pt_last_error(t));
@@ -672,7 +786,9 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(stats("step/first kernel/math").blocks, 10 * 8);
     cr_assert_eq(stats("step/second kernel/c").blocks, 10 * 4);
     cr_assert_null(pt_find(t, "step/third"), "unmeasured");
+    cr_assert_eq(pt_error_count(t), errors, "%s", pt_last_error(t));
     fake.graph_replay = NULL;
+    reset_second = 0;
     pt_graph_free(g);
     pt_dev_records_free(r1);
     pt_dev_records_free(r2);

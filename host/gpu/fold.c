@@ -47,14 +47,54 @@ static void job_release(fold_job *j)
     free(j);
 }
 
+/* A graph's replay that reset nothing (graph.c): in the job's copy, each
+ * slot's DONE and the header's bad-slot count become this replay's, the
+ * differences from what the last fold of the records read (or, the first
+ * replay after a reset, what they are), so a slot no block ended in this
+ * replay reads 0 and one ended twice 2, as after a reset. The folds of one
+ * buffer run in the order of its replays (the queue's), so each takes the
+ * one before. A count below the last one (the records reset behind
+ * ptkit's back) is taken as it is. O(slots). Returns 0, or -1 without
+ * memory for the counts (nothing changed). */
+static int replay_counts(fold_job *j)
+{
+    pt_dev_records *b = j->src.buf;
+    long long *d = (long long *)j->stage->host, sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+
+    if (b->nseen != b->nslots || !b->seen) {
+        long long *s = calloc((size_t)b->nslots, sizeof *s);
+        if (!s)
+            return -1;
+        free(b->seen);
+        b->seen = s;
+        b->nseen = b->nslots;
+        b->seen_bad = 0;
+    } else if (j->src.delta == 2) {
+        memset(b->seen, 0, (size_t)b->nseen * sizeof *b->seen);
+        b->seen_bad = 0;
+    }
+    for (int s = 0; s < b->nslots; s++) {
+        long long *done = d + PT_DEV_HDR + s * sw + PT_DEV_S_DONE, now = *done;
+        *done = now >= b->seen[s] ? now - b->seen[s] : now;
+        b->seen[s] = now;
+    }
+    {
+        long long now = d[PT_DEV_H_BAD_SLOT];
+        d[PT_DEV_H_BAD_SLOT] = now >= b->seen_bad ? now - b->seen_bad : now;
+        b->seen_bad = now;
+    }
+    return 0;
+}
+
 /* Waits for the job's copy, folds it, frees the job. */
 static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
 {
     const pt__cuda_api *cu = j->src.buf->cu;
     int rc;
 
-    if (j->stage && j->stage->ev) {
+    if (j->stage && j->stage->ev && j->stage->copying) {
         pt__cuerr e = cu->EventSynchronize(j->stage->ev);
+        j->stage->copying = e != 0;
         if (e) {
             rc = pt__fail(t, PT_ECUDA,
                           "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
@@ -66,6 +106,12 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
             return rc;
         }
     }
+    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0) {
+        rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory for the replay's "
+                      "counts; nothing folded", j->src.node->name);
+        job_release(j);
+        return rc;
+    }
     rc = pt__fold_apply(t, &j->src, launch_ns);
     job_release(j);
     return rc;
@@ -76,8 +122,15 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
 static int job_ready(const pt__waiter *w)
 {
     const fold_job *j = (const fold_job *)(const void *)w;
-    return !(j->stage && j->stage->ev &&
-             j->src.buf->cu->EventQuery(j->stage->ev) == PT__CU_NOT_READY);
+    pt__cuerr e;
+
+    if (!(j->stage && j->stage->ev && j->stage->copying))
+        return 1;
+    e = j->src.buf->cu->EventQuery(j->stage->ev);
+    if (e == PT__CU_NOT_READY)
+        return 0;
+    j->stage->copying = e != 0; /* an error is met again, and said, by the fold's wait */
+    return 1;
 }
 
 static int job_run(pt_timing *t, pt__waiter *w, double launch_ns)
@@ -163,6 +216,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
     if (!e) {
         what = "cudaEventRecord";
         e = cu->EventRecord(st->ev, s);
+        st->copying = !e;
     }
     if (e) {
         st->busy = 0;
@@ -193,8 +247,9 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
     int rc;
 
     /* Stale records are read on the host, which can tell their DONE
-     * counts apart (fold_apply.c); the device reduction cannot. */
-    if (b->nslots >= pt__reduce_min_slots && !j->src.stale &&
+     * counts apart (fold_apply.c), and so are a graph's replays that reset
+     * nothing (replay_counts); the device reduction cannot. */
+    if (b->nslots >= pt__reduce_min_slots && !j->src.stale && !j->src.delta &&
         reduce_on_device(t, b, j, s, title) == 0)
         return 0;
     if ((rc = pt__stage_get(t, b, bytes, &st)) != 0)
@@ -209,6 +264,7 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
     if (!e) {
         b->read_ev = st->ev;
         b->read_stream = s;
+        st->copying = 1;
     }
     if (e) {
         /* Without an event to wait on later, wait for the copy now. */
@@ -302,7 +358,8 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
      * folded again. Said; the fold goes on (a kernel that writes every
      * slot leaves nothing stale). Counted when asked, not when applied, so
      * a fold still queued behind its launch counts too. */
-    j_stale = b->fold_gen == b->reset_gen;
+    j_stale = b->fold_gen == b->reset_gen && mode != PT__FOLD_REPLAY &&
+              mode != PT__FOLD_REPLAY_FIRST;
     if (j_stale)
         stale = pt__fail(t, PT_ESTATE, "pt_dev_fold(\"%s\"): the records were folded already "
                          "and not reset since: a slot this launch did not reach shows the "
@@ -319,7 +376,8 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
     j->src.launch = node;
     j->src.gen = b->fold_gen = b->reset_gen;
     j->src.every_slot = every_slot;
-    j->src.devtime = mode == PT__FOLD_KERNEL;
+    j->src.devtime = mode >= PT__FOLD_KERNEL;
+    j->src.delta = mode == PT__FOLD_REPLAY ? 1 : mode == PT__FOLD_REPLAY_FIRST ? 2 : 0;
     j->src.stale = j_stale;
     b->pending++;
     b->fold_t = t;

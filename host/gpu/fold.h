@@ -16,8 +16,11 @@ PT__HIDDEN extern int pt__reduce_min_slots;
 PT__HIDDEN int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot);
 /* Where pt__dev_fold_in() folds: into the launch, into a role of it
  * (pt_dev_fold_role()), or into a kernel of it, a CUDA graph's replay,
- * timed by its blocks' span (graph.c). */
-enum { PT__FOLD_LAUNCH, PT__FOLD_ROLE, PT__FOLD_KERNEL };
+ * timed by its blocks' span (graph.c): records the replay reset
+ * (KERNEL), or records no replay resets, whose counts are taken as
+ * differences from the last fold's (REPLAY) or, the first replay after a
+ * reset, as they are (REPLAY_FIRST). */
+enum { PT__FOLD_LAUNCH, PT__FOLD_ROLE, PT__FOLD_KERNEL, PT__FOLD_REPLAY, PT__FOLD_REPLAY_FIRST };
 /* The same into the child `role` of the launch, as mode says (NULL for
  * PT__FOLD_LAUNCH). */
 PT__HIDDEN int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title,

@@ -220,15 +220,18 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                       bad_slot > 1 && at < 0 ? " among them" : "", bad_slot == 1 ? "it" : "them");
     }
     /* Slots that several blocks wrote (known where the records are read
-     * here, not after the device reduction, which counts them below). */
+     * here, not after the device reduction, which counts them below); in
+     * a graph's replay, or by replays ptkit did not launch. */
     if (twice > 0)
         rc = pt__fail(t, PT_ESTATE,
                       "pt_dev_fold(\"%s\"): %lld slot%s written by more than one block, whose "
-                      "figures are mixed: left out. Every block began at the same slot: in a "
-                      "host-mode body (or another function called per block) use "
-                      "PT_DEV_BEGIN_AT(buf, block), not PT_DEV_BEGIN, which is slot 0 on the CPU; "
-                      "on the GPU give PT_DEV_BEGIN_AT a slot of each block's own",
-                      title, twice, twice == 1 ? " was" : "s were");
+                      "figures are mixed: left out. %s", title, twice, twice == 1 ? " was" : "s were",
+                      j->delta ? "Since the previous replay's fold: was the graph launched "
+                      "without pt_graph_launch, or do blocks share a slot?"
+                      : "Every block began at the same slot: in a host-mode body (or another "
+                      "function called per block) use PT_DEV_BEGIN_AT(buf, block), not "
+                      "PT_DEV_BEGIN, which is slot 0 on the CPU; on the GPU give "
+                      "PT_DEV_BEGIN_AT a slot of each block's own");
     if (r[PT__R_IMPLAUSIBLE].i > twice)
         rc = pt__fail(t, PT_ERANGE,
                       "pt_dev_fold(\"%s\"): %lld block records hold what no kernel writes (a "

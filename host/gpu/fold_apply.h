@@ -22,6 +22,9 @@ typedef struct pt__fold_src {
     int stale;                /* folded before and not reset since: DONE counts more launches */
     int devtime;              /* node is a kernel captured into a CUDA graph: its time is its
                                  blocks' span (first BEGIN to last END), not the launch's */
+    int delta;                /* a graph's replay not reset: DONE and the bad slots count
+                                 since the last fold's (1) or since a reset (2); fold.c
+                                 takes the differences before the fold reads them */
 } pt__fold_src;
 
 /* Folds src into its launch, whose occurrence lasted launch_ns. Returns 0

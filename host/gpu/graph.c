@@ -11,12 +11,21 @@
  * its phases and "(unattributed)" add up to that. The folds wait behind
  * the replay's events like any launch's: nothing waits for the GPU here.
  * Each fold copies the records back on the replay's stream, behind the
- * replay and ahead of the next one, whose reset (in the graph) comes after
- * the copy: so replays on one stream never mix their records. A buffer
- * keeps a few copies in flight (records.h); past them the host waits for
- * the oldest copy, the only wait. A graph built node by node
- * (pt_graph_add_kernel()) gets each kernel's reset as a memset node
- * ahead of it, as the capture would have put it, and is folded alike. */
+ * replay and ahead of the next one: so replays on one stream never mix
+ * their records. A buffer keeps a few copies in flight (records.h); past
+ * them the host waits for the oldest copy, the only wait.
+ *
+ * The graph holds no reset of the records (pt__graph_bare(), the rule
+ * for all but grids the device reduces): a memset node ahead of each
+ * kernel cost every replay on the GPU. The first pt_graph_launch() resets
+ * them on the stream, outside the graph, as does the first one after any
+ * other reset of them (a PT_LAUNCH of the same records between replays);
+ * each replay's fold then takes each slot's DONE (and the bad slots'
+ * count) as the difference from the previous replay's copy (fold.c), so a
+ * block that did not reach END in a replay, or a replay launched behind
+ * ptkit's back, is counted and said as after a reset. Records the device
+ * reduces get a reset in the graph, as before. A graph built node by node
+ * (pt_graph_add_kernel()) is folded alike. */
 #include "gpu/graph.h"
 
 #include "core/errors.h"
@@ -50,8 +59,13 @@ static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const cha
     }
     if (!(name = pt__str_dup(title)))
         return -1;
-    (*v)[(*n)++] = (pt__captured){ s, name, b };
+    (*v)[(*n)++] = (pt__captured){ s, name, b, pt__graph_bare(b), 0, -1 };
     return 0;
+}
+
+int pt__graph_bare(const pt_dev_records *b)
+{
+    return !b->host && b->nslots < pt__reduce_min_slots;
 }
 
 /* The captures no pt_graph_capture_end() took, freed with the timing's
@@ -163,15 +177,17 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
                         "slots, the grid %lld) %s; the kernel is in the graph, unmeasured",
                         title, b->nslots, n, why);
     }
-    /* pt_dev_reset's memset, in 4-byte elements (a memset node's
-     * widest). */
-    part = pt__reset_of(b);
-    {
+    if (pt__graph_bare(b)) {
+        e = cu->GraphAddKernelNode(node, graph, deps, ndeps, params);
+    } else {
+        /* pt_dev_reset's memset, in 4-byte elements (a memset node's
+         * widest). */
+        part = pt__reset_of(b);
         const pt__cu_memset m = { part.dst, 0, 0, 4, part.bytes / 4, 1 };
         e = cu->GraphAddMemsetNode(&reset, graph, deps, ndeps, &m);
+        if (!e)
+            e = cu->GraphAddKernelNode(node, graph, &reset, 1, params);
     }
-    if (!e)
-        e = cu->GraphAddKernelNode(node, graph, &reset, 1, params);
     if (e)
         return pt__fail(gr->t, PT_ECUDA, "pt_graph_add_kernel(\"%s\"): %s: %s", title,
                         "adding the reset and the kernel", pt__cuda_errstr(cu, e));
@@ -203,6 +219,17 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
     if (cu->unavailable || !cu->GraphLaunch)
         return pt__fail(t, PT_ENODEV, "pt_graph_launch(\"%s\"): the CUDA runtime has no "
                         "cudaGraphLaunch; nothing replayed", title);
+    /* Bare records reset once ahead of the replays, and again after any
+     * other reset of them (their counts then start from 0). */
+    for (size_t i = 0; i < gr->n; i++) {
+        pt__captured *c = &gr->v[i];
+        if (c->bare && c->base != c->recs->reset_gen) {
+            if ((r = pt_dev_reset(c->recs, stream)) != 0)
+                return r; /* counted */
+            c->base = c->recs->reset_gen;
+            c->fresh = 1;
+        }
+    }
     pt__start_gpu(t, title, stream, &none);
     e = cu->GraphLaunch(exec, stream);
     pt__stop_gpu(t, title, stream, &none);
@@ -210,11 +237,17 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
         return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): cudaGraphLaunch: %s; nothing "
                         "folded", title, pt__cuda_errstr(cu, e));
     for (size_t i = 0; i < gr->n; i++) {
-        pt_dev_records *b = gr->v[i].recs;
-        /* The replay reset the records (the graph's memset), on stream. */
-        b->reset_gen++;
+        pt__captured *c = &gr->v[i];
+        pt_dev_records *b = c->recs;
+        int mode = PT__FOLD_KERNEL;
+        if (c->bare) {
+            mode = c->fresh ? PT__FOLD_REPLAY_FIRST : PT__FOLD_REPLAY;
+            c->fresh = 0;
+        } else {
+            b->reset_gen++; /* the replay reset the records (the graph's memset) */
+        }
         b->stream = stream;
-        r = pt__dev_fold_in(t, b, title, gr->v[i].title, PT__FOLD_KERNEL, 1);
+        r = pt__dev_fold_in(t, b, title, c->title, mode, 1);
         if (r && !rc)
             rc = r;
     }

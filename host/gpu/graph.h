@@ -6,12 +6,25 @@
 
 #include "gpu/records.h"
 
-/* One kernel PT_LAUNCH captured: on which stream, its title, its records. */
+/* One kernel PT_LAUNCH captured: on which stream, its title, its
+ * records; whether the graph resets them (a reset node ahead of the
+ * kernel) or not (bare: its replays are folded by differences), and for
+ * bare ones the records' reset_gen after the last reset ptkit put ahead
+ * of a replay (-1: none yet) and whether that replay is still to fold. */
 typedef struct pt__captured {
     pt_stream stream;
     char *title;
     pt_dev_records *recs;
+    int bare, fresh;
+    long base;
 } pt__captured;
+
+/* Whether a graph's kernel writes records b with no reset in the graph:
+ * records in device memory that the fold copies back whole (below the
+ * device reduction's size, which cannot take differences). Each replay's
+ * fold takes each slot's DONE as the difference from the last replay's, so
+ * a replay costs the kernel alone, not a memset node ahead of it too. */
+PT__HIDDEN int pt__graph_bare(const pt_dev_records *b);
 
 /* Notes a kernel captured on stream s (launch.c); 0 or PT_ENOMEM (counted). */
 PT__HIDDEN int pt__graph_capture_add(pt_timing *t, pt_stream s, const char *title,

@@ -48,9 +48,11 @@ static int fit(pt_timing *t, pt_dev_records *b, int nslots)
 }
 
 /* A launch captured into a CUDA graph (pt_graph_capture_end() takes it):
- * its reset goes into the graph, so every replay resets the records. The
- * records cannot be resized during a capture (that writes their header
- * from the host and waits): they must hold the grid's slots already. */
+ * the kernel alone, its replays folded by differences (graph.c), or for
+ * records the device reduces the kernel after their reset, so every replay
+ * resets them. The records cannot be resized during a capture (that
+ * writes their header from the host and waits): they must hold the
+ * grid's slots already. */
 static int capture(pt_timing *t, const char *title, pt_dev_records *b, long long blocks,
                    long long threads, pt_stream stream)
 {
@@ -65,7 +67,7 @@ static int capture(pt_timing *t, const char *title, pt_dev_records *b, long long
                         "hold %d slots and the grid %lld; a capture cannot resize them: make "
                         "them with the grid's slots (or launch once) before capturing; the kernel "
                         "is captured unmeasured", title, b->nslots, n);
-    if ((rc = pt_dev_reset(b, stream)) != 0)
+    if (!pt__graph_bare(b) && (rc = pt_dev_reset(b, stream)) != 0)
         return rc;
     return pt__graph_capture_add(t, stream, title, b);
 }

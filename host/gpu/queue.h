@@ -35,6 +35,7 @@ typedef struct pt__pair {
     double cpu_ns;            /* the CPU clock's view, if the events fail */
     double ns;                /* the occurrence's time once known */
     int known;                /* ns holds it */
+    int ended;                /* a query saw e1 complete: no wait for it is needed */
     pt__waiter *waiters, *waiters_tail; /* in call order */
     int next_free;            /* free list link; -2 while in use */
 } pt__pair;

@@ -100,6 +100,7 @@ static void free_buffer(pt_dev_records *b)
     free(b->names);
     pt__strv_free(b->span_names, b->nspan_names);
     free(b->wait);
+    free(b->seen);
     free(b);
 }
 
@@ -451,8 +452,9 @@ int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out
     }
     if (!s)
         return pt__fail(t, PT_ESTATE, "pt_dev_fold: every host copy of the buffer is in use");
-    if (s->ev)
+    if (s->ev && s->copying)
         b->cu->EventSynchronize(s->ev);
+    s->copying = 0;
     if (stage_alloc(b, s, bytes) < 0)
         return pt__fail(t, PT_ENOMEM, "pt_dev_fold: %zu bytes for the copy of the records", bytes);
     if (!b->host && !s->ev) {

@@ -20,6 +20,7 @@ typedef struct pt__stage {
     size_t bytes;
     int pinned;               /* cudaMallocHost'ed, else malloc'ed */
     int busy;                 /* a fold job reads it */
+    int copying;              /* ev recorded after a copy into it, not yet seen complete */
     pt__cuevent ev;           /* NULL until a device copy used it */
 } pt__stage;
 
@@ -53,6 +54,12 @@ struct pt_dev_records {
     pt_timing *fold_t;        /* the timing those jobs wait on */
     void *red_dev;            /* device scratch for the reduction's result */
     size_t red_bytes;
+    /* A CUDA graph's replays are not reset (graph.c): each slot's DONE and
+     * the header's bad-slot count as the last replay's fold read them, so
+     * the next one takes the differences. nseen slots; NULL before. */
+    long long *seen;
+    int nseen;
+    long long seen_bad;
 };
 
 /* A free host copy of at least `bytes` for a fold of b, marked busy, in

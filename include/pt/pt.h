@@ -318,8 +318,10 @@ PT_EXTERN int pt_dev_fold_role(pt_timing *t, pt_dev_records *b, const char *titl
  *  pt_graph_launch() (pt_graph_capture_end()). */
 typedef struct pt_graph pt_graph;
 /** \brief After cudaStreamEndCapture: the kernels PT_LAUNCH captured on
- *  `stream` since the last call (each with its records' reset, captured
- *  too), in the order captured. A captured PT_LAUNCH makes no CUDA event
+ *  `stream` since the last call, in the order captured: the kernels alone
+ *  (their records reset by the first pt_graph_launch(), not by each
+ *  replay; records of a grid the fold reduces on the device, 65,536
+ *  slots and more, with their reset captured ahead of them). A captured PT_LAUNCH makes no CUDA event
  *  and no fold; its records must hold its grid's slots already (a capture
  *  cannot resize them: said, and the kernel is captured unmeasured).
  *  \return the graph's kernels (free with pt_graph_free() before their
@@ -331,9 +333,11 @@ PT_EXTERN pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream);
  *  its first block's BEGIN to its last block's END: no host sync, the
  *  folds wait behind the replay's events as a launch's do. Replays on one
  *  stream never mix records (each fold's copy runs before the next
- *  replay's reset); the host waits only when a buffer's few copies in
- *  flight are all taken. The first replay is apart from the rest, as for
- *  any section. A NULL t replays untimed.
+ *  replay); each fold counts a slot's ENDs since the previous replay's
+ *  fold, so a block that missed END, or a replay launched behind ptkit's
+ *  back, is counted and said. The host waits only when a buffer's few
+ *  copies in flight are all taken. The first replay is apart from the
+ *  rest, as for any section. A NULL t replays untimed.
  *  \return 0; PT_EINVAL for a NULL graph, title or exec, or a graph of
  *  another timing; PT_ENODEV without cudaGraphLaunch; PT_ECUDA; or a
  *  fold's error. */
@@ -344,9 +348,10 @@ PT_EXTERN int pt_graph_launch(pt_timing *t, pt_graph *g, const char *title, void
  *  NULL for a NULL t or without memory (counted). */
 PT_EXTERN pt_graph *pt_graph_create(pt_timing *t);
 /** \brief cudaGraphAddKernelNode for an instrumented kernel: adds to
- *  `graph` (a cudaGraph_t) the reset of `records` (a memset node after
- *  the ndeps nodes of deps), then the kernel node after it (params: a
- *  cudaKernelNodeParams whose arguments hold pt_dev_arg(records)), and
+ *  `graph` (a cudaGraph_t) the kernel node after the ndeps nodes of deps
+ *  (params: a cudaKernelNodeParams whose arguments hold
+ *  pt_dev_arg(records); records of 65,536 slots and more, which the fold
+ *  reduces on the device, after their reset, a memset node), and
  *  notes the kernel in g as `title`, folded at each pt_graph_launch() as a
  *  captured PT_LAUNCH is. *node receives the kernel node. Records that do
  *  not hold the grid's slots (or are in host memory) cannot be reset or
