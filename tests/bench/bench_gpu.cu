@@ -226,17 +226,20 @@ __global__ void marked_spin_kernel(long long ns, pt_dev_buf buf)
  * without records) against ptkit's (captured by PT_LAUNCH with records,
  * each replay by pt_graph_launch: events, replay, three folds), the
  * medians of 5 interleaved rounds after a warm-up, in ms for all the
- * replays and their folds. Returns ptkit's over bare, or 0 on a failure
- * (said). */
+ * replays and their folds. A third form, the bare graph between
+ * pt_start_gpu and pt_stop_gpu (events, no records), and the host's time
+ * to issue each form's replays (before the wait for the last) say where
+ * ptkit's cost lies: the events, the records' copies on the GPU, or the
+ * host's folds. Returns ptkit's over bare, or 0 on a failure (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
     enum { KERNELS = 3, BLOCKS = 132 };
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
-    pt_timing *gt = pt_create("graph", PT_GPU_EVENTS);
+    pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
     pt_dev_records *recs[KERNELS];
     cudaGraph_t graph[2] = { NULL, NULL };
     cudaGraphExec_t exec[2] = { NULL, NULL };
-    std::vector<double> ms[2];
+    std::vector<double> ms[3], issue[3];
     pt_graph *pg = NULL;
     cudaError_t e = cudaSuccess;
 
@@ -260,19 +263,26 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     if (e == cudaSuccess)
         pg = pt_graph_capture_end(gt, (pt_stream)st);
     for (int r = 0; r < 6 && e == cudaSuccess && pg; r++) {
-        for (int form = 0; form < 2; form++) {
-            double t0 = now_s();
+        for (int form = 0; form < 3; form++) {
+            double t0 = now_s(), t1;
             for (int i = 0; i < replays; i++) {
-                if (form == 0)
+                if (form == 0) {
                     cudaGraphLaunch(exec[0], st);
-                else
+                } else if (form == 1) {
                     pt_graph_launch(gt, pg, "step", exec[1], (pt_stream)st);
+                } else {
+                    pt_start_gpu(et, "step", (pt_stream)st);
+                    cudaGraphLaunch(exec[0], st);
+                    pt_stop_gpu(et, "step", (pt_stream)st);
+                }
             }
+            t1 = now_s();
             e = cudaStreamSynchronize(st);
-            if (form == 1)
-                pt_sync(gt);
-            if (r > 0) /* the first round warms up */
+            pt_sync(form == 1 ? gt : et);
+            if (r > 0) { /* the first round warms up */
                 ms[form].push_back((now_s() - t0) * 1e3);
+                issue[form].push_back((t1 - t0) * 1e6 / replays);
+            }
         }
     }
     pt_run_stats rs;
@@ -288,6 +298,11 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             printf("graph replays: %llu timed, %llu folds of k0 (%.4f ms a replay, k0 %.4f ms)\n",
                    (unsigned long long)s0.count, (unsigned long long)k0.count, s0.mean_ms,
                    k0.mean_ms);
+        printf("graph replays, a replay: bare %.1f us (issued in %.1f), events alone %.1f us "
+               "(%.1f), pt_graph_launch %.1f us (%.1f); events alone %.4f of bare\n",
+               median(ms[0]) * 1e3 / replays, median(issue[0]), median(ms[2]) * 1e3 / replays,
+               median(issue[2]), median(ms[1]) * 1e3 / replays, median(issue[1]),
+               median(ms[2]) / median(ms[0]));
     }
     pt_graph_free(pg);
     for (int form = 0; form < 2; form++) {
@@ -299,6 +314,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     for (int k = 0; k < KERNELS; k++)
         pt_dev_records_free(recs[k]);
     pt_destroy(gt);
+    pt_destroy(et);
     return ratio;
 }
 
