@@ -34,6 +34,7 @@
 #include "core/tree.h"
 #include "gpu/calibrate.h"
 #include "gpu/gpu.h"
+#include "gpu/heat.h"
 #include "gpu/overlap.h"
 #include "gpu/shape.h"
 #include "gpu/spans.h"
@@ -385,76 +386,6 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     return rc;
 }
 
-/* Keeps the launch's per-block phase times of this fold (the HTML
- * report's heatmap), at the same rates pt__red_slot() converts with,
- * binned as pt__heat says: one pass over the slots. A failed allocation
- * only loses that picture: the fold's figures are whole without it, so it
- * is not counted as an error. */
-static void keep_heat(pt_section *node, const pt_dev_records *b, const long long *d,
-                      double tick_ns, double ns_per_cycle, double mark_cycles)
-{
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS, np = b->nphases;
-    size_t cells = (size_t)nrows * (size_t)np;
-    pt__heat *h;
-
-    free(node->heat);
-    node->heat = h = malloc(sizeof *h + 2 * cells * sizeof(double) +
-                            (size_t)np * sizeof *h->names + (cells + (size_t)nrows) * sizeof(int));
-    if (!h)
-        return;
-    h->nslots = b->nslots;
-    h->nrows = nrows;
-    h->nphases = np;
-    h->mean = h->ns + cells;
-    /* The names the phases have as children of the launch, which live as
-     * long as the launch does; the buffer's own copies may be freed first. */
-    h->names = (const char **)(void *)(h->mean + cells);
-    h->at = (int *)(void *)(h->names + np);
-    h->missing = h->at + cells;
-    for (int p = 0; p < np; p++) {
-        const pt_section *c = pt__child_find(node, b->names[p]);
-        if (!c) {
-            free(h);
-            node->heat = NULL;
-            return;
-        }
-        h->names[p] = c->name;
-    }
-    for (int i = 0; i < nrows; i++) {
-        int lo = (int)((long long)i * b->nslots / nrows);
-        int hi = (int)((long long)(i + 1) * b->nslots / nrows), done = 0;
-        double *mx = h->ns + (size_t)i * np, *mean = h->mean + (size_t)i * np;
-        int *at = h->at + (size_t)i * np;
-        for (int p = 0; p < np; p++) {
-            mx[p] = NAN;
-            mean[p] = 0;
-            at[p] = -1;
-        }
-        for (int s = lo; s < hi; s++) {
-            const long long *rec = d + PT_DEV_HDR + s * sw;
-            double rate;
-            if (pt__slot_ok(rec, np, b->trace_cap, pt__count_limit(b->nslots)) <= 0)
-                continue;
-            done++;
-            pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
-            for (int p = 0; p < np; p++) {
-                double ovh, v = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p],
-                                             rec[PT_DEV_SLOT_HDR + 2 * p + 1], mark_cycles, rate,
-                                             &ovh);
-                mean[p] += v;
-                if (at[p] < 0 || v > mx[p]) {
-                    mx[p] = v;
-                    at[p] = s;
-                }
-            }
-        }
-        for (int p = 0; p < np && done > 0; p++)
-            mean[p] /= done;
-        h->missing[i] = hi - lo - done;
-    }
-}
-
 /* DONE counts the ENDs that wrote a slot since the buffer was reset, so
  * on records folded before and not reset since (said by pt_dev_fold) a
  * slot each launch wrote reads the number of launches, not a slot
@@ -486,6 +417,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     pt__span_evs left = { 0 };
     pt__ivs flight = { 0 };
     pt_section *launch;
+    double *rates;
     int wanted;
     conv cv;
 
@@ -511,10 +443,13 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
                      b->trace_cap, lim);
     rc = finish(t, j, r, nsm, L, &cv, twice);
     free(r);
-    keep_heat(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
-              cv.mark_cycles);
-    pt__shape_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
-                   cv.mark_cycles);
+    /* The heatmap and the shape are pictures the fold's figures do not
+     * need: without memory for the rates, neither is kept. */
+    if ((rates = pt__slot_rates(b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle))) {
+        pt__heat_keep(j->node, b, d, rates, cv.mark_cycles);
+        pt__shape_fold(j->node, b, d, rates, cv.mark_cycles);
+        free(rates);
+    }
     /* A graph's kernel is a launch of its own, whose roles none are. The
      * spans' leftovers and intervals only where the overlap reads them. */
     launch = j->devtime ? j->node : j->launch;

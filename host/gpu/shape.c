@@ -31,6 +31,7 @@
 
 #include "pt_fold_math.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,10 +192,10 @@ static void per_sm(const blk *v, int n, long long *ends, long long *lasts, int *
     *ngroups = g;
 }
 
-void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, double tick_ns,
-                    double ns_per_cycle, double mark_cycles)
+void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, const double *rate,
+                    double mark_cycles)
 {
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
     long long s0 = 0, s1 = 0, *ends, *lasts, slow_at = -1;
     double slow_ns = -1, slow_rate = 0, busy, *ph;
     int n = 0, g = 0, top_sm = 0;
@@ -211,8 +212,10 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, dou
     for (int s = 0; s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
         long long sm = rec[PT_DEV_S_SMID], gt0 = rec[PT_DEV_S_GT0], gt1 = rec[PT_DEV_S_GT1];
-        double rate, span;
-        if (!pt__slot_on_sm(rec, b->nphases, b->trace_cap, lim) || gt0 < 0 || gt1 < gt0)
+        double span;
+        /* On an SM, as pt__slot_on_sm says: a slot the fold keeps, its
+         * %smid an SM's. */
+        if (isnan(rate[s]) || sm < 0 || sm >= PT__SM_LIMIT || gt0 < 0 || gt1 < gt0)
             continue;
         v[n++] = (blk){ gt0, gt1, (int)sm };
         if (n == 1 || gt0 < s0)
@@ -221,12 +224,11 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, dou
             s1 = gt1;
         if (sm >= top_sm)
             top_sm = (int)sm + 1;
-        pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate);
-        span = (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]) * rate;
+        span = (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]) * rate[s];
         if (span > slow_ns) {
             slow_ns = span;
             slow_at = s;
-            slow_rate = rate;
+            slow_rate = rate[s];
         }
     }
     if (n == 0 || s1 <= s0)

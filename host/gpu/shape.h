@@ -6,11 +6,13 @@
 
 /* Measures how the finished blocks in d (b's records, read on the host)
  * filled the device and pools it into node's shape, with the slowest
- * block's phases at the rates the fold converts with. A fold with no
- * block on an SM, or all of it inside one globaltimer value, has no
- * shape; without memory the fold keeps none either (the fold's figures
- * are whole without it). O(n log n) in the slots. */
+ * block's phases at the rates the fold converts with (rate[s] slot s's,
+ * NaN for one the fold leaves out: pt__slot_rates, gpu/heat.h), net of
+ * mark_cycles a hit. A fold with no block on an SM, or all of it inside
+ * one globaltimer value, has no shape; without memory the fold keeps
+ * none either (the fold's figures are whole without it). O(n log n) in
+ * the slots. */
 PT__HIDDEN void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d,
-                               double tick_ns, double ns_per_cycle, double mark_cycles);
+                               const double *rate, double mark_cycles);
 
 #endif
