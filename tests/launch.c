@@ -139,9 +139,13 @@ Test(launch, one_call_sizes_resets_times_launches_and_folds)
     cr_assert_float_eq(m.block_mean_ms, 0.1, 1e-9, "200000 cycles at 2 per ns: %g",
                        m.block_mean_ms);
 
-    /* A smaller grid: the records hold its slots only, none skipped. */
+    /* A smaller grid: the records hold its slots only, none skipped. The
+     * stream is asked once at the launch's begin and once at its end
+     * whether it is being captured, not again by the events. */
     grid.y = 1;
+    long long asks = fake.capture_asks;
     PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(fake.capture_asks - asks, 2, "cudaStreamIsCapturing twice a launch");
     cr_assert_eq(got.buf.nslots, 4);
     /* A larger one: grown again. */
     grid.x = 16;
@@ -564,13 +568,14 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     /* A GPU that keeps up: each event is seen complete by a query, and
      * nothing is waited for (each call into the runtime costs the host
      * about as much as a short kernel; 5 waits a replay before). */
-    long long syncs = fake.syncs, queries = fake.queries;
+    long long syncs = fake.syncs, queries = fake.queries, asks = fake.capture_asks;
     for (int i = 0; i < 20; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_leq(fake.syncs - syncs, 1, "no cudaEventSynchronize but pt_sync's, for the last "
                   "replay: %lld", fake.syncs - syncs);
     cr_assert_leq(fake.queries - queries, 20 * 3, "a query for the replay, one for each copy");
+    cr_assert_eq(fake.capture_asks - asks, 20, "one cudaStreamIsCapturing a replay");
     cr_assert_eq(stats("step/second kernel/c").blocks, 120 * 4);
 
     cr_assert_eq(pt_graph_launch(t, NULL, "step", exec, st), PT_EINVAL);

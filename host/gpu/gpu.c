@@ -46,12 +46,31 @@ const pt__cuda_api *pt__gpu_api(pt_timing *t)
 int pt__gpu_capturing(pt_timing *t, pt_stream s)
 {
     const pt__cuda_api *cu;
+    pt__gpu *g = pt__gpu_of(t);
     int status = 0;
 
+    if (g && g->uncaptured_set && g->uncaptured == s)
+        return 0;
     if (!pt__gpu_device(t))
         return 0;
     cu = pt__gpu_api(t);
     return cu && cu->StreamIsCapturing && cu->StreamIsCapturing(s, &status) == 0 && status != 0;
+}
+
+void pt__gpu_uncaptured(pt_timing *t, pt_stream s)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    if (g) {
+        g->uncaptured = s;
+        g->uncaptured_set = 1;
+    }
+}
+
+void pt__gpu_uncaptured_end(pt_timing *t)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    if (g)
+        g->uncaptured_set = 0;
 }
 
 int pt__gpu_device(pt_timing *t)

@@ -18,6 +18,13 @@ PT__HIDDEN int pt__gpu_device(pt_timing *t);
  * query or a wait on a capturing stream would invalidate the user's
  * capture, and a replay's times and records are not the capture's. */
 PT__HIDDEN int pt__gpu_capturing(pt_timing *t, pt_stream s);
+/* Stream s found not capturing by the caller's own pt__gpu_capturing():
+ * until pt__gpu_uncaptured_end(), pt__gpu_capturing(t, s) says 0 without
+ * asking the runtime again, a call the host pays a microsecond or so for
+ * (PT_LAUNCH asked four times a launch, pt_graph_launch twice a replay).
+ * For the span of one ptkit call, on its own thread. */
+PT__HIDDEN void pt__gpu_uncaptured(pt_timing *t, pt_stream s);
+PT__HIDDEN void pt__gpu_uncaptured_end(pt_timing *t);
 /* Why pt__gpu_device() said no ("" before it was asked). */
 PT__HIDDEN const char *pt__gpu_why(const pt_timing *t);
 /* Say once per timing, as a note, that GPU buffers were made in host memory. */

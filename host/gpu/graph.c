@@ -230,9 +230,14 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
             c->fresh = 1;
         }
     }
+    /* Asked once for the replay's two events (each asks, as
+     * pt_start_gpu does; on a capturing stream they refuse, said). */
+    if (!pt__gpu_capturing(t, stream))
+        pt__gpu_uncaptured(t, stream);
     pt__start_gpu(t, title, stream, &none);
     e = cu->GraphLaunch(exec, stream);
     pt__stop_gpu(t, title, stream, &none);
+    pt__gpu_uncaptured_end(t);
     if (e)
         return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): cudaGraphLaunch: %s; nothing "
                         "folded", title, pt__cuda_errstr(cu, e));

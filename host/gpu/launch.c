@@ -138,10 +138,15 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
     memset(&none, 0, sizeof none);
     if (!m)
         m = &none;
-    if (where == PT_LAUNCH_HOST)
+    if (where == PT_LAUNCH_HOST) {
         pt__start(t, title, m);
-    else
+    } else {
+        /* Asked above (when enabled): pt_start_gpu need not ask again. */
+        if (t->enabled)
+            pt__gpu_uncaptured(t, stream);
         pt__start_gpu(t, title, stream, m);
+        pt__gpu_uncaptured_end(t);
+    }
     return arg;
 }
 
@@ -160,8 +165,11 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
     if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream))
         return 0; /* captured: timed and folded at each replay (graph.c) */
     memset(&none, 0, sizeof none);
+    if (where == PT_LAUNCH_GPU && t->enabled)
+        pt__gpu_uncaptured(t, stream); /* asked just above */
     rc = where == PT_LAUNCH_HOST ? pt__stop(t, title, &none)
                                  : pt__stop_gpu(t, title, stream, &none);
+    pt__gpu_uncaptured_end(t);
     if (b && rc == 0)
         rc = pt__dev_fold(t, b, title, 1);
     return rc;

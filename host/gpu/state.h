@@ -50,6 +50,11 @@ typedef struct pt__gpu {
      * pt_graph_capture_end() (graph.c). */
     struct pt__captured *captured;
     size_t ncaptured, captured_cap;
+    /* A stream a ptkit call has just asked and found not capturing: the
+     * calls it makes next (pt_start_gpu's, pt_stop_gpu's) need not ask
+     * again (pt__gpu_capturing). Set for the span of one ptkit call. */
+    pt_stream uncaptured;
+    int uncaptured_set;
     void (*captured_free)(struct pt__gpu *g); /* set by graph.c with the first */
 } pt__gpu;
 
