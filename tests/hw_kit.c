@@ -160,19 +160,22 @@ Test(hw_kit, the_summary_of_an_empty_folder_says_what_is_missing)
 
 Test(hw_kit, the_summary_reads_the_last_hardware_record)
 {
-    /* The logs an H100 gave (docs/hardware/2026-11-28-h100/run1): the
-     * parser must still read what the kit really writes. */
+    /* The logs an H100 gave (docs/hardware/2026-11-28-h100-2/run6): the
+     * parser must still read what the kit really writes, the phases'
+     * bounds as the suite now logs them among it. */
     static const char *const rows[] = {
         "| card | NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0 |",
-        "| GPU suite, hardware size | 38 of 40 passed, 2 failed, 0 crashed |",
-        "SM 1.9773 GHz (rated 1.9800), globaltimer tick 32 ns",
-        "ptkit (registers) +2.61 %",
+        "| GPU suite, hardware size | 40 of 40 passed, 0 failed, 0 crashed |",
+        "|   phases against their spins | met | worst phase off by 0.067% over 20 checks",
+        "most beside its spin: phase 1, 530 ns (5.291%)",
+        "SM 1.9795 GHz (rated 1.9800), globaltimer tick 32 ns",
+        "ptkit (registers) +2.55 %",
         "| compute-sanitizer racecheck | met (0 errors in ptkit's code) | 34 tests ran",
         "1 errors, 0 of them in ptkit's code, 1 in the suite's own kernels",
-        "| sample torch | ok, 20.0 s, on the GPU | report: no warning |",
+        "| sample torch | ok, 17.8 s, on the GPU | report: no warning |",
         NULL,
     };
-    char *text = summary_of("docs/hardware/2026-11-28-h100/run1");
+    char *text = summary_of("docs/hardware/2026-11-28-h100-2/run6");
     expect_rows(text, rows);
     free(text);
 }
