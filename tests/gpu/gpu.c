@@ -655,19 +655,28 @@ Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans)
 /* A graph of three instrumented kernels captured once (or built node by
  * node) and replayed: every replay timed and each kernel's phases folded
  * (a spin of ns each, per block), none lost or mixed, each kernel's rows
- * adding up to it. More replays than a buffer keeps host copies in flight
- * (4), even at simulation size, so the copies' ring wraps. */
+ * adding up to it. Each phase, pooled over the three kernels, lies
+ * between the spins the kernels measured inside it and the windows they
+ * read around it (check_spin's bounds), and within 1% (or a tick) of the
+ * same kernel's phase launched without a graph (PT_LAUNCH, as many
+ * blocks). More replays than a buffer keeps host copies in flight (4),
+ * even at simulation size, so the copies' ring wraps. */
 static void graph_replays(int by_nodes)
 {
-    const int blocks = SIZE(200, 4), replays = SIZE(1000, 6);
+    const int blocks = SIZE(200, 4), replays = SIZE(1000, 6), alone = SIZE(50, 2);
     const long long ns = SIZE(20000, 5000);
-    pt_dev_records *recs[3];
+    const double n = 3.0 * replays * blocks;
+    pt_dev_records *recs[3], *b;
+    double pooled[4] = { 0 };
+    gpu_spins actual;
     for (int k = 0; k < 3; k++) {
         recs[k] = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
         cr_assert_not_null(recs[k], "%s", pt_last_error(t));
     }
+    cr_assert_eq(gpu_spin_actual(GPU_SHARED, NULL), 0);
     int e = gpu_graph_spin3_shared(t, recs, blocks, ns, replays, by_nodes);
     cr_assert_eq(e, 0, "%s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e), pt_last_error(t));
+    cr_assert_eq(gpu_spin_actual(GPU_SHARED, &actual), 0);
     cr_assert_eq(get("graph").count, (uint64_t)replays, "every replay timed");
     for (int k = 0; k < 3; k++) {
         char path[64];
@@ -682,6 +691,7 @@ static void graph_replays(int by_nodes)
                          path);
             cr_assert(fabs(ph.block_mean_ms - ns / 1e6) <= 0.02 * ns / 1e6 + 1e-4,
                       "%s: %.6f ms a block for a %lld ns spin", path, ph.block_mean_ms, ns);
+            pooled[p] += ph.block_mean_ms / 3;
             sum += ph.total_ms;
         }
         snprintf(path, sizeof path, "graph/k%d/(unattributed)", k);
@@ -691,6 +701,31 @@ static void graph_replays(int by_nodes)
                     kern.mean_ms, kern.first_ms, get("graph").mean_ms);
     }
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    /* The same kernel launched alone, `alone` times, into "spin". */
+    b = pt_dev_records_create(t, blocks, 4, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert_not_null(b, "%s", pt_last_error(t));
+    e = gpu_launch_spin4_shared(t, b, blocks, 64, ns, alone, s);
+    cr_assert_eq(e, 0, "PT_LAUNCH: %s", gpu_error(e));
+    cr_assert_eq(pt_sync(t), 0, "pt_sync: %s", pt_last_error(t));
+    pt_dev_clock dc = dev_clock();
+    for (int p = 0; p < 4; p++) {
+        char path[32];
+        double spin = (double)actual.spin[p] / n / 1e6, win = (double)actual.window[p] / n / 1e6;
+        double tol = fmax(0.01 * spin, dc.tick_ns / 1e6);
+        snprintf(path, sizeof path, "spin/phase %d", p);
+        pt_section_stats one = get(path);
+        cr_assert(pooled[p] >= spin - tol && pooled[p] <= win + tol,
+                  "graph: phase %d %.6f ms a block, outside its spins %.6f ms and windows "
+                  "%.6f ms (tolerance %.6f ms)", p, pooled[p], spin, win, tol);
+        cr_assert(fabs(pooled[p] - one.block_mean_ms) <= tol,
+                  "graph: phase %d %.6f ms a block, launched alone %.6f ms (tolerance %.6f ms)",
+                  p, pooled[p], one.block_mean_ms, tol);
+        cr_log_info("graph: phase %d %.6f ms a block (spins %.6f, windows %.6f); launched "
+                    "alone %.6f ms (%+.3f%%)", p, pooled[p], spin, win, one.block_mean_ms,
+                    100 * (pooled[p] - one.block_mean_ms) / one.block_mean_ms);
+    }
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(b);
     for (int k = 0; k < 3; k++)
         pt_dev_records_free(recs[k]);
 }
@@ -701,7 +736,7 @@ Test(gpu, a_graph_replayed_folds_every_replay)
 }
 
 /* The same graph built with cudaGraphAddKernelNode (pt_graph_add_kernel),
- * each kernel's reset a memset node ahead of it. */
+ * each kernel a node after the one before, no reset between them. */
 Test(gpu, a_graph_built_node_by_node_folds_every_replay)
 {
     graph_replays(1);

@@ -174,20 +174,36 @@ __global__ void spin_bad(pt_dev_buf buf, long long ns, int np, long long bad_slo
     PT_DEV_END(buf);
 }
 
-/* spin_phases<4> with the records last, as PT_LAUNCH passes them. */
+/* spin_phases<4> with the records last, as PT_LAUNCH passes them (and
+ * a CUDA graph's kernels, captured or added as nodes): its spins and
+ * windows summed into spin_actual as spin_phases' are. */
 __global__ void spin4_records_last(long long ns, int rounds, pt_dev_buf buf)
 {
+    long long act[4], win[4], edge;
+#pragma unroll
+    for (int p = 0; p < 4; p++) {
+        asm volatile("mov.b64 %0, 0;" : "=l"(act[p]));
+        asm volatile("mov.b64 %0, 0;" : "=l"(win[p]));
+    }
     if (ns < 0 || rounds < 0)
         return;
+    edge = gt_now();
     PT_DEV_BEGIN(buf);
     for (int r = 0; r < rounds; r++) {
 #pragma unroll
         for (int p = 0; p < 4; p++) {
-            spin_ns(ns);
-            PT_DEV_MARK(p);
+            act[p] += spin_ns(ns);
+            SPIN_MARK(PT_DEV_MARK(p), win[p], edge);
         }
     }
     PT_DEV_END(buf);
+    if (spin_recorder()) {
+#pragma unroll
+        for (int p = 0; p < 4; p++) {
+            atomicAdd(&spin_actual[p], (unsigned long long)act[p]);
+            atomicAdd(&spin_actual[16 + p], (unsigned long long)win[p]);
+        }
+    }
 }
 
 /* spin4_records_last, one block in `every` recording (PT_DEV_BEGIN_EVERY). */
