@@ -500,6 +500,34 @@ static void replay(void *exec)
     fake.now_ms += 1.0;
 }
 
+/* Two kernels captured on st by PT_LAUNCH, as titles[0] over 8 blocks
+ * with records r1 and titles[1] over 4 with r2, the fake replay writing
+ * the records they were given; the graph of them. Nothing is recorded,
+ * reset or timed meanwhile. */
+static pt_graph *capture_two(cudaStream_t st, const char *const titles[2], pt_dev_records *r1,
+                             pt_dev_records *r2)
+{
+    float data[4] = { 0 };
+    float *in = data;
+    int n = 4;
+    dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 128, 1, 1 };
+    long long events = fake.records, memsets = fake.memsets;
+
+    fake.capturing = st;
+    PT_LAUNCH(t, titles[0], r1, step, g8, block, 0, st, &in, &n);
+    cr_assert_eq(got.buf.nslots, 8, "the kernel is captured with its records");
+    graph_bufs[0] = got.buf;
+    PT_LAUNCH(t, titles[1], r2, step, g4, block, 0, st, &in, &n);
+    graph_bufs[1] = got.buf;
+    cr_assert_eq(fake.records, events, "no event recorded during the capture");
+    cr_assert_eq(fake.memsets, memsets, "no reset captured: the graph holds the kernels alone");
+    cr_assert_null(pt_find(t, titles[0]), "no section for a captured launch");
+    fake.capturing = NULL;
+    pt_graph *g = pt_graph_capture_end(t, st);
+    cr_assert_not_null(g, "%s", pt_last_error(t));
+    return g;
+}
+
 /* Captured once, replayed 100 times: PT_LAUNCH under the capture makes no
  * event, no fold and no reset, only the kernel; the first replay resets
  * the records once, outside the graph; each replay is timed as the
@@ -509,28 +537,13 @@ static void replay(void *exec)
 Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
 {
     static const char *const n2[] = { "load", "math" }, *const n3[] = { "a", "b", "c" };
+    static const char *const titles[] = { "first kernel", "second kernel" };
     pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, n2, PT_DEV_AGGREGATE, 0);
     pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, n3, PT_DEV_AGGREGATE, 0);
     cr_assert(r1 && r2, "%s", pt_last_error(t));
-    float data[4] = { 0 };
-    float *in = data;
-    int n = 4;
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x51;
-    dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 128, 1, 1 };
-    long long events = fake.records, memsets = fake.memsets;
-
-    fake.capturing = st;
-    PT_LAUNCH(t, "first kernel", r1, step, g8, block, 0, st, &in, &n);
-    cr_assert_eq(got.buf.nslots, 8, "the kernel is captured with its records");
-    graph_bufs[0] = got.buf;
-    PT_LAUNCH(t, "second kernel", r2, step, g4, block, 0, st, &in, &n);
-    graph_bufs[1] = got.buf;
-    cr_assert_eq(fake.records, events, "no event recorded during the capture");
-    cr_assert_eq(fake.memsets, memsets, "no reset captured: the graph holds the kernels alone");
-    cr_assert_null(pt_find(t, "first kernel"), "no section for a captured launch");
-    fake.capturing = NULL;
-    pt_graph *g = pt_graph_capture_end(t, st);
-    cr_assert_not_null(g, "%s", pt_last_error(t));
+    long long memsets = fake.memsets;
+    pt_graph *g = capture_two(st, titles, r1, r2);
     pt_graph *none = pt_graph_capture_end(t, NULL);
     cr_assert_not_null(none, "another stream: an empty graph");
     pt_graph_free(none);
@@ -596,6 +609,7 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
  * replay resets them again and counts from there. */
 Test(launch, a_graph_replay_counts_its_own_ends)
 {
+    static const char *const titles[] = { "k1", "k2" };
     pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
     pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
     cr_assert(r1 && r2, "%s", pt_last_error(t));
@@ -603,18 +617,10 @@ Test(launch, a_graph_replay_counts_its_own_ends)
     float *in = data;
     int n = 4;
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x53;
-    dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 64, 1, 1 };
+    dim3 g8 = { 8, 1, 1 }, block = { 64, 1, 1 };
     void *exec = (void *)(uintptr_t)0xe9;
     pt_dev_clock dc;
-
-    fake.capturing = st;
-    PT_LAUNCH(t, "k1", r1, step, g8, block, 0, st, &in, &n);
-    graph_bufs[0] = got.buf;
-    PT_LAUNCH(t, "k2", r2, step, g4, block, 0, st, &in, &n);
-    graph_bufs[1] = got.buf;
-    fake.capturing = NULL;
-    pt_graph *g = pt_graph_capture_end(t, st);
-    cr_assert_not_null(g, "%s", pt_last_error(t));
+    pt_graph *g = capture_two(st, titles, r1, r2);
     fake.graph_replay = replay;
 
     for (int i = 0; i < 3; i++)
