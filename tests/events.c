@@ -118,15 +118,36 @@ Test(events, resolution_is_in_order)
     pt_stop_gpu(t, "outer", 0);
     launch("k", 2.0);
     pt_sync(t);
-    cr_assert_eq(fake.nsynced, 4);
-    for (int i = 1; i < fake.nsynced; i++)
-        cr_assert_lt(fake.synced_ms[i - 1], fake.synced_ms[i],
-                     "wait %d is for an earlier stop than wait %d", i, i - 1);
+    /* All four on one stream: one wait, for the last stop, stands for the
+     * ones before it, which the stream completed first. */
+    cr_assert_eq(fake.nsynced, 1);
+    cr_assert_float_eq(fake.synced_ms[0], fake.now_ms, 1e-9, "the last stop's");
     pt_section_stats k = get("outer/k"), top = get("k");
     cr_assert_float_eq(k.first_ms, 7.0, 1e-9, "the first launch stays first: %g", k.first_ms);
     cr_assert_float_eq(k.mean_ms, 1.0, 1e-9);
     cr_assert_float_eq(get("outer").total_ms, 8.5, 1e-9);
     cr_assert_float_eq(top.total_ms, 2.0, 1e-9);
+}
+
+/* On two streams each pair waits for its own end, oldest first: one
+ * stream completing its work says nothing of another's. */
+Test(events, pairs_on_two_streams_each_wait_in_order)
+{
+    t = test_timing(&clk, "events", PT_GPU_EVENTS);
+    pt_stream a = (pt_stream)(uintptr_t)0xa, b = (pt_stream)(uintptr_t)0xb;
+    for (int i = 0; i < 4; i++) {
+        pt_stream s = i % 2 ? b : a;
+        pt_start_gpu(t, "k", s);
+        fake.now_ms += 1.0 + i;
+        pt_stop_gpu(t, "k", s);
+    }
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.nsynced, 4);
+    for (int i = 1; i < fake.nsynced; i++)
+        cr_assert_lt(fake.synced_ms[i - 1], fake.synced_ms[i],
+                     "wait %d is for an earlier stop than wait %d", i, i - 1);
+    cr_assert_float_eq(get("k").total_ms, 1.0 + 2.0 + 3.0 + 4.0, 1e-9);
+    cr_assert_float_eq(get("k").first_ms, 1.0, 1e-9);
 }
 
 Test(events, pt_sync_flag_resolves_at_stop)
@@ -164,6 +185,8 @@ Test(events, a_low_pool_resolves_the_oldest_and_memory_stays_bounded)
             most = pt__queue_pending(t);
     }
     cr_assert_leq(most, 1025, "at most 1025 pairs wait: %zu", most);
+    /* The oldest half at a time, with one wait each time (one stream). */
+    cr_assert_leq(fake.syncs, 10000 / 512 + 2, "%lld waits for 10000 pairs", fake.syncs);
     cr_assert_leq(pt__events_alive(t), 2 * 1025 + 2, "events alive: %zu",
                   pt__events_alive(t));
     cr_assert_gt(raw("k")->count, 0, "the pool ran low, so some were resolved");

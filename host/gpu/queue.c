@@ -174,11 +174,42 @@ static int resolve_head(pt_timing *t)
     return rc;
 }
 
+/* Before resolving the n oldest: where the end events still to wait for
+ * were all recorded on one stream, one wait for the newest of them, which
+ * a stream completes after the older ones, stands for all of them, each
+ * then resolved as seen complete (resolve_head). A wait a pair cost the
+ * host a runtime call each, as much as the launch it timed. O(n). */
+static void settle(pt__gpu *g, size_t n)
+{
+    size_t last = 0;
+    int any = 0;
+    pt_stream s = NULL;
+
+    if (n > g->qlen)
+        n = g->qlen;
+    for (size_t k = 0; k < n; k++) {
+        const pt__pair *p = &g->pairs[queue_at(g, k)];
+        if (p->known || p->ended)
+            continue;
+        if (any && p->stream != s)
+            return; /* two streams: each pair waits for itself */
+        s = p->stream;
+        last = k;
+        any = 1;
+    }
+    if (!any || g->cu->EventSynchronize(g->pairs[queue_at(g, last)].e1) != 0)
+        return; /* a failed wait is met again, and said, by the pair's own */
+    for (size_t k = 0; k <= last; k++)
+        g->pairs[queue_at(g, k)].ended = 1;
+}
+
 int pt__queue_resolve_n(pt_timing *t, size_t n)
 {
     pt__gpu *g = t ? pt__gpu_of(t) : NULL;
     int rc = 0;
 
+    if (g && n > 1)
+        settle(g, n);
     while (g && n-- > 0 && g->qlen) {
         int r = resolve_head(t);
         if (r && !rc)
