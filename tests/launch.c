@@ -35,10 +35,13 @@ static struct {
     int n;
     pt_dev_buf buf;
     int fail;                 /* answer this error, running nothing */
+    int skip_slot;            /* 1 + the slot whose block returns before END; 0 none */
 } got;
 
-/* The "kernel": every block of the grid writes its record, with phase p
- * taking (p + 1) * 100000 cycles of 400000, as END would leave it. */
+/* The "kernel": every block of the grid (but got.skip_slot's, when not
+ * 0: a block that returned before END) writes its record, with phase p
+ * taking (p + 1) * 100000 cycles of 400000, as END would leave it (DONE
+ * counted up, the rest stored). */
 static void step(const float *in, int n, pt_dev_buf buf)
 {
     (void)in;
@@ -62,7 +65,9 @@ int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_
         return got.fail;
     for (int s = 0; s < got.buf.nslots; s++) {
         long long *r = got.buf.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(got.buf.nphases, 0);
-        r[PT_DEV_S_DONE] = 1;
+        if (s + 1 == got.skip_slot)
+            continue;
+        r[PT_DEV_S_DONE] += 1;
         r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
         r[PT_DEV_S_CLK0] = 1000;
         r[PT_DEV_S_CLK1] = 1000 + 400000;
@@ -158,6 +163,56 @@ Test(launch, one_call_sizes_resets_times_launches_and_folds)
     pt_dev_clock_get(t, &dc);
     cr_assert_eq(dc.slots_skipped, 0, "no slot of an earlier, larger grid is read");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_dev_records_free(recs);
+}
+
+/* Launches of one grid after the first are not reset (no memset on the
+ * stream): each fold counts the ENDs since the one before, so every
+ * launch folds its own blocks, a block that missed END in one launch is
+ * counted in that launch alone, and a new grid, or any other reset of the
+ * records, resets them again. */
+Test(launch, later_launches_of_a_grid_fold_without_a_reset)
+{
+    pt_dev_records *recs = pt_dev_records_create(t, 0, 2, NULL, PT_DEV_AGGREGATE, 0);
+    float *in = NULL;
+    int n = 0;
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x43;
+    dim3 grid = { 8, 1, 1 }, block = { 64, 1, 1 };
+    long long memsets = 0;
+
+    for (int i = 0; i < 5; i++) {
+        got.skip_slot = i == 2 ? 4 : 0; /* the third launch's slot 3 */
+        PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+        if (i == 0)
+            memsets = fake.memsets; /* the records grown, zeroed and reset */
+    }
+    got.skip_slot = 0;
+    cr_assert_eq(fake.memsets, memsets, "a reset for the first launch only: %lld more",
+                 fake.memsets - memsets);
+    pt_sync(t);
+    cr_assert_eq(stats("step").count, 5);
+    cr_assert_eq(stats("step/phase 1").blocks, 5 * 8 - 1, "each launch's own blocks");
+    cr_assert_eq(pt_error_count_of(t, PT_ESTATE), 1, "the third launch's: %s", pt_last_error(t));
+    cr_assert(strstr(pt_last_error(t), "1 of the launch's 8 blocks wrote no record"), "%s",
+              pt_last_error(t));
+    /* On another stream: not reset either, but after the last fold's copy
+     * on the first stream (a wait on the device). */
+    long long waits = fake.waits;
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, (cudaStream_t)(uintptr_t)0x44, &in, &n);
+    cr_assert_eq(fake.waits, waits + 1, "the launch's stream waits for the copy's");
+    cr_assert_eq(fake.memsets, memsets);
+    /* Reset by hand between launches: the next launch resets again. */
+    cr_assert_eq(pt_dev_reset(recs, (pt_stream)st), 0);
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(fake.memsets, memsets + 2, "pt_dev_reset's, then the launch's");
+    /* A smaller grid: reset, and folded whole. */
+    grid.x = 4;
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+    PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(fake.memsets, memsets + 3, "the smaller grid's reset alone");
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/phase 1").blocks, 7 * 8 - 1 + 2 * 4);
+    cr_assert_eq(pt_error_count_of(t, PT_ESTATE), 1, "%s", pt_last_error(t));
     pt_dev_records_free(recs);
 }
 

@@ -335,7 +335,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
     if (role && (dst->kind != node->kind || dst->phase))
         return pt__fail(t, PT_EINVAL, "pt_dev_fold_role(\"%s\", \"%s\"): the launch has a "
                         "section of that title that is no %s", title, role,
-                        mode == PT__FOLD_ROLE ? "role" : "kernel of it");
+                        (mode & PT__FOLD_WHERE) == PT__FOLD_ROLE ? "role" : "kernel of it");
     /* A launch (or one of its roles) folds once: a second fold of the
      * same occurrence would add its phases again (children twice the
      * launch). A role (or a graph's kernel) marks the occurrence it is
@@ -358,8 +358,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
      * folded again. Said; the fold goes on (a kernel that writes every
      * slot leaves nothing stale). Counted when asked, not when applied, so
      * a fold still queued behind its launch counts too. */
-    j_stale = b->fold_gen == b->reset_gen && mode != PT__FOLD_REPLAY &&
-              mode != PT__FOLD_REPLAY_FIRST;
+    j_stale = b->fold_gen == b->reset_gen && !(mode & (PT__FOLD_DIFF | PT__FOLD_DIFF0));
     if (j_stale)
         stale = pt__fail(t, PT_ESTATE, "pt_dev_fold(\"%s\"): the records were folded already "
                          "and not reset since: a slot this launch did not reach shows the "
@@ -376,8 +375,8 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
     j->src.launch = node;
     j->src.gen = b->fold_gen = b->reset_gen;
     j->src.every_slot = every_slot;
-    j->src.devtime = mode >= PT__FOLD_KERNEL;
-    j->src.delta = mode == PT__FOLD_REPLAY ? 1 : mode == PT__FOLD_REPLAY_FIRST ? 2 : 0;
+    j->src.devtime = (mode & PT__FOLD_WHERE) == PT__FOLD_KERNEL;
+    j->src.delta = mode & PT__FOLD_DIFF ? 1 : mode & PT__FOLD_DIFF0 ? 2 : 0;
     j->src.stale = j_stale;
     b->pending++;
     b->fold_t = t;

@@ -16,11 +16,18 @@ PT__HIDDEN extern int pt__reduce_min_slots;
 PT__HIDDEN int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot);
 /* Where pt__dev_fold_in() folds: into the launch, into a role of it
  * (pt_dev_fold_role()), or into a kernel of it, a CUDA graph's replay,
- * timed by its blocks' span (graph.c): records the replay reset
- * (KERNEL), or records no replay resets, whose counts are taken as
- * differences from the last fold's (REPLAY) or, the first replay after a
- * reset, as they are (REPLAY_FIRST). */
-enum { PT__FOLD_LAUNCH, PT__FOLD_ROLE, PT__FOLD_KERNEL, PT__FOLD_REPLAY, PT__FOLD_REPLAY_FIRST };
+ * timed by its blocks' span (graph.c). With DIFF, records not reset
+ * since their last fold, whose counts are taken as differences from that
+ * fold's (a graph's replays, PT_LAUNCH's launches after the first); with
+ * DIFF0, the first fold after a reset of such records. */
+enum {
+    PT__FOLD_LAUNCH = 0,
+    PT__FOLD_ROLE = 1,
+    PT__FOLD_KERNEL = 2,
+    PT__FOLD_WHERE = 3,       /* the bits above */
+    PT__FOLD_DIFF = 4,
+    PT__FOLD_DIFF0 = 8,
+};
 /* The same into the child `role` of the launch, as mode says (NULL for
  * PT__FOLD_LAUNCH). */
 PT__HIDDEN int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title,

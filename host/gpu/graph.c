@@ -246,7 +246,7 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
         pt_dev_records *b = c->recs;
         int mode = PT__FOLD_KERNEL;
         if (c->bare) {
-            mode = c->fresh ? PT__FOLD_REPLAY_FIRST : PT__FOLD_REPLAY;
+            mode |= c->fresh ? PT__FOLD_DIFF0 : PT__FOLD_DIFF;
             c->fresh = 0;
         } else {
             b->reset_gen++; /* the replay reset the records (the graph's memset) */

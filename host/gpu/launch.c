@@ -1,6 +1,12 @@
 /* One launch in one call (PT_LAUNCH, PT_HOST_LAUNCH in pt.h): the
  * records follow the grid, are reset on the launch's stream, and the
  * launch is a section whose fold waits for its events like any other.
+ * Records in device memory that the fold copies back whole (the rule of
+ * a graph's kernels, pt__graph_bare()) are reset for the first launch
+ * only, and again after any other reset or a new slot count: each later
+ * fold takes the END counts' differences from the one before (fold.c),
+ * as a graph's replays do, so a launch costs the GPU no memset ahead of
+ * the kernel and the host no call for it.
  * The kernel is launched by the macro, in the program's own translation
  * unit, through the program's own CUDA runtime: the one that registered
  * the kernel, whichever ptkit times with. */
@@ -78,6 +84,8 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
 {
     const char *what = where == PT_LAUNCH_HOST ? "PT_HOST_LAUNCH" : "PT_LAUNCH";
     long long n;
+    int slots = b->nslots, rc;
+    pt__cuerr e;
 
     if (where == PT_LAUNCH_GPU && b->host && !b->fallback)
         return pt__fail(t, PT_EINVAL, "%s(\"%s\"): the records are in host memory (PT_DEV_HOST), "
@@ -91,7 +99,31 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
                         "from 1 to %d", what, title, blocks, threads, INT_MAX);
     if (fit(t, b, (int)n) != 0)
         return PT_ENOMEM; /* counted */
-    return pt_dev_reset(b, stream);
+    b->launch_diff = 0;
+    if (where == PT_LAUNCH_GPU && pt__graph_bare(b) && b->nslots == slots &&
+        b->launch_base == b->reset_gen + 1) {
+        /* Not reset: the launch's fold takes differences. A fold's copy
+         * queued on another stream must read the records before this
+         * launch writes them, as pt_dev_reset() would have waited. */
+        if (b->read_ev && b->read_stream != stream) {
+            e = b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
+                                       : b->cu->EventSynchronize(b->read_ev);
+            if (e)
+                return pt__fail(t, PT_ECUDA, "%s(\"%s\"): waiting for a fold's read of the "
+                                "records on another stream: %s", what, title,
+                                pt__cuda_errstr(b->cu, e));
+        }
+        b->stream = stream;
+        b->launch_diff = PT__FOLD_DIFF;
+        return 0;
+    }
+    if ((rc = pt_dev_reset(b, stream)) != 0)
+        return rc;
+    if (where == PT_LAUNCH_GPU && pt__graph_bare(b)) {
+        b->launch_base = b->reset_gen + 1;
+        b->launch_diff = PT__FOLD_DIFF0;
+    }
+    return 0;
 }
 
 /* The launch this thread's last pt_dev_launch_begin() refused to time
@@ -171,6 +203,6 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
                                  : pt__stop_gpu(t, title, stream, &none);
     pt__gpu_uncaptured_end(t);
     if (b && rc == 0)
-        rc = pt__dev_fold(t, b, title, 1);
+        rc = pt__dev_fold_in(t, b, title, NULL, PT__FOLD_LAUNCH | b->launch_diff, 1);
     return rc;
 }

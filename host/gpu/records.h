@@ -60,6 +60,12 @@ struct pt_dev_records {
     long long *seen;
     int nseen;
     long long seen_bad;
+    /* PT_LAUNCH resets such records only for its first launch (and after
+     * any other reset, or a new slot count): 1 + reset_gen after that
+     * reset, 0 none yet; and how the launch under way folds (fold.h's
+     * PT__FOLD_DIFF or PT__FOLD_DIFF0, 0 for records it resets). */
+    long launch_base;
+    int launch_diff;
 };
 
 /* A free host copy of at least `bytes` for a fold of b, marked busy, in

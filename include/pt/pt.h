@@ -413,7 +413,9 @@ enum pt_launch_where {
     PT_LAUNCH_GPU = 0,  /**< a kernel launch on a stream, timed by CUDA events */
     PT_LAUNCH_HOST = 1  /**< host mode: a CPU loop over the blocks, timed by the CPU clock */
 };
-/** \brief PT_LAUNCH()'s first half: grows, resets, opens the section.
+/** \brief PT_LAUNCH()'s first half: grows, resets (the first launch of a
+ *  grid; later ones are folded by the END counts' differences), opens the
+ *  section.
  *  \param blocks  the blocks of the grid; \param threads  per block (PT_DEV_WARP_SLOTS)
  *  \return the kernel's last argument (no slots when the records could not serve). */
 PT_EXTERN pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics *m,
