@@ -661,7 +661,8 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
  * in one replay is counted in that replay alone; a replay launched behind
  * ptkit's back shows as every slot written twice, said and left out; a
  * PT_LAUNCH of the same records between replays resets them, and the next
- * replay resets them again and counts from there. */
+ * replay resets them again and counts from there; a replay on another
+ * stream waits for the copies still queued on the first. */
 Test(launch, a_graph_replay_counts_its_own_ends)
 {
     static const char *const titles[] = { "k1", "k2" };
@@ -725,6 +726,16 @@ Test(launch, a_graph_replay_counts_its_own_ends)
     cr_assert_eq(pt_error_count(t), errors, "%s", pt_last_error(t));
     cr_assert_eq(stats("step/k1/phase 1").blocks, 5 * 8 + 7);
     cr_assert_eq(stats("alone/phase 1").blocks, 8);
+
+    /* Replayed on another stream, unreset: it waits on the device for
+     * each records' last copy, queued on the first stream. */
+    long long waits = fake.waits;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, (cudaStream_t)(uintptr_t)0x54), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.waits, waits + 2, "a wait for each records' copy");
+    cr_assert_eq(fake.memsets, memsets + 2, "and no reset");
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 6 * 8 + 7);
 
     fake.graph_replay = NULL;
     pt_graph_free(g);

@@ -220,14 +220,23 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
         return pt__fail(t, PT_ENODEV, "pt_graph_launch(\"%s\"): the CUDA runtime has no "
                         "cudaGraphLaunch; nothing replayed", title);
     /* Bare records reset once ahead of the replays, and again after any
-     * other reset of them (their counts then start from 0). */
+     * other reset of them (their counts then start from 0); unreset, the
+     * replay waits for a fold's read on another stream, as a reset would
+     * have (a PT_LAUNCH of the same records elsewhere, or the same graph
+     * replayed on two streams). */
     for (size_t i = 0; i < gr->n; i++) {
         pt__captured *c = &gr->v[i];
-        if (c->bare && c->base != c->recs->reset_gen) {
+        if (!c->bare)
+            continue;
+        if (c->base != c->recs->reset_gen) {
             if ((r = pt_dev_reset(c->recs, stream)) != 0)
                 return r; /* counted */
             c->base = c->recs->reset_gen;
             c->fresh = 1;
+        } else if ((e = pt__records_await_read(c->recs, stream)) != 0) {
+            return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): waiting for a fold's read "
+                            "of the records of \"%s\" on another stream: %s; nothing replayed",
+                            title, c->title, pt__cuda_errstr(cu, e));
         }
     }
     /* Asked once for the replay's two events (each asks, as

@@ -102,17 +102,12 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
     b->launch_diff = 0;
     if (where == PT_LAUNCH_GPU && pt__graph_bare(b) && b->nslots == slots &&
         b->launch_base == b->reset_gen + 1) {
-        /* Not reset: the launch's fold takes differences. A fold's copy
-         * queued on another stream must read the records before this
-         * launch writes them, as pt_dev_reset() would have waited. */
-        if (b->read_ev && b->read_stream != stream) {
-            e = b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
-                                       : b->cu->EventSynchronize(b->read_ev);
-            if (e)
-                return pt__fail(t, PT_ECUDA, "%s(\"%s\"): waiting for a fold's read of the "
-                                "records on another stream: %s", what, title,
-                                pt__cuda_errstr(b->cu, e));
-        }
+        /* Not reset: the launch's fold takes differences, and the
+         * launch waits for a fold's read as a reset would have. */
+        if ((e = pt__records_await_read(b, stream)) != 0)
+            return pt__fail(t, PT_ECUDA, "%s(\"%s\"): waiting for a fold's read of the "
+                            "records on another stream: %s", what, title,
+                            pt__cuda_errstr(b->cu, e));
         b->stream = stream;
         b->launch_diff = PT__FOLD_DIFF;
         return 0;

@@ -357,11 +357,24 @@ pt_dev_buf pt_dev_arg(const pt_dev_records *b)
     return a;
 }
 
+pt__cuerr pt__records_await_read(pt_dev_records *b, pt_stream stream)
+{
+    int capturing = 0;
+
+    if (!b->read_ev || b->read_stream == stream)
+        return 0;
+    if (b->cu->StreamIsCapturing && b->cu->StreamIsCapturing(stream, &capturing) != 0)
+        capturing = 0;
+    if (capturing)
+        return 0;
+    return b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
+                                  : b->cu->EventSynchronize(b->read_ev);
+}
+
 int pt_dev_reset(pt_dev_records *b, pt_stream stream)
 {
     pt__reset_part part;
-    pt__cuerr e = 0;
-    int capturing = 0;
+    pt__cuerr e;
 
     if (!b)
         return 0;
@@ -374,22 +387,10 @@ int pt_dev_reset(pt_dev_records *b, pt_stream stream)
         memset(part.dst, 0, part.bytes);
         return 0;
     }
-    /* A fold's copy (or reduction) queued on another stream may not have
-     * read the records yet: the clearing waits for it, on the device
-     * where the runtime can (cudaStreamWaitEvent), else here; but not
-     * under a stream capture, where a wait on an event from outside it
-     * would invalidate the user's capture (the clearing is captured alone). */
-    if (b->read_ev && b->read_stream != stream && b->cu->StreamIsCapturing &&
-        b->cu->StreamIsCapturing(stream, &capturing) != 0)
-        capturing = 0;
-    if (b->read_ev && b->read_stream != stream && !capturing) {
-        e = b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
-                                   : b->cu->EventSynchronize(b->read_ev);
-        if (e)
-            return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: waiting for a fold's read of the "
-                            "records on another stream: %s; nothing reset",
-                            pt__cuda_errstr(b->cu, e));
-    }
+    if ((e = pt__records_await_read(b, stream)) != 0)
+        return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: waiting for a fold's read of the "
+                        "records on another stream: %s; nothing reset",
+                        pt__cuda_errstr(b->cu, e));
     e = b->cu->MemsetAsync(part.dst, 0, part.bytes, stream);
     if (e)
         return pt__fail(b->t, PT_ECUDA, "pt_dev_reset: cudaMemsetAsync: %s",

@@ -54,9 +54,10 @@ struct pt_dev_records {
     pt_timing *fold_t;        /* the timing those jobs wait on */
     void *red_dev;            /* device scratch for the reduction's result */
     size_t red_bytes;
-    /* A CUDA graph's replays are not reset (graph.c): each slot's DONE and
-     * the header's bad-slot count as the last replay's fold read them, so
-     * the next one takes the differences. nseen slots; NULL before. */
+    /* A CUDA graph's replays and PT_LAUNCH's later launches are not reset
+     * (graph.c, launch.c): each slot's DONE and the header's bad-slot
+     * count as the last fold read them, so the next one takes the
+     * differences. nseen slots; NULL before. */
     long long *seen;
     int nseen;
     long long seen_bad;
@@ -88,6 +89,14 @@ PT__HIDDEN pt__reset_part pt__reset_of(const pt_dev_records *b);
  * with PT_DEV_WARP_SLOTS a warp's), one in b->sample of them; -1 when
  * that is no count from 1 to INT_MAX. b->grid_slots keeps the grid's. */
 PT__HIDDEN long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads);
+
+/* Before records b are written on `stream` (a reset, or a launch that
+ * writes them unreset): a fold's copy (or reduction) queued on another
+ * stream may not have read them yet, so the stream waits for it, on the
+ * device where the runtime can (cudaStreamWaitEvent), else the host does;
+ * but not under a stream capture, where a wait on an event from outside
+ * it would invalidate the user's capture. 0, or the CUDA error. */
+PT__HIDDEN pt__cuerr pt__records_await_read(pt_dev_records *b, pt_stream stream);
 
 /* Grows b to nslots records (never shrinks it), zeroed, after resolving
  * the folds that read the present ones. Returns 0 or the error counted. */
