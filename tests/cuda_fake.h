@@ -66,6 +66,21 @@ typedef struct fake_gpu {
     size_t ndeps;
     pt_stream waited_stream;  /* the last one's stream and event */
     pt__cuevent waited_ev;
+    /* cudaStreamGetCaptureInfo: asked, and the node it says the
+     * captured stream's next operation follows (a new one each time: the
+     * kernel just captured); copy_err makes cudaGraphAddMemcpyNode1D
+     * refuse, aim_err cudaGraphExecMemcpyNodeSetParams1D. */
+    long long capture_infos, copy_nodes, aims;
+    void *capture_dep;
+    pt__cuerr copy_err, aim_err;
+    /* The copy nodes: what each copies where, run by every cudaGraphLaunch
+     * after the test's replay (the kernels), in order; their copies. */
+    struct {
+        void *node, *dst, *dep;
+        const void *src;
+        size_t bytes;
+    } copy[8];
+    long long graph_copies;
 } fake_gpu;
 
 static fake_gpu fake;
@@ -166,6 +181,8 @@ static pt__cuerr f_graph_launch(void *exec, pt_stream s)
     fake.graph_exec = exec;
     if (fake.graph_replay)
         fake.graph_replay(exec);
+    for (long long i = 0; i < fake.copy_nodes && i < 8; i++, fake.graph_copies++)
+        memcpy(fake.copy[i].dst, fake.copy[i].src, fake.copy[i].bytes);
     return 0;
 }
 static void fake_node(void **node, void *const *deps, size_t n)
@@ -191,6 +208,57 @@ static pt__cuerr f_graph_kernel(void **node, void *graph, void *const *deps, siz
     fake.kernel_params = params;
     fake_node(node, deps, n);
     return 0;
+}
+static pt__cuerr f_capture_info(pt_stream s, int *status, unsigned long long *id, void **graph,
+                                void *const **deps, const void **edges, size_t *n)
+{
+    fake.capture_infos++;
+    *status = fake.capturing && s == fake.capturing ? 1 : 0;
+    if (id)
+        *id = 1;
+    if (graph)
+        *graph = (void *)(uintptr_t)0x6c;
+    fake.capture_dep = (void *)(uintptr_t)++fake.graph_nodes;
+    if (deps)
+        *deps = &fake.capture_dep;
+    if (edges)
+        *edges = NULL;
+    if (n)
+        *n = 1;
+    return 0;
+}
+static pt__cuerr f_graph_copy(void **node, void *graph, void *const *deps, size_t n, void *dst,
+                              const void *src, size_t bytes, int kind)
+{
+    (void)graph;
+    if (fake.copy_err)
+        return fake.copy_err;
+    if (kind != PT__CU_MEMCPY_D2H || fake.copy_nodes == 8)
+        return PT__CU_INVALID_VALUE;
+    *node = (void *)(uintptr_t)++fake.graph_nodes; /* deps and ndeps stay the kernel's */
+    fake.copy[fake.copy_nodes].node = *node;
+    fake.copy[fake.copy_nodes].dep = n ? deps[0] : NULL;
+    fake.copy[fake.copy_nodes].dst = dst;
+    fake.copy[fake.copy_nodes].src = src;
+    fake.copy[fake.copy_nodes++].bytes = bytes;
+    return 0;
+}
+static pt__cuerr f_graph_aim(void *exec, void *node, void *dst, const void *src, size_t bytes,
+                             int kind)
+{
+    (void)exec;
+    fake.aims++;
+    if (fake.aim_err)
+        return fake.aim_err;
+    for (long long i = 0; i < fake.copy_nodes; i++) {
+        /* A real runtime refuses another source's memory, or size. */
+        if (fake.copy[i].node == node && fake.copy[i].src == src &&
+            fake.copy[i].bytes == bytes && kind == PT__CU_MEMCPY_D2H) {
+            fake.copy[i].dst = dst;
+            return 0;
+        }
+    }
+    return PT__CU_INVALID_VALUE;
 }
 static pt__cuerr f_is_capturing(pt_stream s, int *status)
 {
@@ -360,6 +428,9 @@ static const pt__cuda_api fake_api = {
     .GraphLaunch = f_graph_launch,
     .GraphAddMemsetNode = f_graph_memset,
     .GraphAddKernelNode = f_graph_kernel,
+    .StreamGetCaptureInfo = f_capture_info,
+    .GraphAddMemcpyNode1D = f_graph_copy,
+    .GraphExecMemcpyNodeSetParams1D = f_graph_aim,
     .RegisterFatBinary = f_register_fatbin,
     .RegisterFatBinaryEnd = f_register_end,
     .RegisterFunction = f_register_function,

@@ -568,12 +568,28 @@ static pt_graph *capture_two(cudaStream_t st, const char *const titles[2], pt_de
     dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 128, 1, 1 };
     long long events = fake.records, memsets = fake.memsets;
 
+    long long copies = fake.copy_nodes;
+    void *after[2];
+
     fake.capturing = st;
     PT_LAUNCH(t, titles[0], r1, step, g8, block, 0, st, &in, &n);
     cr_assert_eq(got.buf.nslots, 8, "the kernel is captured with its records");
     graph_bufs[0] = got.buf;
+    after[0] = fake.capture_dep;
     PT_LAUNCH(t, titles[1], r2, step, g4, block, 0, st, &in, &n);
     graph_bufs[1] = got.buf;
+    after[1] = fake.capture_dep;
+    /* Each kernel's records are copied back by a node of the graph after
+     * it (where the runtime adds one): into their pinned spare until a
+     * replay points it elsewhere. */
+    cr_assert(fake.copy_nodes == copies + (fake.copy_err ? 0 : 2));
+    for (long long i = copies; i < fake.copy_nodes; i++) {
+        pt_dev_records *r = i == copies ? r1 : r2;
+        cr_assert_eq(fake.copy[i].src, r->data);
+        cr_assert_eq(fake.copy[i].dep, after[i - copies], "the copy follows its own kernel");
+        cr_assert_eq(fake.copy[i].bytes, (size_t)r->words * sizeof(long long));
+        cr_assert(r->spare && fake.copy[i].dst == r->spare);
+    }
     cr_assert_eq(fake.records, events, "no event recorded during the capture");
     cr_assert_eq(fake.memsets, memsets, "no reset captured: the graph holds the kernels alone");
     cr_assert_null(pt_find(t, titles[0]), "no section for a captured launch");
@@ -599,6 +615,8 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x51;
     long long memsets = fake.memsets;
     pt_graph *g = capture_two(st, titles, r1, r2);
+    cr_assert_eq(fake.copy_nodes, 2, "a copy node for each kernel");
+    long long memcpys = fake.memcpys, aims = fake.aims;
     pt_graph *none = pt_graph_capture_end(t, NULL);
     cr_assert_not_null(none, "another stream: an empty graph");
     pt_graph_free(none);
@@ -618,6 +636,11 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     fake.not_ready = 0;
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(fake.memsets, memsets + 2, "each records reset once, ahead of the replays");
+    cr_assert_eq(fake.memcpys, memcpys, "no copy on the stream: the graph's nodes copied");
+    cr_assert_eq(fake.graph_copies, 2 * 100);
+    cr_assert_eq(fake.aims - aims, 100 * 2 * 2, "each node aimed at the replay's copy and back");
+    cr_assert(fake.copy[0].dst == r1->spare && fake.copy[1].dst == r2->spare,
+              "between replays the nodes write the spares");
     cr_assert_eq(replays, 100);
     cr_assert_eq(fake.graph_exec, exec);
     cr_assert_eq(stats("step").count, 100, "every replay timed");
@@ -642,7 +665,7 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_leq(fake.syncs - syncs, 1, "no cudaEventSynchronize but pt_sync's, for the last "
                   "replay: %lld", fake.syncs - syncs);
-    cr_assert_leq(fake.queries - queries, 20 * 3, "a query for the replay, one for each copy");
+    cr_assert_leq(fake.queries - queries, 20, "a query for the replay: the copies are in it");
     cr_assert_eq(fake.capture_asks - asks, 20, "one cudaStreamIsCapturing a replay");
     cr_assert_eq(stats("step/second kernel/c").blocks, 120 * 4);
 
@@ -729,14 +752,113 @@ Test(launch, a_graph_replay_counts_its_own_ends)
 
     /* Replayed on another stream, unreset: it waits on the device for
      * each records' last copy, queued on the first stream. */
-    long long waits = fake.waits;
+    long long waits = fake.waits, records = fake.records;
     cr_assert_eq(pt_graph_launch(t, g, "step", exec, (cudaStream_t)(uintptr_t)0x54), 0, "%s",
                  pt_last_error(t));
     cr_assert_eq(fake.waits, waits + 2, "a wait for each records' copy");
+    cr_assert_eq(fake.records, records + 2 + 2, "the replay's two events, and each records' "
+                 "read marked on the first stream, behind the replay whose copy nodes read "
+                 "them (they have no event of their own)");
+    cr_assert_eq(fake.waited_ev, r2->read_mark);
     cr_assert_eq(fake.memsets, memsets + 2, "and no reset");
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(stats("step/k1/phase 1").blocks, 6 * 8 + 7);
 
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
+/* Replays nr times on st and checks that each replay's records were
+ * copied on the stream (where want_stream), not by the graph's nodes, and
+ * that every replay's blocks were folded once. */
+static void replay_copied(pt_graph *g, cudaStream_t st, int nr, int want_stream,
+                          const char *why)
+{
+    long long memcpys = fake.memcpys, blocks = 0;
+    const pt_section *k1 = pt_find(t, "step/k1/phase 1");
+    pt_section_stats s1;
+
+    if (k1 && pt_section_get(t, k1, &s1) == 0)
+        blocks = s1.blocks;
+    for (int i = 0; i < nr; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xea, st), 0, "%s: %s",
+                     why, pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s: %s", why, pt_last_error(t));
+    cr_assert_eq(fake.memcpys - memcpys, want_stream ? 2 * nr : 0, "%s", why);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, blocks + 8 * nr, "%s: every block folded",
+                 why);
+}
+
+/* Where the graph's copy nodes cannot serve, each replay's records are
+ * copied on the stream after it, as before them, and folded alike: an
+ * exec that refuses to aim them (instantiated from another graph), a
+ * runtime that refuses the node, no pinned memory for the copies; and
+ * two kernels of one graph writing the same records, whose nodes would
+ * read them while the other writes. */
+Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x55;
+    pt_graph *g = capture_two(st, titles, r1, r2);
+    fake.graph_replay = replay;
+
+    replay_copied(g, st, 3, 0, "by the nodes");
+    fake.aim_err = 801; /* cudaErrorNotSupported */
+    replay_copied(g, st, 3, 1, "an exec that refuses");
+    fake.aim_err = 0;
+    replay_copied(g, st, 3, 0, "by the nodes again");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_graph_free(g);
+
+    fake.copy_err = 801;
+    g = capture_two(st, titles, r1, r2);
+    fake.copy_err = 0;
+    replay_copied(g, st, 3, 1, "no copy nodes");
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    pt_graph_free(g);
+
+    /* r1 written by both kernels: each replay's two folds read it. */
+    long long aims = fake.aims, copies = fake.copy_nodes;
+    float *in = NULL;
+    int n = 0;
+    dim3 g8 = { 8, 1, 1 }, block = { 32, 1, 1 };
+    fake.capturing = st;
+    PT_LAUNCH(t, "k1", r1, step, g8, block, 0, st, &in, &n);
+    PT_LAUNCH(t, "k2", r1, step, g8, block, 0, st, &in, &n);
+    fake.capturing = NULL;
+    cr_assert_eq(fake.copy_nodes, copies + 2, "a node after each kernel, as ever");
+    g = pt_graph_capture_end(t, st);
+    fake.graph_replay = NULL;
+    long long memcpys = fake.memcpys;
+    cr_assert_eq(pt_graph_launch(t, g, "shared", (void *)(uintptr_t)0xeb, st), 0, "%s",
+                 pt_last_error(t));
+    pt_sync(t);
+    cr_assert_eq(fake.aims, aims, "no node aimed");
+    cr_assert_eq(fake.memcpys - memcpys, 2, "copied on the stream");
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+
+    /* No pinned memory: no spare, no node. (The graphs above are gone,
+     * their nodes with them.) */
+    fake.copy_nodes = 0;
+    fake.mallochost_err = 2;
+    r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    copies = fake.copy_nodes;
+    fake.copy_err = 2; /* for capture_two's count; the spare fails first */
+    g = capture_two(st, titles, r1, r2);
+    fake.copy_err = 0;
+    cr_assert_eq(fake.copy_nodes, copies);
+    cr_assert_null(r1->spare);
+    fake.graph_replay = replay;
+    replay_copied(g, st, 2, 1, "no pinned memory");
     fake.graph_replay = NULL;
     pt_graph_free(g);
     pt_dev_records_free(r1);
@@ -814,6 +936,9 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
     cr_assert_eq(fake.ndeps, 0, "after what the user gave: nothing");
     cr_assert_eq(k1, (void *)(uintptr_t)1);
+    cr_assert_eq(fake.copy_nodes, 1, "its records' copy node");
+    cr_assert_eq(fake.copy[0].dep, k1, "after the kernel");
+    cr_assert_eq(fake.copy[0].src, r1->data);
     /* The second after the first, its records as the device reduces. */
     pt__reduce_min_slots = 4;
     cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "second kernel", r2), 0, "%s",
@@ -829,8 +954,9 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
                  "to the last slot's last word");
     cr_assert_eq(fake.memset_params[0].value, 0);
     cr_assert_eq(fake.ndeps, 1, "the kernel after the reset");
-    cr_assert_eq(fake.deps[0], (void *)(uintptr_t)2);
-    cr_assert_eq(k2, (void *)(uintptr_t)3);
+    cr_assert_eq(fake.deps[0], (void *)(uintptr_t)3, "(node 2: the first one's copy)");
+    cr_assert_eq(k2, (void *)(uintptr_t)4);
+    cr_assert_eq(fake.copy_nodes, 1, "records the device reduces are reduced, not copied");
     /* Records of 2 slots for a grid of 8: in the graph, unmeasured. */
     cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, &k2, 1, &p1, "third", small), PT_ESTATE);
     cr_assert(strstr(pt_last_error(t), "(2 slots, the grid 8) do not hold the grid's slots"),

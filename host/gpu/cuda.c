@@ -152,6 +152,9 @@ static void load(void)
         OPT(GraphLaunch, "cudaGraphLaunch") ||
         OPT(GraphAddMemsetNode, "cudaGraphAddMemsetNode") ||
         OPT(GraphAddKernelNode, "cudaGraphAddKernelNode") ||
+        OPT(GraphAddMemcpyNode1D, "cudaGraphAddMemcpyNode1D") ||
+        OPT(GraphExecMemcpyNodeSetParams1D, "cudaGraphExecMemcpyNodeSetParams1D") ||
+        OPT(StreamGetCaptureInfo, "cudaStreamGetCaptureInfo_v3") ||
         OPT(RuntimeGetVersion, "cudaRuntimeGetVersion")) {
         /* A runtime missing a basic entry point is not one ptkit can use;
          * keep it loaded (other code of the process may use it) but unused. */
@@ -160,7 +163,13 @@ static void load(void)
     }
 #undef REQ
 #undef OPT
-    if (real.RuntimeGetVersion && real.RuntimeGetVersion(&version) == 0 && version > 0) {
+    if (real.RuntimeGetVersion && real.RuntimeGetVersion(&version) != 0)
+        version = 0;
+    /* CUDA 13 gave the name without _v3 the same seven arguments (12's
+     * takes six); before 12.3 there is neither, and no copy nodes. */
+    if (!real.StreamGetCaptureInfo && version >= 13000)
+        bind_sym(lib, &real.StreamGetCaptureInfo, "cudaStreamGetCaptureInfo", 0);
+    if (version > 0) {
         size_t used = strlen(origin);
         snprintf(origin + used, sizeof origin - used, "; CUDA runtime %d.%d", version / 1000,
                  version % 1000 / 10);

@@ -114,6 +114,19 @@ typedef struct pt__cuda_api {
                                     const struct pt__cu_memset *p);
     pt__cuerr (*GraphAddKernelNode)(void **node, void *graph, void *const *deps, size_t n,
                                     const void *params);
+    /* Optional: the graph a stream is capturing into and the nodes its
+     * next operation will follow (cudaStreamGetCaptureInfo of CUDA 13,
+     * cudaStreamGetCaptureInfo_v3 of CUDA 12.3 on: edges is
+     * cudaGraphEdgeData, unused). */
+    pt__cuerr (*StreamGetCaptureInfo)(pt_stream s, int *status, unsigned long long *id,
+                                      void **graph, void *const **deps, const void **edges,
+                                      size_t *n);
+    /* Optional: a one-dimensional copy node, and an instantiated graph's
+     * copy node pointed at other memory for its next replays. */
+    pt__cuerr (*GraphAddMemcpyNode1D)(void **node, void *graph, void *const *deps, size_t n,
+                                      void *dst, const void *src, size_t bytes, int kind);
+    pt__cuerr (*GraphExecMemcpyNodeSetParams1D)(void *exec, void *node, void *dst,
+                                                const void *src, size_t bytes, int kind);
 
     /* ptkit's own kernels (calibration, reduction) are registered as the
      * code nvcc generates registers a program's: a fatbin, then each

@@ -226,6 +226,7 @@ static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_str
     }
     b->read_ev = st->ev;
     b->read_stream = s;
+    b->read_in_graph = 0;
     j->src.data = st->host;
     j->stage = st;
     j->src.reduced = 1;
@@ -264,6 +265,7 @@ static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
     if (!e) {
         b->read_ev = st->ev;
         b->read_stream = s;
+        b->read_in_graph = 0;
         st->copying = 1;
     }
     if (e) {
@@ -395,6 +397,16 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
         }
         memcpy(j->stage->host, b->data, bytes);
         j->src.data = j->stage->host;
+    } else if (b->graph_stage) {
+        /* A graph's copy node wrote it, in the replay the launch's events
+         * enclose: nothing to copy or wait for but them. */
+        j->stage = b->graph_stage;
+        j->stage->copying = 0;
+        j->src.data = j->stage->host;
+        b->graph_stage = NULL;
+        b->read_ev = NULL;
+        b->read_stream = b->stream;
+        b->read_in_graph = 1;
     } else if ((rc = copy_back(t, b, j, queued ? stream : b->stream, title)) != 0) {
         job_release(j);
         dst->folded = 0;

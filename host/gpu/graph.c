@@ -10,10 +10,18 @@
  * its last block's END (it has no events of its own inside the graph),
  * its phases and "(unattributed)" add up to that. The folds wait behind
  * the replay's events like any launch's: nothing waits for the GPU here.
- * Each fold copies the records back on the replay's stream, behind the
- * replay and ahead of the next one: so replays on one stream never mix
- * their records. A buffer keeps a few copies in flight (records.h); past
- * them the host waits for the oldest copy, the only wait.
+ * The records come back inside the replay: each kernel has a copy node
+ * after it that nothing waits for (so it runs beside the kernels that
+ * follow, on a copy engine), which each pt_graph_launch() points at a
+ * host copy of the records' own for that replay's fold, and back at the
+ * records' spare after the launch. The stream then carries nothing
+ * between replays but their events, and a replay runs wholly before the
+ * next one on its stream: replays never mix their records. Where a node
+ * cannot serve (no runtime call for it, an exec that refuses the change,
+ * two kernels of the graph writing the same records), the fold copies
+ * the records on the stream after the replay, as a launch's. A buffer
+ * keeps a few copies in flight (records.h); past them the host waits for
+ * the oldest, the only wait.
  *
  * The graph holds no reset of the records (pt__graph_bare(), the rule
  * for all but grids the device reduces): a memset node ahead of each
@@ -40,6 +48,7 @@ struct pt_graph {
     pt_timing *t;
     size_t n, cap;
     pt__captured *v;
+    int solo_known;           /* each kernel's `solo` is set for these n */
 };
 
 /* Appends kernel `title` of records b, on stream s, to the n of *v (room
@@ -59,7 +68,88 @@ static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const cha
     }
     if (!(name = pt__str_dup(title)))
         return -1;
-    (*v)[(*n)++] = (pt__captured){ s, name, b, pt__graph_bare(b), 0, -1 };
+    (*v)[(*n)++] = (pt__captured){ s, name, b, pt__graph_bare(b), 0, -1, NULL, NULL, 0, NULL,
+                                   -1 };
+    return 0;
+}
+
+/* Adds to graph, after the n nodes of deps (the kernel), c's copy node:
+ * the records into their pinned spare, which each pt_graph_launch()
+ * points at the replay's own copy and back. Where the runtime has no such
+ * node, the spare cannot be pinned, or the node is refused, c keeps none
+ * (its replays copy on the stream, as before). */
+static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n)
+{
+    pt_dev_records *b = c->recs;
+    const pt__cuda_api *cu = b->cu;
+    size_t bytes = (size_t)b->words * sizeof(long long);
+    void *spare = NULL;
+
+    c->data = b->data;
+    c->bytes = bytes;
+    if (!c->bare || !cu || !cu->GraphAddMemcpyNode1D || !cu->GraphExecMemcpyNodeSetParams1D)
+        return;
+    if (!b->spare) {
+        if (cu->MallocHost(&spare, bytes) != 0)
+            return;
+        b->spare = spare;
+        b->spare_bytes = bytes;
+    }
+    if (b->spare_bytes < bytes ||
+        cu->GraphAddMemcpyNode1D(&c->copy, graph, deps, n, b->spare, b->data, bytes,
+                                 PT__CU_MEMCPY_D2H) != 0)
+        c->copy = NULL;
+}
+
+void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    const pt__cuda_api *cu = b->cu;
+    pt__captured *c = NULL;
+    void *graph = NULL;
+    void *const *deps = NULL;
+    const void *edges = NULL; /* asked, else a query of annotated edges fails */
+    size_t n = 0;
+    int status = 0;
+
+    for (size_t i = g ? g->ncaptured : 0; i-- > 0 && !c;)
+        if (g->captured[i].stream == s && g->captured[i].recs == b && !g->captured[i].data)
+            c = &g->captured[i];
+    if (!c || !cu || !cu->StreamGetCaptureInfo)
+        return;
+    /* The nodes the stream's next operation would follow: the kernel
+     * just captured. The copy node follows it and leaves the stream's
+     * dependencies as they are, so nothing captured later waits for it. */
+    if (cu->StreamGetCaptureInfo(s, &status, NULL, &graph, &deps, &edges, &n) != 0 ||
+        status != 1 || !graph || !n)
+        return;
+    add_copy(c, graph, deps, n);
+}
+
+/* Whether each kernel of gr is the only one writing its records: sorted
+ * by records, O(n log n), once a graph. */
+static int by_recs(const void *a, const void *b)
+{
+    const pt__captured *x = *(pt__captured *const *)a, *y = *(pt__captured *const *)b;
+    return x->recs < y->recs ? -1 : x->recs > y->recs;
+}
+
+static int mark_solo(pt_graph *gr)
+{
+    pt__captured **p;
+
+    if (gr->solo_known)
+        return 0;
+    if (!(p = malloc(gr->n * sizeof *p)))
+        return -1;
+    for (size_t i = 0; i < gr->n; i++)
+        p[i] = &gr->v[i];
+    qsort(p, gr->n, sizeof *p, by_recs);
+    for (size_t i = 0; i < gr->n; i++)
+        p[i]->solo = !(i > 0 && p[i - 1]->recs == p[i]->recs) &&
+                     !(i + 1 < gr->n && p[i + 1]->recs == p[i]->recs);
+    free(p);
+    gr->solo_known = 1;
     return 0;
 }
 
@@ -194,7 +284,53 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
     if (push(&gr->v, &gr->n, &gr->cap, NULL, title, b) < 0)
         return pt__fail(gr->t, PT_ENOMEM, "pt_graph_add_kernel(\"%s\"): out of memory; the "
                         "kernel is in the graph, unmeasured", title);
+    gr->solo_known = 0;
+    add_copy(&gr->v[gr->n - 1], graph, node, 1);
     return 0;
+}
+
+/* Points each copy node of exec at a host copy of its records for this
+ * replay (c->stage), where it may: a kernel alone in writing its records,
+ * still at the memory captured, a pinned copy, and an exec that takes the
+ * change (one instantiated from another graph refuses it). The others'
+ * records are copied on the stream after the replay. */
+static void aim_copies(pt_timing *t, pt_graph *gr, void *exec)
+{
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    int known = mark_solo(gr) == 0;
+
+    for (size_t i = 0; i < gr->n; i++) {
+        pt__captured *c = &gr->v[i];
+        pt__stage *st;
+        c->stage = NULL;
+        if (!known || !c->copy || c->solo != 1 || c->data != c->recs->data ||
+            pt__stage_get(t, c->recs, c->bytes, &st) != 0)
+            continue;
+        if (st->pinned && cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, st->host, c->data,
+                                                             c->bytes, PT__CU_MEMCPY_D2H) == 0)
+            c->stage = st;
+        else
+            st->busy = 0;
+    }
+}
+
+/* After the replay: each copy node aimed by aim_copies() back at its
+ * records' spare, so that a replay launched behind ptkit's back writes
+ * no copy a fold reads. */
+static void unaim_copies(pt_timing *t, pt_graph *gr, void *exec, const char *title)
+{
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    pt__cuerr e;
+
+    for (size_t i = 0; i < gr->n; i++) {
+        pt__captured *c = &gr->v[i];
+        if (c->stage && (e = cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, c->recs->spare,
+                                                                c->data, c->bytes,
+                                                                PT__CU_MEMCPY_D2H)) != 0)
+            pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): pointing the copy node of \"%s\" "
+                     "back at its spare: %s; a replay launched without pt_graph_launch would "
+                     "write over this replay's copy", title, c->title, pt__cuda_errstr(cu, e));
+    }
 }
 
 int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, pt_stream stream)
@@ -243,28 +379,35 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
      * pt_start_gpu does; on a capturing stream they refuse, said). */
     if (!pt__gpu_capturing(t, stream))
         pt__gpu_uncaptured(t, stream);
+    aim_copies(t, gr, exec);
     pt__start_gpu(t, title, stream, &none);
     e = cu->GraphLaunch(exec, stream);
     pt__stop_gpu(t, title, stream, &none);
     pt__gpu_uncaptured_end(t);
-    if (e)
-        return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): cudaGraphLaunch: %s; nothing "
-                        "folded", title, pt__cuda_errstr(cu, e));
+    unaim_copies(t, gr, exec, title);
     for (size_t i = 0; i < gr->n; i++) {
         pt__captured *c = &gr->v[i];
         pt_dev_records *b = c->recs;
-        int mode = PT__FOLD_KERNEL;
-        if (c->bare) {
-            mode |= c->fresh ? PT__FOLD_DIFF0 : PT__FOLD_DIFF;
-            c->fresh = 0;
-        } else {
-            b->reset_gen++; /* the replay reset the records (the graph's memset) */
+        int mode = PT__FOLD_KERNEL | (c->bare ? c->fresh ? PT__FOLD_DIFF0 : PT__FOLD_DIFF : 0);
+        if (!e) {
+            if (c->bare)
+                c->fresh = 0;
+            else
+                b->reset_gen++; /* the replay reset the records (the graph's memset) */
+            b->stream = stream;
+            b->graph_stage = c->stage; /* the fold's copy, made in the replay */
+            r = pt__dev_fold_in(t, b, title, c->title, mode, 1);
+            if (r && !rc)
+                rc = r;
         }
-        b->stream = stream;
-        r = pt__dev_fold_in(t, b, title, c->title, mode, 1);
-        if (r && !rc)
-            rc = r;
+        if (c->stage && b->graph_stage == c->stage)
+            c->stage->busy = 0; /* not taken by a fold */
+        b->graph_stage = NULL;
+        c->stage = NULL;
     }
+    if (e)
+        return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): cudaGraphLaunch: %s; nothing "
+                        "folded", title, pt__cuda_errstr(cu, e));
     return rc;
 }
 

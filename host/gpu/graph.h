@@ -17,6 +17,18 @@ typedef struct pt__captured {
     pt_dev_records *recs;
     int bare, fresh;
     long base;
+    /* Bare records' copy node, after the kernel and before nothing: each
+     * replay copies them back beside the kernels that follow, into the
+     * host copy its fold reads (`stage`, the replay's); NULL where the
+     * stream copies them after the replay instead. `data` and `bytes`:
+     * what it copies. `solo`: 0 where another kernel of the graph writes
+     * the same records (a copy node would read them mid-write), 1 not,
+     * -1 not yet looked at. */
+    void *copy;
+    long long *data;
+    size_t bytes;
+    pt__stage *stage;
+    int solo;
 } pt__captured;
 
 /* Whether a graph's kernel writes records b with no reset in the graph:
@@ -29,6 +41,10 @@ PT__HIDDEN int pt__graph_bare(const pt_dev_records *b);
 /* Notes a kernel captured on stream s (launch.c); 0 or PT_ENOMEM (counted). */
 PT__HIDDEN int pt__graph_capture_add(pt_timing *t, pt_stream s, const char *title,
                                      pt_dev_records *b);
+/* After the kernel pt__graph_capture_add() noted is captured on s: its
+ * records' copy node, where the runtime can add one (else the replays
+ * copy them on the stream). */
+PT__HIDDEN void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b);
 
 
 #endif

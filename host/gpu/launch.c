@@ -189,8 +189,13 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
         refused_t = refused_title = NULL;
         return PT_ERANGE; /* said at the begin */
     }
-    if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream))
-        return 0; /* captured: timed and folded at each replay (graph.c) */
+    if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
+        /* Captured: timed and folded at each replay (graph.c), the
+         * records copied back by a node after the kernel. */
+        if (b)
+            pt__graph_capture_copy(t, stream, b);
+        return 0;
+    }
     memset(&none, 0, sizeof none);
     if (where == PT_LAUNCH_GPU && t->enabled)
         pt__gpu_uncaptured(t, stream); /* asked just above */

@@ -94,6 +94,10 @@ static void free_buffer(pt_dev_records *b)
     }
     if (b->red_dev)
         cu->Free(b->red_dev);
+    if (b->spare)
+        cu->FreeHost(b->spare);
+    if (b->read_mark)
+        cu->EventDestroy(b->read_mark);
     if (b->names)
         for (int p = 0; p < b->nphases; p++)
             free(b->names[p]);
@@ -361,14 +365,30 @@ pt__cuerr pt__records_await_read(pt_dev_records *b, pt_stream stream)
 {
     int capturing = 0;
 
-    if (!b->read_ev || b->read_stream == stream)
+    pt__cuevent ev = b->read_ev;
+    pt__cuerr e;
+
+    if (!(ev || b->read_in_graph) || b->read_stream == stream)
         return 0;
     if (b->cu->StreamIsCapturing && b->cu->StreamIsCapturing(stream, &capturing) != 0)
         capturing = 0;
     if (capturing)
         return 0;
-    return b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, b->read_ev, 0)
-                                  : b->cu->EventSynchronize(b->read_ev);
+    if (!ev) {
+        /* A graph's replay read them, with no event of its own: mark the
+         * read's stream now, behind the replay. */
+        if (!b->read_mark &&
+            (e = b->cu->EventCreateWithFlags(&b->read_mark, PT__CU_EVENT_DISABLE_TIMING)) != 0) {
+            b->read_mark = NULL;
+            return e;
+        }
+        if ((e = b->cu->EventRecord(b->read_mark, b->read_stream)) != 0)
+            return e;
+        ev = b->read_ev = b->read_mark;
+        b->read_in_graph = 0;
+    }
+    return b->cu->StreamWaitEvent ? b->cu->StreamWaitEvent(stream, ev, 0)
+                                  : b->cu->EventSynchronize(ev);
 }
 
 int pt_dev_reset(pt_dev_records *b, pt_stream stream)

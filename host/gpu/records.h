@@ -67,6 +67,18 @@ struct pt_dev_records {
      * PT__FOLD_DIFF or PT__FOLD_DIFF0, 0 for records it resets). */
     long launch_base;
     int launch_diff;
+    /* A CUDA graph's copy nodes (graph.c) read the records inside each
+     * replay: `spare`, pinned, `spare_bytes` long, is where they write
+     * between ptkit's replays (a replay launched behind its back);
+     * `graph_stage` the copy a replay wrote, handed to its fold (fold.c);
+     * `read_in_graph` says the last read was such a node's, on
+     * read_stream, so a write on another stream waits for that stream
+     * (read_mark, recorded then). */
+    long long *spare;
+    size_t spare_bytes;
+    pt__stage *graph_stage;
+    int read_in_graph;
+    pt__cuevent read_mark;
 };
 
 /* A free host copy of at least `bytes` for a fold of b, marked busy, in

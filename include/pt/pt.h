@@ -331,9 +331,12 @@ PT_EXTERN pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream);
  *  `title`, timed by CUDA events, and fold each captured kernel's records
  *  into a child of it named as the kernel's PT_LAUNCH, which lasted from
  *  its first block's BEGIN to its last block's END: no host sync, the
- *  folds wait behind the replay's events as a launch's do. Replays on one
- *  stream never mix records (each fold's copy runs before the next
- *  replay); each fold counts a slot's ENDs since the previous replay's
+ *  folds wait behind the replay's events as a launch's do. Each kernel's
+ *  records come back in the replay, by a copy node after the kernel that
+ *  nothing waits for (added under the capture, or by
+ *  pt_graph_add_kernel()), which ptkit points at the replay's own host
+ *  copy: replays on one stream never mix records (where a node cannot
+ *  serve, the stream copies them after the replay); each fold counts a slot's ENDs since the previous replay's
  *  fold, so a block that missed END, or a replay launched behind ptkit's
  *  back, is counted and said. The host waits only when a buffer's few
  *  copies in flight are all taken. The first replay is apart from the
@@ -351,8 +354,9 @@ PT_EXTERN pt_graph *pt_graph_create(pt_timing *t);
  *  `graph` (a cudaGraph_t) the kernel node after the ndeps nodes of deps
  *  (params: a cudaKernelNodeParams whose arguments hold
  *  pt_dev_arg(records); records of 65,536 slots and more, which the fold
- *  reduces on the device, after their reset, a memset node), and
- *  notes the kernel in g as `title`, folded at each pt_graph_launch() as a
+ *  reduces on the device, after their reset, a memset node; other
+ *  records get a copy node after the kernel, which pt_graph_launch()
+ *  aims), and notes the kernel in g as `title`, folded at each pt_graph_launch() as a
  *  captured PT_LAUNCH is. *node receives the kernel node. Records that do
  *  not hold the grid's slots (or are in host memory) cannot be reset or
  *  resized in a graph: the kernel node is added alone after deps, and left
