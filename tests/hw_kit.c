@@ -175,6 +175,9 @@ Test(hw_kit, the_summary_reads_the_last_hardware_record)
         "| compute-sanitizer racecheck | met (0 errors in ptkit's code) | 34 tests ran",
         "1 errors, 0 of them in ptkit's code, 1 in the suite's own kernels",
         "| sample torch | ok, 17.8 s, on the GPU | report: no warning |",
+        "|   graph replays, pt_graph_launch | **NOT met** (<= 1.01 of bare) | 1.2822 of bare "
+        "over 1000 replays; a replay bare 64.7 us, ptkit 83.0 us; the bare graph between "
+        "pt_start_gpu/pt_stop_gpu 1.0519 of bare |",
         NULL,
     };
     char *text = summary_of("docs/hardware/2026-11-28-h100-2/run6");

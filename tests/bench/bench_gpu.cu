@@ -230,7 +230,11 @@ __global__ void marked_spin_kernel(long long ns, pt_dev_buf buf)
  * pt_start_gpu and pt_stop_gpu (events, no records), and the host's time
  * to issue each form's replays (before the wait for the last) say where
  * ptkit's cost lies: the events, the records' copies on the GPU, or the
- * host's folds. Returns ptkit's over bare, or 0 on a failure (said). */
+ * host's folds. Two more, the bare graph with one CUDA event recorded
+ * after each replay (timed, as a replay's end event; untimed, as a mark
+ * that a replay's copies landed), say what a replay timed by one event,
+ * or folded behind one, would cost. Returns ptkit's over bare, or 0 on a
+ * failure (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
     enum { KERNELS = 3, BLOCKS = 132 };
@@ -239,9 +243,17 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     pt_dev_records *recs[KERNELS];
     cudaGraph_t graph[2] = { NULL, NULL };
     cudaGraphExec_t exec[2] = { NULL, NULL };
-    std::vector<double> ms[3], issue[3];
+    enum { FORMS = 5, EVENTS = 64 };
+    std::vector<double> ms[FORMS], issue[FORMS];
+    cudaEvent_t ev[2][EVENTS] = {};
     pt_graph *pg = NULL;
     cudaError_t e = cudaSuccess;
+
+    for (int i = 0; i < EVENTS && e == cudaSuccess; i++) {
+        e = cudaEventCreateWithFlags(&ev[0][i], cudaEventDefault);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&ev[1][i], cudaEventDisableTiming);
+    }
 
     for (int k = 0; k < KERNELS; k++)
         recs[k] = pt_dev_records_create(gt, BLOCKS, PH_COUNT, phase_names, 0, 0);
@@ -263,17 +275,20 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     if (e == cudaSuccess)
         pg = pt_graph_capture_end(gt, (pt_stream)st);
     for (int r = 0; r < 6 && e == cudaSuccess && pg; r++) {
-        for (int form = 0; form < 3; form++) {
+        for (int form = 0; form < FORMS; form++) {
             double t0 = now_s(), t1;
             for (int i = 0; i < replays; i++) {
                 if (form == 0) {
                     cudaGraphLaunch(exec[0], st);
                 } else if (form == 1) {
                     pt_graph_launch(gt, pg, "step", exec[1], (pt_stream)st);
-                } else {
+                } else if (form == 2) {
                     pt_start_gpu(et, "step", (pt_stream)st);
                     cudaGraphLaunch(exec[0], st);
                     pt_stop_gpu(et, "step", (pt_stream)st);
+                } else {
+                    cudaGraphLaunch(exec[0], st);
+                    cudaEventRecord(ev[form - 3][i % EVENTS], st);
                 }
             }
             t1 = now_s();
@@ -303,7 +318,12 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                median(ms[0]) * 1e3 / replays, median(issue[0]), median(ms[2]) * 1e3 / replays,
                median(issue[2]), median(ms[1]) * 1e3 / replays, median(issue[1]),
                median(ms[2]) / median(ms[0]));
+        printf("graph replays, one event after each: timed %.4f of bare, untimed %.4f of bare\n",
+               median(ms[3]) / median(ms[0]), median(ms[4]) / median(ms[0]));
     }
+    for (int i = 0; i < 2 * EVENTS; i++)
+        if (ev[i / EVENTS][i % EVENTS])
+            cudaEventDestroy(ev[i / EVENTS][i % EVENTS]);
     pt_graph_free(pg);
     for (int form = 0; form < 2; form++) {
         if (exec[form])

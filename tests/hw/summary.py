@@ -209,6 +209,20 @@ def bench_rows(logs, st):
     if pl:
         rows.append(("  launch rate, PT_LAUNCH", "", f"{pl.group(1)} of the bare launch "
                      f"({pl.group(2)} launches/s)"))
+    gr = re.search(r"^graph of .*?, (\d+) replays: pt_graph_launch .*?([\d.]+) of the bare "
+                   r"cudaGraphLaunch", text, re.M)
+    if gr:
+        split = re.search(r"graph replays, a replay: bare ([\d.]+) us .*?pt_graph_launch ([\d.]+) us "
+                          r".*?events alone ([\d.]+) of bare", text)
+        one = re.search(r"graph replays, one event after each: timed ([\d.]+) of bare, untimed "
+                        r"([\d.]+) of bare", text)
+        rows.append(("  graph replays, pt_graph_launch", goal(float(gr.group(2)) <= 1.01) +
+                     " (<= 1.01 of bare)", f"{gr.group(2)} of bare over {gr.group(1)} replays" +
+                     (f"; a replay bare {split.group(1)} us, ptkit {split.group(2)} us; the bare "
+                      f"graph between pt_start_gpu/pt_stop_gpu {split.group(3)} of bare"
+                      if split else "") +
+                     (f"; one event after each replay: timed {one.group(1)}, untimed "
+                      f"{one.group(2)} of bare" if one else "")))
     return rows
 
 
