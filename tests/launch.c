@@ -145,12 +145,12 @@ Test(launch, one_call_sizes_resets_times_launches_and_folds)
                        m.block_mean_ms);
 
     /* A smaller grid: the records hold its slots only, none skipped. The
-     * stream is asked once at the launch's begin and once at its end
-     * whether it is being captured, not again by the events. */
+     * stream is asked once, at the launch's begin, whether it is being
+     * captured: not again by its end or its events. */
     grid.y = 1;
     long long asks = fake.capture_asks;
     PT_LAUNCH(t, "step", recs, step, grid, block, 0, st, &in, &n);
-    cr_assert_eq(fake.capture_asks - asks, 2, "cudaStreamIsCapturing twice a launch");
+    cr_assert_eq(fake.capture_asks - asks, 1, "cudaStreamIsCapturing once a launch");
     cr_assert_eq(got.buf.nslots, 4);
     /* A larger one: grown again. */
     grid.x = 16;
@@ -863,6 +863,34 @@ Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
     pt_graph_free(g);
     pt_dev_records_free(r1);
     pt_dev_records_free(r2);
+}
+
+/* PT_LAUNCH's end takes its begin's answer to whether the stream is
+ * being captured; an end that follows no begin of its own (another
+ * title, or a second end) asks the runtime, as the begin would. */
+Test(launch, an_end_without_its_begin_asks_whether_the_stream_is_captured)
+{
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x57;
+    float *in = NULL;
+    int n = 0;
+    dim3 grid = { 2, 1, 1 }, block = { 32, 1, 1 };
+    long long asks = fake.capture_asks;
+
+    PT_LAUNCH(t, "k", NULL, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(fake.capture_asks - asks, 1);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    asks = fake.capture_asks;
+    cr_assert_eq(pt_dev_launch_end(t, "k", NULL, st, PT_LAUNCH_GPU), PT_ENOSTART);
+    cr_assert_eq(fake.capture_asks - asks, 1, "a second end asks");
+    /* Captured: the end knows it from the begin, and stops nothing. */
+    fake.capturing = st;
+    asks = fake.capture_asks;
+    PT_LAUNCH(t, "c", NULL, step, grid, block, 0, st, &in, &n);
+    cr_assert_eq(fake.capture_asks - asks, 1);
+    fake.capturing = NULL;
+    cr_assert_eq(pt_error_count(t), 1, "only the second end: %s", pt_last_error(t));
+    cr_assert_null(pt_find(t, "c"));
+    pt_graph_free(pt_graph_capture_end(t, st));
 }
 
 /* Records that do not hold the grid's slots cannot be resized during a

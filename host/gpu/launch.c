@@ -125,6 +125,30 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
  * (a grid of no blocks): its pt_dev_launch_end() stops nothing. */
 static _Thread_local const void *refused_t, *refused_title;
 
+/* What this thread's last pt_dev_launch_begin() found of its stream, for
+ * its pt_dev_launch_end(), which follows it with the same timing, title
+ * and stream: whether it is being captured (begun_captured), so that the
+ * end need not ask the runtime again (a call that costs the host about as
+ * much as the launch). The end of another launch asks. */
+static _Thread_local const void *begun_t, *begun_title;
+static _Thread_local pt_stream begun_stream;
+static _Thread_local int begun_captured;
+
+/* Whether stream is being captured, for the begin (ask, and note it) or
+ * the end (the begin's answer when it is that launch's). */
+static int launch_captured(pt_timing *t, const char *title, pt_stream stream, int begin)
+{
+    if (!begin && begun_t == t && begun_title == (const void *)title && begun_stream == stream) {
+        begun_t = NULL;
+        return begun_captured;
+    }
+    begun_captured = pt__gpu_capturing(t, stream);
+    begun_t = begin ? t : NULL;
+    begun_title = title;
+    begun_stream = stream;
+    return begun_captured;
+}
+
 pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics *m,
                                pt_dev_records *b, long long blocks, long long threads,
                                pt_stream stream, int where)
@@ -152,7 +176,7 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
                  : "CUDA refuses it: cudaErrorInvalidConfiguration");
         return arg;
     }
-    if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
+    if (where == PT_LAUNCH_GPU && t->enabled && launch_captured(t, title, stream, 1)) {
         /* Captured: the reset and the kernel go into the graph, timed and
          * folded at each replay (pt_graph_launch()); no event, no fold now.
          * Records that cannot be captured leave the kernel unmeasured. */
@@ -189,7 +213,7 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
         refused_t = refused_title = NULL;
         return PT_ERANGE; /* said at the begin */
     }
-    if (where == PT_LAUNCH_GPU && t->enabled && pt__gpu_capturing(t, stream)) {
+    if (where == PT_LAUNCH_GPU && t->enabled && launch_captured(t, title, stream, 0)) {
         /* Captured: timed and folded at each replay (graph.c), the
          * records copied back by a node after the kernel. */
         if (b)
