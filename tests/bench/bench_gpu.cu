@@ -221,6 +221,92 @@ __global__ void marked_spin_kernel(long long ns, pt_dev_buf buf)
     PT_DEV_END(buf);
 }
 
+/* What the runtime calls ptkit makes on a launch's or a replay's path
+ * cost this host, in ns a call (the median of 3 rounds of 10,000 after
+ * a warm-up): the figures that say where a launch rate goes, and which
+ * design is cheaper before it is built. The graph is one copy node of
+ * 13 KB (a 132-block buffer's records), aimed at one pinned buffer and
+ * then the other, as pt_graph_launch aims a node at each replay's copy.
+ * Prints one line; nothing on a failure but that line's "failed". */
+static void runtime_costs(cudaStream_t st)
+{
+    enum { CALLS = 10000, WHAT = 5 };
+    static const char *const names[WHAT] = { "cudaStreamIsCapturing", "cudaEventRecord",
+                                             "cudaEventQuery", "cudaEventElapsedTime",
+                                             "cudaGraphExecMemcpyNodeSetParams1D" };
+    const size_t bytes = 13 * 1024;
+    std::vector<double> ns[WHAT];
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaGraphNode_t node = NULL;
+    void *src = NULL, *dst[2] = { NULL, NULL };
+    cudaError_t e = cudaEventCreate(&e0);
+
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&e1);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&src, bytes);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        e = cudaMallocHost(&dst[i], bytes);
+    if (e == cudaSuccess)
+        e = cudaGraphCreate(&graph, 0);
+    if (e == cudaSuccess)
+        e = cudaGraphAddMemcpyNode1D(&node, graph, NULL, 0, dst[0], src, bytes,
+                                     cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess)
+        e = cudaGraphInstantiateWithFlags(&exec, graph, 0);
+    if (e == cudaSuccess) {
+        cudaEventRecord(e0, st);
+        cudaEventRecord(e1, st);
+        e = cudaStreamSynchronize(st);
+    }
+    for (int r = 0; r < 4 && e == cudaSuccess; r++) {
+        for (int w = 0; w < WHAT; w++) {
+            cudaStreamCaptureStatus cs;
+            float ms;
+            double t0 = now_s();
+            for (int i = 0; i < CALLS; i++) {
+                if (w == 0)
+                    cudaStreamIsCapturing(st, &cs);
+                else if (w == 1)
+                    cudaEventRecord(e1, st);
+                else if (w == 2)
+                    cudaEventQuery(e1);
+                else if (w == 3)
+                    cudaEventElapsedTime(&ms, e0, e1);
+                else
+                    cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst[i & 1], src, bytes,
+                                                       cudaMemcpyDeviceToHost);
+            }
+            double t1 = now_s();
+            cudaStreamSynchronize(st);
+            if (r > 0)
+                ns[w].push_back((t1 - t0) * 1e9 / CALLS);
+        }
+    }
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    printf("runtime calls on this host, ns a call:");
+    for (int w = 0; w < WHAT && e == cudaSuccess; w++)
+        printf(" %s %.0f%s", names[w], median(ns[w]), w + 1 < WHAT ? "," : "\n");
+    if (e != cudaSuccess)
+        printf(" failed (%s)\n", cudaGetErrorString(e));
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (graph)
+        cudaGraphDestroy(graph);
+    for (int i = 0; i < 2; i++)
+        if (dst[i])
+            cudaFreeHost(dst[i]);
+    if (src)
+        cudaFree(src);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+}
+
 /* A CUDA graph of three marked spins (132 blocks of 64 threads, `ns`
  * each), replayed `replays` times: bare (cudaGraphLaunch, captured
  * without records) against ptkit's (captured by PT_LAUNCH with records,
@@ -635,6 +721,8 @@ int main(void)
     double graph_bare_ms = 0, graph_ratio = 0;
     const int graph_n = simulated ? 3 : 1000;
     graph_ratio = graph_replays(st, simulated ? 5000 : 20000, graph_n, &graph_bare_ms);
+    if (!simulated)
+        runtime_costs(st);
     pt_dev_clock dc;
     pt_dev_clock_get(t, &dc);
 

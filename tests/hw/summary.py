@@ -209,6 +209,9 @@ def bench_rows(logs, st):
     if pl:
         rows.append(("  launch rate, PT_LAUNCH", "", f"{pl.group(1)} of the bare launch "
                      f"({pl.group(2)} launches/s)"))
+    rc = re.search(r"^runtime calls on this host, ns a call: (.*)$", text, re.M)
+    if rc:
+        rows.append(("  runtime calls, host ns each", "", rc.group(1)))
     gr = re.search(r"^graph of .*?, (\d+) replays: pt_graph_launch .*?([\d.]+) of the bare "
                    r"cudaGraphLaunch", text, re.M)
     if gr:
