@@ -70,7 +70,7 @@ typedef struct fake_gpu {
      * captured stream's next operation follows (a new one each time: the
      * kernel just captured); copy_err makes cudaGraphAddMemcpyNode1D
      * refuse, aim_err cudaGraphExecMemcpyNodeSetParams1D. */
-    long long capture_infos, copy_nodes, aims;
+    long long capture_infos, copy_nodes, aims, mallochosts;
     void *capture_dep;
     pt__cuerr copy_err, aim_err;
     /* The copy nodes: what each copies where, run by every cudaGraphLaunch
@@ -294,6 +294,7 @@ static pt__cuerr f_free(void *p)
 }
 static pt__cuerr f_mallochost(void **p, size_t n)
 {
+    fake.mallochosts++;
     if (fake.mallochost_err)
         return fake.mallochost_err;
     *p = malloc(n);

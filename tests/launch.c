@@ -566,7 +566,8 @@ static pt_graph *capture_two(cudaStream_t st, const char *const titles[2], pt_de
     float *in = data;
     int n = 4;
     dim3 g8 = { 8, 1, 1 }, g4 = { 4, 1, 1 }, block = { 128, 1, 1 };
-    long long events = fake.records, memsets = fake.memsets;
+    long long events = fake.records, memsets = fake.memsets, mallocs = fake.mallocs,
+              mallochosts = fake.mallochosts;
 
     long long copies = fake.copy_nodes;
     void *after[2];
@@ -592,6 +593,8 @@ static pt_graph *capture_two(cudaStream_t st, const char *const titles[2], pt_de
     }
     cr_assert_eq(fake.records, events, "no event recorded during the capture");
     cr_assert_eq(fake.memsets, memsets, "no reset captured: the graph holds the kernels alone");
+    cr_assert(fake.mallocs == mallocs && fake.mallochosts == mallochosts,
+              "nothing allocated during the capture, which that would break");
     cr_assert_null(pt_find(t, titles[0]), "no section for a captured launch");
     fake.capturing = NULL;
     pt_graph *g = pt_graph_capture_end(t, st);

@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pt__reduce_min_slots = 65536;
-
 /* One pt_dev_fold() waiting for its launch: where its records are and
  * which section they fold under. It waits in the queue (queue.c) as a
  * waiter, the first member. */

@@ -5,9 +5,6 @@
 
 #include "core/model.h"
 
-/* The fold's threshold for reducing on the device instead of copying
- * every record back (tests lower it). */
-PT__HIDDEN extern int pt__reduce_min_slots;
 
 /* pt_dev_fold(), and with every_slot the records hold exactly the
  * launch's blocks (PT_LAUNCH sized them to its grid), so a slot without a

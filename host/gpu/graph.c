@@ -76,26 +76,20 @@ static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const cha
 /* Adds to graph, after the n nodes of deps (the kernel), c's copy node:
  * the records into their pinned spare, which each pt_graph_launch()
  * points at the replay's own copy and back. Where the runtime has no such
- * node, the spare cannot be pinned, or the node is refused, c keeps none
- * (its replays copy on the stream, as before). */
+ * node, the records no spare that holds them, or the node is refused, c
+ * keeps none (its replays copy on the stream, as before). */
 static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n)
 {
     pt_dev_records *b = c->recs;
     const pt__cuda_api *cu = b->cu;
     size_t bytes = (size_t)b->words * sizeof(long long);
-    void *spare = NULL;
 
     c->data = b->data;
     c->bytes = bytes;
-    if (!c->bare || !cu || !cu->GraphAddMemcpyNode1D || !cu->GraphExecMemcpyNodeSetParams1D)
-        return;
-    if (!b->spare) {
-        if (cu->MallocHost(&spare, bytes) != 0)
-            return;
-        b->spare = spare;
-        b->spare_bytes = bytes;
-    }
-    if (b->spare_bytes < bytes ||
+    /* The spare was made with the records (records.c): nothing is
+     * allocated here, during a capture, which an allocation would break. */
+    if (!c->bare || !cu || !cu->GraphAddMemcpyNode1D || !cu->GraphExecMemcpyNodeSetParams1D ||
+        !b->spare || b->spare_bytes < bytes ||
         cu->GraphAddMemcpyNode1D(&c->copy, graph, deps, n, b->spare, b->data, bytes,
                                  PT__CU_MEMCPY_D2H) != 0)
         c->copy = NULL;

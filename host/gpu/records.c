@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+int pt__reduce_min_slots = 65536;
+
 /* Event flag for copies: no timing, which makes the event cheaper. */
 #define PT__CU_EVENT_DISABLE_TIMING 2
 
@@ -129,7 +131,7 @@ static int place(pt_timing *t, pt_dev_records *b, int nslots, const char *who)
     long long slot_words = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
     long long words;
     size_t bytes;
-    void *p = NULL;
+    void *p = NULL, *spare = NULL;
 
     if (nslots > 0 && (slot_words > (LLONG_MAX / 8 - PT_DEV_HDR) / nslots ||
                        (unsigned long long)PT_DEV_BUF_WORDS(nslots, b->nphases, b->trace_cap) >
@@ -184,6 +186,16 @@ static int place(pt_timing *t, pt_dev_records *b, int nslots, const char *who)
         }
         if (b->data)
             cu->Free(b->data);
+        /* Where a CUDA graph's copy node writes between ptkit's replays
+         * (graph.c): made here, outside any stream capture (an allocation
+         * during one would break it), once, and kept with the records,
+         * since a node may point at it. Records that outgrow it have no
+         * copy node in graphs captured since. */
+        if (!b->spare && nslots > 0 && nslots < pt__reduce_min_slots &&
+            cu->MallocHost(&spare, bytes) == 0) {
+            b->spare = spare;
+            b->spare_bytes = bytes;
+        }
     }
     b->data = p;
     b->nslots = b->cap_slots = nslots;

@@ -7,6 +7,11 @@
 
 #include <stddef.h>
 
+/* The slots from which a fold reduces records on the device instead of
+ * copying every record back (fold.c), and a graph resets them in the
+ * graph (graph.c); tests lower it. */
+PT__HIDDEN extern int pt__reduce_min_slots;
+
 /* A buffer keeps a few host copies for folds in flight, so launches can
  * be folded one after another without waiting for the previous copy. */
 #define PT__STAGE_MAX 4
