@@ -644,6 +644,7 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     cr_assert_eq(fake.aims - aims, 100 * 2 * 2, "each node aimed at the replay's copy and back");
     cr_assert(fake.copy[0].dst == r1->spare && fake.copy[1].dst == r2->spare,
               "between replays the nodes write the spares");
+    cr_assert(r1->node_reads == 100 && r2->node_reads == 100, "each fold read its node's copy");
     cr_assert_eq(replays, 100);
     cr_assert_eq(fake.graph_exec, exec);
     cr_assert_eq(stats("step").count, 100, "every replay timed");

@@ -402,6 +402,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
         j->stage->copying = 0;
         j->src.data = j->stage->host;
         b->graph_stage = NULL;
+        b->node_reads++;
         b->read_ev = NULL;
         b->read_stream = b->stream;
         b->read_in_graph = 1;

@@ -81,6 +81,7 @@ struct pt_dev_records {
      * (read_mark, recorded then). */
     long long *spare;
     size_t spare_bytes;
+    long long node_reads;     /* folds that read a copy node's copy */
     pt__stage *graph_stage;
     int read_in_graph;
     pt__cuevent read_mark;
