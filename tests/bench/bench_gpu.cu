@@ -307,6 +307,33 @@ static void runtime_costs(cudaStream_t st)
         cudaEventDestroy(e1);
 }
 
+/* Adds to the graph st is capturing a copy node of bytes from device src
+ * to host dst after what the stream's next operation would follow (the
+ * kernel just captured), which nothing captured later waits for: the
+ * node ptkit adds after a captured PT_LAUNCH (host/gpu/graph.c). */
+static cudaError_t copy_node_after(cudaStream_t st, void *dst, const void *src, size_t bytes)
+{
+    cudaStreamCaptureStatus status;
+    cudaGraph_t g;
+    const cudaGraphNode_t *deps;
+    size_t n;
+    cudaGraphNode_t node;
+#if CUDART_VERSION >= 13000
+    const cudaGraphEdgeData *edges;
+    cudaError_t e = cudaStreamGetCaptureInfo(st, &status, NULL, &g, &deps, &edges, &n);
+#elif CUDART_VERSION >= 12030
+    const cudaGraphEdgeData *edges;
+    cudaError_t e = cudaStreamGetCaptureInfo_v3(st, &status, NULL, &g, &deps, &edges, &n);
+#else
+    cudaError_t e = cudaStreamGetCaptureInfo_v2(st, &status, NULL, &g, &deps, &n);
+#endif
+    if (e == cudaSuccess && status != cudaStreamCaptureStatusActive)
+        e = cudaErrorIllegalState;
+    if (e == cudaSuccess)
+        e = cudaGraphAddMemcpyNode1D(&node, g, deps, n, dst, src, bytes, cudaMemcpyDeviceToHost);
+    return e;
+}
+
 /* A CUDA graph of three marked spins (132 blocks of 64 threads, `ns`
  * each), replayed `replays` times: bare (cudaGraphLaunch, captured
  * without records) against ptkit's (captured by PT_LAUNCH with records,
@@ -327,9 +354,12 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
     pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
     pt_dev_records *recs[KERNELS];
-    cudaGraph_t graph[2] = { NULL, NULL };
-    cudaGraphExec_t exec[2] = { NULL, NULL };
-    enum { FORMS = 5, EVENTS = 64 };
+    enum { GRAPHS = 4, FORMS = 7, EVENTS = 64 };
+    cudaGraph_t graph[GRAPHS] = {};
+    cudaGraphExec_t exec[GRAPHS] = {};
+    const size_t rec_bytes = (size_t)PT_DEV_BUF_WORDS(BLOCKS, PH_COUNT, 0) * sizeof(long long);
+    void *copies[KERNELS] = {}, *srcs[KERNELS] = {};
+    cudaError_t copy_e = cudaSuccess;
     std::vector<double> ms[FORMS], issue[FORMS];
     cudaEvent_t ev[2][EVENTS] = {};
     pt_graph *pg = NULL;
@@ -341,8 +371,13 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             e = cudaEventCreateWithFlags(&ev[1][i], cudaEventDisableTiming);
     }
 
-    for (int k = 0; k < KERNELS; k++)
+    for (int k = 0; k < KERNELS; k++) {
         recs[k] = pt_dev_records_create(gt, BLOCKS, PH_COUNT, phase_names, 0, 0);
+        if (e == cudaSuccess)
+            e = cudaMallocHost(&copies[k], rec_bytes);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&srcs[k], rec_bytes);
+    }
     for (int form = 0; form < 2 && e == cudaSuccess; form++) {
         e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
         for (int k = 0; k < KERNELS && e == cudaSuccess; k++) {
@@ -358,6 +393,26 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         if (e == cudaSuccess)
             e = cudaGraphInstantiateWithFlags(&exec[form], graph[form], 0);
     }
+    /* The bare graph with a copy node of a buffer of the records' size
+     * after each kernel (graph 2), or after the last only (graph 3), as
+     * ptkit's copy nodes are, without ptkit: what the nodes cost. */
+    for (int form = 2; form < GRAPHS && e == cudaSuccess && copy_e == cudaSuccess; form++) {
+        cudaGraph_t g;
+        copy_e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
+        for (int k = 0; k < KERNELS && copy_e == cudaSuccess; k++) {
+            marked_spin_kernel<<<BLOCKS, 64, 0, st>>>(ns, pt_dev_arg(NULL));
+            copy_e = cudaGetLastError();
+            if (copy_e == cudaSuccess && (form == 2 || k == KERNELS - 1))
+                copy_e = copy_node_after(st, copies[k], srcs[k], rec_bytes);
+        }
+        cudaError_t end = cudaStreamEndCapture(st, &g);
+        if (copy_e == cudaSuccess)
+            copy_e = end;
+        graph[form] = end == cudaSuccess ? g : NULL;
+        if (copy_e == cudaSuccess)
+            copy_e = cudaGraphInstantiateWithFlags(&exec[form], graph[form], 0);
+    }
+    cudaGetLastError();
     if (e == cudaSuccess)
         pg = pt_graph_capture_end(gt, (pt_stream)st);
     for (int r = 0; r < 6 && e == cudaSuccess && pg; r++) {
@@ -372,9 +427,11 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                     pt_start_gpu(et, "step", (pt_stream)st);
                     cudaGraphLaunch(exec[0], st);
                     pt_stop_gpu(et, "step", (pt_stream)st);
-                } else {
+                } else if (form < 5) {
                     cudaGraphLaunch(exec[0], st);
                     cudaEventRecord(ev[form - 3][i % EVENTS], st);
+                } else if (copy_e == cudaSuccess) {
+                    cudaGraphLaunch(exec[form - 3], st);
                 }
             }
             t1 = now_s();
@@ -406,12 +463,25 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                median(ms[2]) / median(ms[0]));
         printf("graph replays, one event after each: timed %.4f of bare, untimed %.4f of bare\n",
                median(ms[3]) / median(ms[0]), median(ms[4]) / median(ms[0]));
+        if (copy_e == cudaSuccess)
+            printf("graph replays, copy nodes of %zu bytes alone: after each kernel %.4f of "
+                   "bare, after the last only %.4f of bare\n", rec_bytes,
+                   median(ms[5]) / median(ms[0]), median(ms[6]) / median(ms[0]));
+        else
+            printf("graph replays, copy nodes alone: not built (%s)\n",
+                   cudaGetErrorString(copy_e));
     }
     for (int i = 0; i < 2 * EVENTS; i++)
         if (ev[i / EVENTS][i % EVENTS])
             cudaEventDestroy(ev[i / EVENTS][i % EVENTS]);
     pt_graph_free(pg);
-    for (int form = 0; form < 2; form++) {
+    for (int k = 0; k < KERNELS; k++) {
+        if (copies[k])
+            cudaFreeHost(copies[k]);
+        if (srcs[k])
+            cudaFree(srcs[k]);
+    }
+    for (int form = 0; form < GRAPHS; form++) {
         if (exec[form])
             cudaGraphExecDestroy(exec[form]);
         if (graph[form])

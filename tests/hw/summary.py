@@ -219,13 +219,17 @@ def bench_rows(logs, st):
                           r".*?events alone ([\d.]+) of bare", text)
         one = re.search(r"graph replays, one event after each: timed ([\d.]+) of bare, untimed "
                         r"([\d.]+) of bare", text)
+        nodes = re.search(r"graph replays, copy nodes of \d+ bytes alone: after each kernel "
+                          r"([\d.]+) of bare, after the last only ([\d.]+) of bare", text)
         rows.append(("  graph replays, pt_graph_launch", goal(float(gr.group(2)) <= 1.01) +
                      " (<= 1.01 of bare)", f"{gr.group(2)} of bare over {gr.group(1)} replays" +
                      (f"; a replay bare {split.group(1)} us, ptkit {split.group(2)} us; the bare "
                       f"graph between pt_start_gpu/pt_stop_gpu {split.group(3)} of bare"
                       if split else "") +
                      (f"; one event after each replay: timed {one.group(1)}, untimed "
-                      f"{one.group(2)} of bare" if one else "")))
+                      f"{one.group(2)} of bare" if one else "") +
+                     (f"; copy nodes alone: after each kernel {nodes.group(1)}, after the last "
+                      f"only {nodes.group(2)} of bare" if nodes else "")))
     return rows
 
 
