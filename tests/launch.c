@@ -817,6 +817,12 @@ Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
     fake.aim_err = 0;
     replay_copied(g, st, 3, 0, "by the nodes again");
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    /* Disabled, nothing is folded, and no node is aimed. */
+    long long aimed = fake.aims, memcpys = fake.memcpys;
+    pt_disable(t);
+    cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xea, st), 0);
+    pt_enable(t);
+    cr_assert(fake.aims == aimed && fake.memcpys == memcpys, "nothing aimed or copied");
     pt_graph_free(g);
 
     fake.copy_err = 801;
@@ -838,7 +844,7 @@ Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
     cr_assert_eq(fake.copy_nodes, copies + 2, "a node after each kernel, as ever");
     g = pt_graph_capture_end(t, st);
     fake.graph_replay = NULL;
-    long long memcpys = fake.memcpys;
+    memcpys = fake.memcpys;
     cr_assert_eq(pt_graph_launch(t, g, "shared", (void *)(uintptr_t)0xeb, st), 0, "%s",
                  pt_last_error(t));
     pt_sync(t);

@@ -373,7 +373,8 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
      * pt_start_gpu does; on a capturing stream they refuse, said). */
     if (!pt__gpu_capturing(t, stream))
         pt__gpu_uncaptured(t, stream);
-    aim_copies(t, gr, exec);
+    if (t->enabled)
+        aim_copies(t, gr, exec); /* disabled, nothing folds them */
     pt__start_gpu(t, title, stream, &none);
     e = cu->GraphLaunch(exec, stream);
     pt__stop_gpu(t, title, stream, &none);
