@@ -121,33 +121,19 @@ static int ready(pt_timing *t, const char *title, pt_dev_records *b, long long b
     return 0;
 }
 
-/* The launch this thread's last pt_dev_launch_begin() refused to time
- * (a grid of no blocks): its pt_dev_launch_end() stops nothing. */
-static _Thread_local const void *refused_t, *refused_title;
-
-/* What this thread's last pt_dev_launch_begin() found of its stream, for
- * its pt_dev_launch_end(), which follows it with the same timing, title
- * and stream: whether it is being captured (begun_captured), so that the
- * end need not ask the runtime again (a call that costs the host about as
- * much as the launch). The end of another launch asks. */
-static _Thread_local const void *begun_t, *begun_title;
-static _Thread_local pt_stream begun_stream;
-static _Thread_local int begun_captured;
-
-/* Whether stream is being captured, for the begin (ask, and note it) or
- * the end (the begin's answer when it is that launch's). */
-static int launch_captured(pt_timing *t, const char *title, pt_stream stream, int begin)
-{
-    if (!begin && begun_t == t && begun_title == (const void *)title && begun_stream == stream) {
-        begun_t = NULL;
-        return begun_captured;
-    }
-    begun_captured = pt__gpu_capturing(t, stream);
-    begun_t = begin ? t : NULL;
-    begun_title = title;
-    begun_stream = stream;
-    return begun_captured;
-}
+/* The launch this thread's last pt_dev_launch_begin() began, for its
+ * pt_dev_launch_end(), which follows it on the same thread with the same
+ * timing and the title's pointer as given: whether the begin refused to
+ * time it (a grid of no blocks: the end stops nothing), and whether it
+ * found the stream being captured (`asked`), so that the end need not ask
+ * the runtime again (a call that costs the host about as much as the
+ * launch). The end of another launch, or a second end, finds none here
+ * and asks. */
+static _Thread_local struct {
+    const void *t, *title;
+    pt_stream stream;
+    int refused, asked, captured;
+} begun;
 
 pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics *m,
                                pt_dev_records *b, long long blocks, long long threads,
@@ -156,19 +142,20 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
     pt_metrics none;
     pt_dev_buf arg = pt_dev_arg(NULL);
 
-    refused_t = refused_title = NULL;
+    begun.t = NULL;
     if (!t)
         return arg;
-    if (blocks <= 0 || threads <= 0) {
-        /* Nothing runs: CUDA refuses the launch (an invalid
-         * configuration), host mode loops no block. No section; the end
-         * knows the launch by the title's pointer, as given. */
-        refused_t = t;
-        refused_title = title;
-    }
+    begun.t = t;
+    begun.title = title;
+    begun.stream = stream;
+    /* Nothing runs: CUDA refuses the launch (an invalid configuration),
+     * host mode loops no block. No section. */
+    begun.refused = blocks <= 0 || threads <= 0;
+    begun.asked = where == PT_LAUNCH_GPU && t->enabled && !begun.refused;
+    begun.captured = begun.asked && pt__gpu_capturing(t, stream);
     if (!title)
         title = "(null)";
-    if (refused_t) {
+    if (begun.refused) {
         pt__fail(t, PT_ERANGE, "%s(\"%s\"): a grid of %lld block%s of %lld thread%s: nothing "
                  "runs (%s), nothing is timed", where == PT_LAUNCH_HOST ? "PT_HOST_LAUNCH"
                  : "PT_LAUNCH", title, blocks, blocks == 1 ? "" : "s", threads,
@@ -176,7 +163,7 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
                  : "CUDA refuses it: cudaErrorInvalidConfiguration");
         return arg;
     }
-    if (where == PT_LAUNCH_GPU && t->enabled && launch_captured(t, title, stream, 1)) {
+    if (begun.captured) {
         /* Captured: the reset and the kernel go into the graph, timed and
          * folded at each replay (pt_graph_launch()); no event, no fold now.
          * Records that cannot be captured leave the kernel unmeasured. */
@@ -205,15 +192,18 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
                       int where)
 {
     pt_metrics none;
-    int rc;
+    int rc, mine, captured;
 
     if (!t)
         return 0;
-    if (refused_t == t && refused_title == (const void *)title) {
-        refused_t = refused_title = NULL;
+    mine = begun.t == t && begun.title == (const void *)title;
+    begun.t = NULL;
+    if (mine && begun.refused)
         return PT_ERANGE; /* said at the begin */
-    }
-    if (where == PT_LAUNCH_GPU && t->enabled && launch_captured(t, title, stream, 0)) {
+    captured = where == PT_LAUNCH_GPU && t->enabled &&
+               (mine && begun.asked && begun.stream == stream ? begun.captured
+                                                              : pt__gpu_capturing(t, stream));
+    if (captured) {
         /* Captured: timed and folded at each replay (graph.c), the
          * records copied back by a node after the kernel. */
         if (b)
