@@ -5,7 +5,6 @@
 
 #include "core/model.h"
 
-
 /* pt_dev_fold(), and with every_slot the records hold exactly the
  * launch's blocks (PT_LAUNCH sized them to its grid), so a slot without a
  * record is a block that returned early: counted (pt_dev_clock's

@@ -21,7 +21,8 @@ typedef struct pt__captured {
      * replay copies them back beside the kernels that follow, into the
      * host copy its fold reads (`stage`, the replay's); NULL where the
      * stream copies them after the replay instead. `data` and `bytes`:
-     * what it copies. `solo`: 0 where another kernel of the graph writes
+     * what it copies (set once the node was tried, made or not: NULL
+     * before). `solo`: 0 where another kernel of the graph writes
      * the same records (a copy node would read them mid-write), 1 not,
      * -1 not yet looked at. */
     void *copy;
@@ -45,6 +46,5 @@ PT__HIDDEN int pt__graph_capture_add(pt_timing *t, pt_stream s, const char *titl
  * records' copy node, where the runtime can add one (else the replays
  * copy them on the stream). */
 PT__HIDDEN void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b);
-
 
 #endif

@@ -375,10 +375,10 @@ pt_dev_buf pt_dev_arg(const pt_dev_records *b)
 
 pt__cuerr pt__records_await_read(pt_dev_records *b, pt_stream stream)
 {
-    int capturing = 0;
-
     pt__cuevent ev = b->read_ev;
     pt__cuerr e;
+    int capturing = 0;
+
 
     if (!(ev || b->read_in_graph) || b->read_stream == stream)
         return 0;
