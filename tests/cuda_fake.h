@@ -51,6 +51,7 @@ typedef struct fake_gpu {
     long long meminfos;
     long long count_calls;    /* cudaGetDeviceCount calls: the device's probes */
     long long waits;          /* cudaStreamWaitEvent calls */
+    long long stream_syncs;   /* cudaStreamSynchronize calls */
     pt_stream capturing;      /* the stream cudaStreamIsCapturing says is captured (NULL: none) */
     long long graph_launches; /* cudaGraphLaunch calls */
     void *graph_exec;         /* the last one's graph */
@@ -333,6 +334,7 @@ static pt__cuerr f_stream_create(pt_stream *s, unsigned flags)
 static pt__cuerr f_stream_sync(pt_stream s)
 {
     (void)s;
+    fake.stream_syncs++;
     return 0;
 }
 static pt__cuerr f_stream_destroy(pt_stream s)

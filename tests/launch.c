@@ -516,13 +516,14 @@ Test(launch, a_slot_that_several_blocks_wrote_is_said_with_the_fix)
 
 /* What a replay of the fake graph does: each captured kernel writes its
  * records again, as a kernel's END does (DONE += 1, the rest stored), the
- * first taking 0.2 ms and the second 0.6 ms of globaltimer; the replay 1
- * ms. skip_slot, when not -1, is a block of the first kernel that
+ * first taking 0.2 ms and the second, 0.05 ms after it, 0.6 ms of
+ * globaltimer, each replay 1 ms after the one before; the replay 1 ms of
+ * events. skip_slot, when not -1, is a block of the first kernel that
  * returns before END. */
 static pt_dev_buf graph_bufs[2];
 static int replays, skip_slot = -1, reset_second;
 
-static void write_records(pt_dev_buf b, long long gt_span)
+static void write_records(pt_dev_buf b, long long gt0, long long gt_span)
 {
     for (int s = 0; s < b.nslots; s++) {
         long long *r = b.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(b.nphases, 0);
@@ -532,8 +533,8 @@ static void write_records(pt_dev_buf b, long long gt_span)
         r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
         r[PT_DEV_S_CLK0] = 1000;
         r[PT_DEV_S_CLK1] = 1000 + 2 * gt_span;
-        r[PT_DEV_S_GT0] = 5000000;
-        r[PT_DEV_S_GT1] = 5000000 + gt_span;
+        r[PT_DEV_S_GT0] = gt0;
+        r[PT_DEV_S_GT1] = gt0 + gt_span;
         for (int p = 0; p < b.nphases; p++) {
             r[PT_DEV_SLOT_HDR + 2 * p] = 2 * gt_span / (b.nphases + 1);
             r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
@@ -550,8 +551,9 @@ static void replay(void *exec)
         memset(graph_bufs[1].data + PT_DEV_H_BAD_SLOT, 0,
                (size_t)(PT_DEV_BUF_WORDS(graph_bufs[1].nslots, graph_bufs[1].nphases, 0) -
                         PT_DEV_H_BAD_SLOT) * sizeof(long long));
-    write_records(graph_bufs[0], 200000);
-    write_records(graph_bufs[1], 600000);
+    long long gt0 = 5000000 + 1000000LL * replays;
+    write_records(graph_bufs[0], gt0, 200000);
+    write_records(graph_bufs[1], gt0 + 250000, 600000);
     fake.now_ms += 1.0;
 }
 
@@ -869,6 +871,148 @@ Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
     cr_assert_null(r1->spare);
     fake.graph_replay = replay;
     replay_copied(g, st, 2, 1, "no pinned memory");
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
+/* Replays timed by their kernels' clocks: no event opens or closes a
+ * replay; it lasts from its first block's BEGIN to its last block's END
+ * (0.85 ms here, of the 1 ms between events), and one event after every
+ * 8 replays says when a batch completed. The host waits only once a
+ * buffer's 12 copies (8 + 4) are all in flight; the last replays, in no
+ * batch yet, get an event when pt_sync must know. Every replay and block
+ * folded as with events. */
+Test(launch, a_graph_timed_by_its_kernels_takes_an_event_a_batch)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x58;
+    void *exec = (void *)(uintptr_t)0xec;
+    pt_graph *g = capture_two(st, titles, r1, r2);
+
+    cr_assert_eq(pt_graph_time_by_kernels(g, -1), PT_EINVAL);
+    cr_assert_eq(pt_graph_time_by_kernels(NULL, 8), PT_EINVAL);
+    cr_assert_eq(pt_error_count(t), 1, "the negative count said: %s", pt_last_error(t));
+    cr_assert_eq(pt_graph_time_by_kernels(g, 8), 0);
+    fake.graph_replay = replay;
+    replays = 0;
+    long long records = fake.records, syncs = fake.syncs, ssyncs = fake.stream_syncs;
+    fake.not_ready = 1;
+    for (int i = 0; i < 100; i++) {
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
+                     pt_last_error(t));
+        if (i == 11)
+            cr_assert_eq(fake.syncs, syncs, "no host sync for 12 replays in flight");
+    }
+    cr_assert_eq(fake.records - records, 100 / 8, "an event a batch of 8, none a replay");
+    cr_assert_leq(fake.syncs - syncs, (100 - 12) / 8 + 1, "a wait a batch, past 12 in flight");
+    fake.not_ready = 0;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.records - records, 100 / 8 + 1, "and one for the last 4 replays");
+    cr_assert_eq(fake.stream_syncs, ssyncs, "no stream synchronized");
+    cr_assert_eq(stats("step").count, 100, "every replay timed");
+    cr_assert(stats("step").gpu);
+    cr_assert_float_eq(stats("step").mean_ms, 0.85, 1e-9, "first BEGIN to last END");
+    cr_assert_float_eq(stats("step").max_ms, 0.85, 1e-9, "each replay its own span");
+    cr_assert_eq(stats("step/k1").count, 100, "every replay folded");
+    cr_assert_float_eq(stats("step/k1").mean_ms, 0.2, 1e-9, "its blocks' span");
+    cr_assert_float_eq(stats("step/k2").mean_ms, 0.6, 1e-9);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 100 * 8, "no record lost or mixed");
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 100 * 4);
+    cr_assert(r1->node_reads == 100 && r2->node_reads == 100, "each by its node's copy");
+    cr_assert_eq(pt_error_count(t), 1, "%s", pt_last_error(t));
+
+    /* A block that missed END in a replay is left out of its span as of
+     * its fold; here the first kernel's block 5, whose slot still holds
+     * the previous replay's stamps. */
+    skip_slot = 5;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    skip_slot = -1;
+    pt_sync(t);
+    cr_assert_eq(pt_error_count(t), 2, "the missing END said: %s", pt_last_error(t));
+    cr_assert_float_eq(stats("step").max_ms, 0.85, 1e-9, "the stale stamps left out");
+
+    /* A later event on the stream (another section's) tells when the
+     * replays before it completed: the queue records none of its own. */
+    pt_graph_time_by_kernels(g, 1000);
+    for (int i = 0; i < 3; i++)
+        pt_graph_launch(t, g, "step", exec, st);
+    pt_start_gpu(t, "after", st);
+    pt_stop_gpu(t, "after", st);
+    records = fake.records;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.records, records, "nothing recorded to close them");
+    cr_assert_eq(stats("step").count, 104);
+    /* Refused an event, the stream's synchronization says it. */
+    pt_graph_launch(t, g, "step", exec, st);
+    fake.record_err = 2;
+    fake.records_before_err = -1;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    fake.record_err = 0;
+    cr_assert_eq(fake.stream_syncs, ssyncs + 1);
+    cr_assert_eq(stats("step").count, 105);
+    cr_assert_float_eq(stats("step").max_ms, 0.85, 1e-9);
+
+    /* An event after each replay, on a GPU that keeps up: the folds a
+     * replay's first fold looks for (finished work, taken in without a
+     * wait) do not take in the replay itself before its folds are all
+     * there, its span's parts. And with PT_SYNC each replay is waited
+     * for whole, once folded. */
+    pt_graph_time_by_kernels(g, 1);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step").count, 110);
+    cr_assert_float_eq(stats("step").min_ms, 0.85, 1e-9, "no replay without its span");
+    t->flags |= PT_SYNC;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    t->flags &= ~PT_SYNC;
+    cr_assert_eq(pt__queue_pending(t), 0, "resolved at once");
+    cr_assert_eq(stats("step").count, 111);
+    cr_assert_float_eq(stats("step").min_ms, 0.85, 1e-9);
+    cr_assert_eq(pt_error_count(t), 2, "%s", pt_last_error(t));
+    pt_graph_time_by_kernels(g, 1000);
+
+    /* A report while the stream is being captured again: nothing may be
+     * recorded on it or wait for it, so the replay no event closed is
+     * said, timed by the CPU clock, and its kernels not folded. */
+    long long blocks = stats("step/k1/phase 1").blocks;
+    pt_graph_launch(t, g, "step", exec, st);
+    fake.capturing = st;
+    records = fake.records;
+    cr_assert_eq(pt_sync(t), PT_ECUDA);
+    fake.capturing = NULL;
+    cr_assert(strstr(pt_last_error(t), "being captured") &&
+              strstr(pt_last_error(t), "not folded"), "%s", pt_last_error(t));
+    cr_assert(fake.records == records && fake.stream_syncs == ssyncs + 1, "nothing on it");
+    cr_assert_eq(stats("step").count, 112);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, blocks, "no copy read that may not be there");
+    cr_assert_eq(pt_error_count(t), 3, "%s", pt_last_error(t));
+
+    /* Back to events: two a replay, timing the replay whole (1 ms). */
+    cr_assert_eq(pt_graph_time_by_kernels(g, 0), 0);
+    records = fake.records;
+    pt_graph_launch(t, g, "step", exec, st);
+    cr_assert_eq(fake.records - records, 2);
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_float_eq(stats("step").max_ms, 1.0, 1e-9);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, blocks + 8, "counted from the last fold");
+    cr_assert_eq(pt_error_count(t), 3, "%s", pt_last_error(t));
+    /* pt_reset drops the replays not yet folded the same way: the next
+     * replay resets the records and counts its own ENDs alone. */
+    fake.not_ready = 1;
+    for (int i = 0; i < 3; i++)
+        pt_graph_launch(t, g, "step", exec, st);
+    fake.not_ready = 0;
+    pt_reset(t);
+    pt_graph_launch(t, g, "step", exec, st);
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 8, "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     fake.graph_replay = NULL;
     pt_graph_free(g);
     pt_dev_records_free(r1);

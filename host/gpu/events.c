@@ -24,6 +24,7 @@
 #include "core/threads.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* GPU sections use events when asked to and a device is there: 0, or
  * why not (PT__FB_FLAG, PT__FB_DEVICE). Without a device that is a fact
@@ -79,7 +80,7 @@ static void take_reference(pt_timing *t, pt_stream s)
  * read, so that creating events and waiting for the reference are not in
  * it. Returns the pair's index, or -1 when this occurrence falls back to
  * the CPU clock; the reason is counted and its code left in *err. */
-static int pair_take(pt_timing *t, const char *title, pt_stream s, int *err)
+static int pair_take(pt_timing *t, const char *title, pt_stream s, int *err, int how)
 {
     pt__gpu *g = pt__gpu_of(t);
     int i = pt__pair_new(g);
@@ -88,6 +89,10 @@ static int pair_take(pt_timing *t, const char *title, pt_stream s, int *err)
         *err = pt__fail(t, PT_ENOMEM, "pt_start_gpu(\"%s\"): out of memory; timed by the CPU clock",
                         title);
         return -1;
+    }
+    if (how & PT__BY_KERNELS) {
+        g->pairs[i].span = 1; /* no event: its kernels' clocks time it */
+        return i;
     }
     g->pairs[i].e0 = pt__event_get(t, title);
     if (g->pairs[i].e0)
@@ -107,7 +112,7 @@ static int pair_take(pt_timing *t, const char *title, pt_stream s, int *err)
 static int pair_record(pt_timing *t, int i, const char *title, pt_stream s, int *err)
 {
     pt__gpu *g = pt__gpu_of(t);
-    pt__cuerr e = g->cu->EventRecord(g->pairs[i].e0, s);
+    pt__cuerr e = g->pairs[i].span ? 0 : g->cu->EventRecord(g->pairs[i].e0, s);
 
     if (e) {
         *err = pt__fail(t, PT_ECUDA, "pt_start_gpu(\"%s\"): cudaEventRecord: %s; timed by the CPU clock",
@@ -119,7 +124,7 @@ static int pair_record(pt_timing *t, int i, const char *title, pt_stream s, int 
     return 0;
 }
 
-static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m, int how)
 {
     size_t depth;
     pt__frame *f;
@@ -138,7 +143,7 @@ static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metr
                         "time the replays with pt_graph_launch", title);
     if (t->enabled && title) {
         why = events_on(t);
-        if (!why && (i = pair_take(t, title, s, &err)) < 0)
+        if (!why && (i = pair_take(t, title, s, &err, how)) < 0)
             why = PT__FB_CUDA;
     }
     depth = t->main.depth;
@@ -168,7 +173,29 @@ static int start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metr
     return rc;
 }
 
-static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+/* An occurrence timed by its kernels' clocks (a graph's replay, graph.c)
+ * takes an event after it now and then, which tells when it and those
+ * before it on s have completed (queue.c). Without one (the runtime
+ * refused it), a later event on s tells, or the queue records one when it
+ * needs to know: said, nothing lost. */
+static void close_span(pt_timing *t, pt__pair *p, const char *title, pt_stream s)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    pt__cuevent e = pt__event_get(t, title); /* a failure counted */
+    pt__cuerr r;
+
+    if (!e)
+        return;
+    if ((r = g->cu->EventRecord(e, s)) != 0) {
+        pt__fail(t, PT_ECUDA, "pt_stop_gpu(\"%s\"): cudaEventRecord: %s; a later event tells "
+                 "when the occurrence completed", title, pt__cuda_errstr(g->cu, r));
+        pt__event_put(g, e);
+        return;
+    }
+    p->e1 = e;
+}
+
+static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m, int how)
 {
     int64_t now;
     pt__frame *f;
@@ -206,9 +233,12 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
     g = pt__gpu_of(t);
     if (i >= 0) {
         pt__pair *p = &g->pairs[i];
-        pt__cuerr e = g->cu->EventRecord(p->e1, s);
+        pt__cuerr e = p->span ? 0 : g->cu->EventRecord(p->e1, s);
         p->stream = s;
         p->cpu_ns = cpu_ns;
+        if (p->span && (how & PT__CLOSE))
+            close_span(t, p, title, s);
+        p->filling = p->span; /* until its folds are attached (pt__queue_filled) */
         if (e) {
             err = pt__fail(t, PT_ECUDA, "pt_stop_gpu(\"%s\"): cudaEventRecord: %s; timed by the CPU clock",
                            title, pt__cuda_errstr(g->cu, e));
@@ -236,7 +266,7 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
     rc = pt__add_metrics(t, node, m, "pt_stop_gpu");
     if (g && g->qlen) {
         int r = 0;
-        if (t->flags & PT_SYNC)
+        if ((t->flags & PT_SYNC) && !(how & PT__BY_KERNELS)) /* its caller's, once filled */
             r = pt__queue_resolve(t);
         else if (g->qlen > PT__PENDING_MAX)
             r = pt__queue_resolve_n(t, g->qlen / 2);
@@ -248,32 +278,58 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
 
 /* The creating thread writes t->root here: a report on another thread
  * waits for it, and it for the report (core/gate.h). */
-int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+static int start_as(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m, int how)
 {
     int rc;
 
     if (!t || t->owner != pt__id_self())
-        return start_gpu(t, title, s, m); /* says it is not the creating thread */
+        return start_gpu(t, title, s, m, how); /* says it is not the creating thread */
     pt__defer_begin();
     pt__enter(t, &t->main);
-    rc = start_gpu(t, title, s, m);
+    rc = start_gpu(t, title, s, m, how);
     pt__leave(&t->main);
     pt__defer_end();
     return rc;
 }
 
-int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+static int stop_as(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m, int how)
 {
     int rc;
 
     if (!t || t->owner != pt__id_self())
-        return stop_gpu(t, title, s, m);
+        return stop_gpu(t, title, s, m, how);
     pt__defer_begin();
     pt__enter(t, &t->main);
-    rc = stop_gpu(t, title, s, m);
+    rc = stop_gpu(t, title, s, m, how);
     pt__leave(&t->main);
     pt__defer_end();
     return rc;
+}
+
+int pt__start_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+{
+    return start_as(t, title, s, m, 0);
+}
+
+int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m)
+{
+    return stop_as(t, title, s, m, 0);
+}
+
+int pt__start_gpu_kernels(pt_timing *t, const char *title, pt_stream s)
+{
+    pt_metrics none;
+
+    memset(&none, 0, sizeof none);
+    return start_as(t, title, s, &none, PT__BY_KERNELS);
+}
+
+int pt__stop_gpu_kernels(pt_timing *t, const char *title, pt_stream s, int close)
+{
+    pt_metrics none;
+
+    memset(&none, 0, sizeof none);
+    return stop_as(t, title, s, &none, PT__BY_KERNELS | (close ? PT__CLOSE : 0));
 }
 
 int pt_sync(pt_timing *t)

@@ -33,6 +33,7 @@ typedef struct fold_job {
     pt__waiter w;
     pt__fold_src src;         /* what it reads and where it goes */
     pt__stage *stage;         /* the copy src.data lies in; NULL when reading the buffer */
+    int counted;              /* its copy landed, with the replay's counts (job_ready_to_read) */
 } fold_job;
 
 static void job_release(fold_job *j)
@@ -84,29 +85,46 @@ static int replay_counts(fold_job *j)
     return 0;
 }
 
+/* Waits for the job's copy and makes its counts the replay's, once: 0;
+ * else the copy's wait failed (its error, the copy still marked in
+ * flight) or there was no memory for the counts (-1, nothing changed);
+ * fold_run() says either, a span's reader (job_span) meets it again
+ * there. */
+static pt__cuerr job_ready_to_read(fold_job *j)
+{
+    if (j->counted)
+        return 0;
+    if (j->stage && j->stage->ev && j->stage->copying) {
+        pt__cuerr e = j->src.buf->cu->EventSynchronize(j->stage->ev);
+        j->stage->copying = e != 0;
+        if (e)
+            return e;
+    }
+    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0)
+        return -1;
+    j->counted = 1;
+    return 0;
+}
+
 /* Waits for the job's copy, folds it, frees the job. */
 static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
 {
-    const pt__cuda_api *cu = j->src.buf->cu;
+    pt__cuerr e = job_ready_to_read(j);
     int rc;
 
-    if (j->stage && j->stage->ev && j->stage->copying) {
-        pt__cuerr e = cu->EventSynchronize(j->stage->ev);
-        j->stage->copying = e != 0;
-        if (e) {
-            rc = pt__fail(t, PT_ECUDA,
-                          "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
-                          j->src.node->name, pt__cuda_errstr(cu, e));
-            j->src.node->folded = 0; /* nothing folded: it may be folded again */
-            if (j->src.buf->fold_gen == j->src.gen)
-                j->src.buf->fold_gen = -1;
-            job_release(j);
-            return rc;
-        }
-    }
-    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0) {
+    if (e == -1) {
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory for the replay's "
                       "counts; nothing folded", j->src.node->name);
+        job_release(j);
+        return rc;
+    }
+    if (e) {
+        rc = pt__fail(t, PT_ECUDA,
+                      "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
+                      j->src.node->name, pt__cuda_errstr(j->src.buf->cu, e));
+        j->src.node->folded = 0; /* nothing folded: it may be folded again */
+        if (j->src.buf->fold_gen == j->src.gen)
+            j->src.buf->fold_gen = -1;
         job_release(j);
         return rc;
     }
@@ -138,10 +156,54 @@ static int job_run(pt_timing *t, pt__waiter *w, double launch_ns)
 
 static void job_drop(pt__waiter *w)
 {
-    job_release((fold_job *)(void *)w);
+    fold_job *j = (fold_job *)(void *)w;
+
+    /* Records counted by differences (a graph's replays, PT_LAUNCH's
+     * later launches): the ENDs of the launch dropped were never taken,
+     * so the next launch of them resets them first, and does not count
+     * those ENDs as its own. */
+    if (j->src.delta)
+        j->src.buf->reset_gen++;
+    job_release(j);
 }
 
-static const pt__waiter_ops job_ops = { .ready = job_ready, .run = job_run, .drop = job_drop };
+/* The blocks' span for a replay timed by its kernels (queue.c): the
+ * first BEGIN and last END of the slots the fold takes as ended in it,
+ * the kernel's own wall as fold_apply.c figures it. O(slots). */
+static int job_span(const pt__waiter *w, long long *gt0, long long *gt1)
+{
+    fold_job *j = (fold_job *)(void *)w;
+    const pt_dev_records *b = j->src.buf;
+    const long long *d = j->src.data;
+    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
+    int any = 0;
+
+    if (!d || job_ready_to_read(j) != 0)
+        return 0;
+    if (j->src.reduced) {
+        const pt__rword *r = (const pt__rword *)(const void *)d;
+        if (!r[PT__R_GT0_INV].u || r[PT__R_GT1_MAX].i <= 0)
+            return 0;
+        *gt0 = (long long)~r[PT__R_GT0_INV].u;
+        *gt1 = r[PT__R_GT1_MAX].i;
+        return 1;
+    }
+    for (int s = 0; s < b->nslots; s++) {
+        const long long *rec = d + PT_DEV_HDR + s * sw;
+        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) <= 0 || rec[PT_DEV_S_GT0] < 0 ||
+            rec[PT_DEV_S_GT1] <= 0)
+            continue;
+        if (!any || rec[PT_DEV_S_GT0] < *gt0)
+            *gt0 = rec[PT_DEV_S_GT0];
+        if (!any || rec[PT_DEV_S_GT1] > *gt1)
+            *gt1 = rec[PT_DEV_S_GT1];
+        any = 1;
+    }
+    return any;
+}
+
+static const pt__waiter_ops job_ops = { .ready = job_ready, .run = job_run, .drop = job_drop,
+                                        .span = job_span };
 
 /* ---- copying the records back ------------------------------------ */
 

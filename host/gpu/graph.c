@@ -21,7 +21,10 @@
  * two kernels of the graph writing the same records), the fold copies
  * the records on the stream after the replay, as a launch's. A buffer
  * keeps a few copies in flight (records.h); past them the host waits for
- * the oldest, the only wait.
+ * the oldest, the only wait. Timed by its kernels' clocks
+ * (pt_graph_time_by_kernels), a replay has no events: it lasts its
+ * kernels' blocks' span, and an event after every few replays says when
+ * they completed (events.c, queue.c), a batch's copies in flight at once.
  *
  * The graph holds no reset of the records (pt__graph_bare(), the rule
  * for all but grids the device reduces): a memset node ahead of each
@@ -40,6 +43,7 @@
 #include "core/strv.h"
 #include "gpu/fold.h"
 #include "gpu/gpu.h"
+#include "gpu/queue.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +53,8 @@ struct pt_graph {
     size_t n, cap;
     pt__captured *v;
     int solo_known;           /* each kernel's `solo` is set for these n */
+    int every;                /* replays timed by their kernels, an event each `every`; 0 by events */
+    int since;                /* replays since the last such event */
 };
 
 /* Appends kernel `title` of records b, on stream s, to the n of *v (room
@@ -327,14 +333,59 @@ static void unaim_copies(pt_timing *t, pt_graph *gr, void *exec, const char *tit
     }
 }
 
+int pt_graph_time_by_kernels(pt_graph *gr, int every)
+{
+    if (!gr)
+        return PT_EINVAL;
+    if (every < 0)
+        return pt__fail(gr->t, PT_EINVAL, "pt_graph_time_by_kernels(%d): a count of replays, "
+                        "or 0 for CUDA events; unchanged", every);
+    gr->every = every;
+    gr->since = 0;
+    return 0;
+}
+
+/* The replay between its section's start and stop: two CUDA events, or
+ * none where its kernels' clocks time it, then an event after every
+ * `every` replays (or as the stage ring needs one: queue.c), each
+ * batch's copies in flight at once. */
+static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exec,
+                        pt_stream stream)
+{
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    pt_metrics none;
+    pt__cuerr e;
+    int close;
+
+    if (!gr->every || !gr->n) {
+        memset(&none, 0, sizeof none);
+        pt__start_gpu(t, title, stream, &none);
+        e = cu->GraphLaunch(exec, stream);
+        pt__stop_gpu(t, title, stream, &none);
+        return e;
+    }
+    for (size_t i = 0; i < gr->n; i++) {
+        int want = gr->every + PT__STAGE_KEEP;
+        pt_dev_records *b = gr->v[i].recs;
+        want = want < PT__STAGE_MAX ? want : PT__STAGE_MAX;
+        if (b->stages < want)
+            b->stages = want;
+    }
+    pt__start_gpu_kernels(t, title, stream);
+    e = cu->GraphLaunch(exec, stream);
+    close = ++gr->since >= gr->every;
+    if (close)
+        gr->since = 0;
+    pt__stop_gpu_kernels(t, title, stream, close);
+    return e;
+}
+
 int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, pt_stream stream)
 {
     const pt__cuda_api *cu;
-    pt_metrics none;
     pt__cuerr e;
     int rc = 0, r;
 
-    memset(&none, 0, sizeof none);
     if (!t) {
         cu = pt__cuda();
         return cu->unavailable || !cu->GraphLaunch ? PT_ENODEV : cu->GraphLaunch(exec, stream);
@@ -369,15 +420,13 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
                             title, c->title, pt__cuda_errstr(cu, e));
         }
     }
-    /* Asked once for the replay's two events (each asks, as
-     * pt_start_gpu does; on a capturing stream they refuse, said). */
+    /* Asked once for the replay's events (each asks, as pt_start_gpu
+     * does; on a capturing stream they refuse, said). */
     if (!pt__gpu_capturing(t, stream))
         pt__gpu_uncaptured(t, stream);
     if (t->enabled)
         aim_copies(t, gr, exec); /* disabled, nothing folds them */
-    pt__start_gpu(t, title, stream, &none);
-    e = cu->GraphLaunch(exec, stream);
-    pt__stop_gpu(t, title, stream, &none);
+    e = replay(t, gr, title, exec, stream);
     pt__gpu_uncaptured_end(t);
     unaim_copies(t, gr, exec, title);
     for (size_t i = 0; i < gr->n; i++) {
@@ -400,6 +449,11 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
         b->graph_stage = NULL;
         c->stage = NULL;
     }
+    /* A replay timed by its kernels waited for its folds, its span's
+     * parts; with PT_SYNC it is waited for now, whole. */
+    pt__queue_filled(t);
+    if (gr->every && gr->n && (t->flags & PT_SYNC) && (r = pt_sync(t)) != 0 && !rc)
+        rc = r;
     if (e)
         return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): cudaGraphLaunch: %s; nothing "
                         "folded", title, pt__cuda_errstr(cu, e));

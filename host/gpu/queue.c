@@ -103,13 +103,161 @@ static int queue_at(const pt__gpu *g, size_t k)
     return g->queue[(g->qhead + k) % g->qcap];
 }
 
+/* ---- occurrences timed by their kernels --------------------------- */
+
+/* The queue position, from k on, of the first occurrence on stream s with
+ * an end event: recorded after every occurrence queued before it on s, it
+ * completes after them (a stream runs in order). -1 when there is none.
+ * O(queue). */
+static long closer_at(const pt__gpu *g, size_t k, pt_stream s)
+{
+    for (; k < g->qlen; k++) {
+        const pt__pair *q = &g->pairs[queue_at(g, k)];
+        if (q->e1 && !q->known && q->stream == s)
+            return (long)k;
+    }
+    return -1;
+}
+
+/* The occurrences on s queued at positions 0..last have completed. */
+static void mark_ended(pt__gpu *g, long last, pt_stream s)
+{
+    for (long k = 0; k <= last && (size_t)k < g->qlen; k++) {
+        pt__pair *q = &g->pairs[queue_at(g, (size_t)k)];
+        if (q->stream == s)
+            q->ended = 1;
+    }
+}
+
+/* Whether span pair p (at the queue's head) has completed, asked without
+ * waiting: 1 when it has (or a query failed, which its resolution meets
+ * again and says), 0 when not yet or when nothing recorded after it says. */
+static int span_query(pt__gpu *g, pt__pair *p)
+{
+    long k = p->e1 ? 0 : closer_at(g, 0, p->stream);
+    pt__pair *q = p->e1 ? p : k >= 0 ? &g->pairs[queue_at(g, (size_t)k)] : NULL;
+    pt__cuerr e;
+
+    if (!q)
+        return 0;
+    if (!q->ended) {
+        if ((e = g->cu->EventQuery(q->e1)) == PT__CU_NOT_READY)
+            return 0;
+        if (e)
+            return 1;
+    }
+    p->ended = 1;
+    mark_ended(g, k, p->stream);
+    return 1;
+}
+
+/* Waits until span pair p, just taken off the queue's head, has
+ * completed: for the first end event after it on its stream, or one
+ * recorded now when there is none yet, kept by the newest occurrence on
+ * that stream (p itself when it is the last), and the stream's own
+ * synchronization when even that is refused. Returns 0, the CUDA error,
+ * or SPAN_CAPTURED: the stream is being captured now, where a record or
+ * a wait would break the user's capture. */
+enum { SPAN_CAPTURED = -1 };
+static pt__cuerr span_wait(pt_timing *t, pt__gpu *g, pt__pair *p)
+{
+    long k = p->e1 ? -1 : closer_at(g, 0, p->stream), last = k;
+    pt__cuevent e1 = p->e1;
+    pt__cuerr e;
+    int status = 0;
+
+    if (p->ended)
+        return 0;
+    if (!e1 && k >= 0)
+        e1 = g->pairs[queue_at(g, (size_t)k)].e1;
+    if (!e1 && g->cu->StreamIsCapturing && g->cu->StreamIsCapturing(p->stream, &status) == 0 &&
+        status != 0)
+        return SPAN_CAPTURED;
+    if (!e1 && (e1 = pt__event_get(t, p->node ? p->node->name : "(fold)")) != NULL) {
+        pt__pair *owner = p;
+        for (size_t j = 0; j < g->qlen; j++) {
+            pt__pair *q = &g->pairs[queue_at(g, j)];
+            if (q->stream == p->stream && !q->known) {
+                owner = q;
+                last = (long)j;
+            }
+        }
+        if (g->cu->EventRecord(e1, p->stream) == 0) {
+            owner->e1 = e1;
+        } else {
+            pt__event_put(g, e1);
+            e1 = NULL;
+        }
+    }
+    e = e1 ? g->cu->EventSynchronize(e1) : g->cu->StreamSynchronize(p->stream);
+    if (!e) {
+        p->ended = 1;
+        mark_ended(g, e1 ? last : (long)g->qlen - 1, p->stream);
+    }
+    return e;
+}
+
+/* The time of span pair p: from the first BEGIN to the last END of the
+ * blocks its waiters saw end, on %globaltimer; 0 when none says. */
+static double span_ns(const pt__pair *p, int *any)
+{
+    long long a = 0, b = 0, x, y;
+
+    *any = 0;
+    for (const pt__waiter *w = p->waiters; w; w = w->next) {
+        if (!w->ops->span || !w->ops->span(w, &x, &y))
+            continue;
+        if (!*any || x < a)
+            a = x;
+        if (!*any || y > b)
+            b = y;
+        *any = 1;
+    }
+    return *any && b > a ? (double)(b - a) : 0;
+}
+
+/* Resolves span pair p, taken off the queue: its time, once it completed.
+ * Where that cannot be known, its time is the CPU clock's and its folds
+ * are dropped, as their copies may not have landed. */
+static int span_resolve(pt_timing *t, pt__gpu *g, pt__pair *p)
+{
+    const char *name = p->node ? p->node->name : "(fold)";
+    pt__cuerr e = span_wait(t, g, p);
+    int any, rc = 0;
+
+    if (e) {
+        rc = pt__fail(t, PT_ECUDA, "\"%s\": waiting for it to complete: %s; this occurrence "
+                      "is timed by the CPU clock and its kernels are not folded", name,
+                      e == SPAN_CAPTURED ? "its stream is being captured into a CUDA graph, "
+                                           "where nothing of ptkit's may wait"
+                                         : pt__cuda_errstr(g->cu, e));
+        drop_waiters(p);
+        t->gpu_fallback |= PT__FB_CUDA;
+        if (p->node)
+            p->node->cpu_timed++;
+        p->ns = p->cpu_ns;
+    } else {
+        p->ns = span_ns(p, &any);
+        if (!any)
+            rc = pt__fail(t, PT_ESTATE, "\"%s\": timed by its kernels' clocks, but no block "
+                          "of them ended: it is recorded as lasting 0", name);
+    }
+    p->known = 1;
+    return rc;
+}
+
 /* ---- resolving --------------------------------------------------- */
 
 /* Whether the oldest queued item can be resolved without waiting. */
 static int head_ready(pt__gpu *g)
 {
     pt__pair *p = &g->pairs[queue_at(g, 0)];
-    if (!p->known && !p->ended) {
+    if (p->filling)
+        return 0;
+    if (!p->known && !p->ended && p->span) {
+        if (!span_query(g, p))
+            return 0;
+    } else if (!p->known && !p->ended) {
         pt__cuerr e = g->cu->EventQuery(p->e1);
         if (e == PT__CU_NOT_READY)
             return 0;
@@ -134,6 +282,8 @@ static int resolve_head(pt_timing *t)
 
     g->qhead = (g->qhead + 1) % g->qcap;
     g->qlen--;
+    if (!p->known && p->span)
+        rc = span_resolve(t, g, p);
     if (!p->known) {
         float ms = 0;
         /* Each call into the runtime costs the host a microsecond or more,
@@ -182,7 +332,7 @@ static int resolve_head(pt_timing *t)
 static void settle(pt__gpu *g, size_t n)
 {
     size_t last = 0;
-    int any = 0;
+    int any = 0, have = 0;
     pt_stream s = NULL;
 
     if (n > g->qlen)
@@ -194,10 +344,13 @@ static void settle(pt__gpu *g, size_t n)
         if (any && p->stream != s)
             return; /* two streams: each pair waits for itself */
         s = p->stream;
-        last = k;
         any = 1;
+        if (p->e1) { /* a span pair without one waits behind the next that has one */
+            last = k;
+            have = 1;
+        }
     }
-    if (!any || g->cu->EventSynchronize(g->pairs[queue_at(g, last)].e1) != 0)
+    if (!have || g->cu->EventSynchronize(g->pairs[queue_at(g, last)].e1) != 0)
         return; /* a failed wait is met again, and said, by the pair's own */
     for (size_t k = 0; k <= last; k++)
         g->pairs[queue_at(g, k)].ended = 1;
@@ -332,6 +485,19 @@ void pt__queue_record(pt_timing *t, pt_section *node, double ns)
     }
     /* Nothing pending (or no memory to queue): record it now. */
     pt__record(node, ns);
+}
+
+void pt__queue_filled(pt_timing *t)
+{
+    pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+
+    for (size_t k = g ? g->qlen : 0; k-- > 0;) {
+        pt__pair *p = &g->pairs[queue_at(g, k)];
+        if (p->filling) {
+            p->filling = 0;
+            return;
+        }
+    }
 }
 
 /* ---- reset and free ---------------------------------------------- */

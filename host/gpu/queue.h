@@ -20,6 +20,10 @@ typedef struct pt__waiter_ops {
     int (*run)(pt_timing *t, pt__waiter *w, double launch_ns);
     /* Frees w unrun (reset, destroy). */
     void (*drop)(pt__waiter *w);
+    /* For a launch timed by its kernels: the first BEGIN and last END, on
+     * %globaltimer, of the blocks that ended in it; 1, or 0 when it knows
+     * none. Called once the launch completed, before run; may be NULL. */
+    int (*span)(const pt__waiter *w, long long *gt0, long long *gt1);
 } pt__waiter_ops;
 struct pt__waiter {
     pt__waiter *next;
@@ -27,9 +31,15 @@ struct pt__waiter {
 };
 
 /* One occurrence of a GPU section, from its start to its resolution; or,
- * with node == NULL, waiters whose launch time is already known. */
+ * with node == NULL, waiters whose launch time is already known. One
+ * timed by its kernels (span: a graph's replay, pt__start_gpu_kernels)
+ * has no e0; its time is its waiters' span, and its e1, when it has one,
+ * only says when it completed: where it has none, a later event recorded
+ * on its stream says so, or one is recorded when the queue must know. */
 typedef struct pt__pair {
     pt__cuevent e0, e1;       /* NULL when the time is known without them */
+    int span;                 /* timed by its waiters' spans, not by e0 and e1 */
+    int filling;              /* a span pair whose waiters are still being attached */
     pt_section *node;
     pt_stream stream;         /* of pt_stop_gpu() */
     double cpu_ns;            /* the CPU clock's view, if the events fail */
@@ -71,6 +81,10 @@ PT__HIDDEN int pt__queue_enqueue(pt_timing *t, pt__waiter *w, double launch_ns);
  * recorded at once when nothing is pending. */
 PT__HIDDEN void pt__queue_record(pt_timing *t, pt_section *node, double ns);
 
+/* The span pair last queued has all its waiters (its folds): from now
+ * on it may resolve when it is ready (before, it never resolves unasked,
+ * as it would without its span). */
+PT__HIDDEN void pt__queue_filled(pt_timing *t);
 /* Every pair in use dropped, queued or not, its waiters unrun. */
 PT__HIDDEN void pt__queue_reset(pt__gpu *g);
 /* Frees the queue's arrays (after pt__queue_reset). */

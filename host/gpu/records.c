@@ -11,9 +11,10 @@
  * that stream for the fold's copy back.
  *
  * The fold copies records back into host copies the buffer keeps (up to
- * PT__STAGE_MAX, pinned where the runtime allows, so the copy stays
- * asynchronous), one per fold in flight, so a loop that launches and folds
- * never waits for the previous launch. */
+ * PT__STAGE_KEEP, PT__STAGE_MAX for a graph's batches of replays; pinned
+ * where the runtime allows, so the copy stays asynchronous), one per fold
+ * in flight, so a loop that launches and folds never waits for the
+ * previous launch. */
 #include "gpu/records.h"
 
 #include "core/errors.h"
@@ -473,15 +474,17 @@ int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out
 {
     pt__stage *s = NULL;
 
+    int n = b->stages > 0 && b->stages <= PT__STAGE_MAX ? b->stages : PT__STAGE_KEEP;
+
     *out = NULL;
     for (int pass = 0; pass < 2 && !s; pass++) {
-        for (int i = 0; i < PT__STAGE_MAX; i++) {
+        for (int i = 0; i < n; i++) {
             if (!b->stage[i].busy && (!s || b->stage[i].bytes > s->bytes))
                 s = &b->stage[i];
         }
         /* All copies are in use by folds in flight: resolve the oldest. */
         if (!s && b->fold_t)
-            pt__queue_resolve_until(b->fold_t, &b->pending, PT__STAGE_MAX - 1);
+            pt__queue_resolve_until(b->fold_t, &b->pending, n - 1);
     }
     if (!s)
         return pt__fail(t, PT_ESTATE, "pt_dev_fold: every host copy of the buffer is in use");

@@ -13,8 +13,12 @@
 PT__HIDDEN extern int pt__reduce_min_slots;
 
 /* A buffer keeps a few host copies for folds in flight, so launches can
- * be folded one after another without waiting for the previous copy. */
-#define PT__STAGE_MAX 4
+ * be folded one after another without waiting for the previous copy:
+ * PT__STAGE_KEEP, or up to PT__STAGE_MAX for a graph whose replays
+ * complete in batches (pt_graph_time_by_kernels), each batch's copies
+ * in flight at once. Made as they are first needed. */
+#define PT__STAGE_KEEP 4
+#define PT__STAGE_MAX 16
 
 /* A host copy of a buffer's records (or of a reduction's result), pinned
  * where the runtime allows so the copy back stays asynchronous. `ev`
@@ -53,6 +57,7 @@ struct pt_dev_records {
     pt__cuevent read_ev;      /* recorded after a fold's last read of the records (a stage's) */
     pt_stream read_stream;    /* the stream that read runs on */
     pt__stage stage[PT__STAGE_MAX];
+    int stages;               /* of them in use at most: 0 for PT__STAGE_KEEP */
     int pending;              /* fold jobs not yet resolved */
     long reset_gen;           /* pt_dev_reset calls so far */
     long fold_gen;            /* reset_gen of the last fold taken, or -1 */

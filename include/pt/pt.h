@@ -346,6 +346,21 @@ PT_EXTERN pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream);
  *  fold's error. */
 PT_EXTERN int pt_graph_launch(pt_timing *t, pt_graph *g, const char *title, void *exec,
                               pt_stream stream);
+/** \brief Time g's replays by their kernels' own clocks instead of two
+ *  CUDA events each: a replay lasts from the first BEGIN to the last END
+ *  of the blocks of its kernels that ended in it, on %globaltimer (the gaps
+ *  before its first block and after its last one are not in it), and an
+ *  event recorded after every `every` replays tells when a batch has
+ *  completed, so the stream carries one event per batch where it carried
+ *  two per replay. Its kernels' rows and phases are as with events. A
+ *  graph with no kernel of ptkit's is still timed by events. The host
+ *  keeps up to `every` + 4 replays' copies in flight (16 at most); past
+ *  them it closes the batch early and waits for its oldest.
+ *  \param every replays per event; 8 is a good start; 0 times each
+ *  replay by its events again (the default).
+ *  \return 0; PT_EINVAL for a NULL g or a negative every (counted,
+ *  unchanged). */
+PT_EXTERN int pt_graph_time_by_kernels(pt_graph *g, int every);
 /** \brief An empty set of kernels, for a graph built node by node
  *  (pt_graph_add_kernel()). \return it (free with pt_graph_free()), or
  *  NULL for a NULL t or without memory (counted). */

@@ -346,15 +346,20 @@ static cudaError_t copy_node_after(cudaStream_t st, void *dst, const void *src, 
  * host's folds. Two more, the bare graph with one CUDA event recorded
  * after each replay (timed, as a replay's end event; untimed, as a mark
  * that a replay's copies landed), say what a replay timed by one event,
- * or folded behind one, would cost. Returns ptkit's over bare, or 0 on a
- * failure (said). */
+ * or folded behind one, would cost. The last, the same kernels captured
+ * on another timing and replayed by pt_graph_launch timed by their own
+ * clocks (pt_graph_time_by_kernels, an event each 8 replays), says what
+ * a replay costs without its two events, beside the replay's time by
+ * each. Returns ptkit's (with events) over bare, or 0 on a failure
+ * (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
     enum { KERNELS = 3, BLOCKS = 132 };
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
     pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
-    pt_dev_records *recs[KERNELS];
-    enum { GRAPHS = 4, FORMS = 7, EVENTS = 64 };
+    pt_timing *kt = pt_create("kernels", PT_GPU_EVENTS);
+    pt_dev_records *recs[KERNELS], *krecs[KERNELS];
+    enum { GRAPHS = 5, FORMS = 8, EVENTS = 64, BATCH = 8 };
     cudaGraph_t graph[GRAPHS] = {};
     cudaGraphExec_t exec[GRAPHS] = {};
     const size_t rec_bytes = (size_t)PT_DEV_BUF_WORDS(BLOCKS, PH_COUNT, 0) * sizeof(long long);
@@ -362,7 +367,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     cudaError_t copy_e = cudaSuccess;
     std::vector<double> ms[FORMS], issue[FORMS];
     cudaEvent_t ev[2][EVENTS] = {};
-    pt_graph *pg = NULL;
+    pt_graph *pg = NULL, *pk = NULL;
     cudaError_t e = cudaSuccess;
 
     for (int i = 0; i < EVENTS && e == cudaSuccess; i++) {
@@ -373,19 +378,21 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
 
     for (int k = 0; k < KERNELS; k++) {
         recs[k] = pt_dev_records_create(gt, BLOCKS, PH_COUNT, phase_names, 0, 0);
+        krecs[k] = pt_dev_records_create(kt, BLOCKS, PH_COUNT, phase_names, 0, 0);
         if (e == cudaSuccess)
             e = cudaMallocHost(&copies[k], rec_bytes);
         if (e == cudaSuccess)
             e = cudaMalloc(&srcs[k], rec_bytes);
     }
-    for (int form = 0; form < 2 && e == cudaSuccess; form++) {
+    /* Graph 0 bare, 1 ptkit's, 4 ptkit's on kt (timed by its kernels). */
+    for (int form = 0; form < GRAPHS && e == cudaSuccess; form += form == 1 ? 3 : 1) {
         e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
         for (int k = 0; k < KERNELS && e == cudaSuccess; k++) {
             if (form == 0)
                 marked_spin_kernel<<<BLOCKS, 64, 0, st>>>(ns, pt_dev_arg(NULL));
             else
-                PT_LAUNCH(gt, titles[k], recs[k], marked_spin_kernel, BLOCKS, 64, 0,
-                          (pt_stream)st, ns);
+                PT_LAUNCH(form == 1 ? gt : kt, titles[k], form == 1 ? recs[k] : krecs[k],
+                          marked_spin_kernel, BLOCKS, 64, 0, (pt_stream)st, ns);
             e = cudaGetLastError();
         }
         if (e == cudaSuccess)
@@ -396,7 +403,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     /* The bare graph with a copy node of a buffer of the records' size
      * after each kernel (graph 2), or after the last only (graph 3), as
      * ptkit's copy nodes are, without ptkit: what the nodes cost. */
-    for (int form = 2; form < GRAPHS && e == cudaSuccess && copy_e == cudaSuccess; form++) {
+    for (int form = 2; form < 4 && e == cudaSuccess && copy_e == cudaSuccess; form++) {
         cudaGraph_t g;
         copy_e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
         for (int k = 0; k < KERNELS && copy_e == cudaSuccess; k++) {
@@ -413,9 +420,12 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             copy_e = cudaGraphInstantiateWithFlags(&exec[form], graph[form], 0);
     }
     cudaGetLastError();
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
         pg = pt_graph_capture_end(gt, (pt_stream)st);
-    for (int r = 0; r < 6 && e == cudaSuccess && pg; r++) {
+        pk = pt_graph_capture_end(kt, (pt_stream)st);
+        pt_graph_time_by_kernels(pk, BATCH);
+    }
+    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk; r++) {
         for (int form = 0; form < FORMS; form++) {
             double t0 = now_s(), t1;
             for (int i = 0; i < replays; i++) {
@@ -430,24 +440,27 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                 } else if (form < 5) {
                     cudaGraphLaunch(exec[0], st);
                     cudaEventRecord(ev[form - 3][i % EVENTS], st);
+                } else if (form == 7) {
+                    pt_graph_launch(kt, pk, "step", exec[4], (pt_stream)st);
                 } else if (copy_e == cudaSuccess) {
                     cudaGraphLaunch(exec[form - 3], st);
                 }
             }
             t1 = now_s();
             e = cudaStreamSynchronize(st);
-            pt_sync(form == 1 ? gt : et);
+            pt_sync(form == 1 ? gt : form == 7 ? kt : et);
             if (r > 0) { /* the first round warms up */
                 ms[form].push_back((now_s() - t0) * 1e3);
                 issue[form].push_back((t1 - t0) * 1e6 / replays);
             }
         }
     }
-    pt_run_stats rs;
-    if (e != cudaSuccess || !pg || (pt_run_get(gt, &rs) == 0 && rs.error_count > 0))
-        printf("graph replays: %s%s\n", e != cudaSuccess ? cudaGetErrorString(e) : "",
-               e == cudaSuccess ? pt_last_error(gt) : "");
-    double ratio = e == cudaSuccess && pg && ms[0].size() ? median(ms[1]) / median(ms[0]) : 0;
+    pt_run_stats rs, ks;
+    if (e != cudaSuccess || !pg || !pk || (pt_run_get(gt, &rs) == 0 && rs.error_count > 0) ||
+        (pt_run_get(kt, &ks) == 0 && ks.error_count > 0))
+        printf("graph replays: %s%s %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "",
+               e == cudaSuccess ? pt_last_error(gt) : "", e == cudaSuccess ? pt_last_error(kt) : "");
+    double ratio = e == cudaSuccess && pg && pk && ms[0].size() ? median(ms[1]) / median(ms[0]) : 0;
     *bare_ms = ms[0].size() ? median(ms[0]) : 0;
     if (ratio > 0) {
         pt_section_stats s0, k0;
@@ -463,6 +476,14 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                median(ms[2]) / median(ms[0]));
         printf("graph replays, one event after each: timed %.4f of bare, untimed %.4f of bare\n",
                median(ms[3]) / median(ms[0]), median(ms[4]) / median(ms[0]));
+        pt_section_stats sk;
+        if (pt_section_get(kt, pt_find(kt, "step"), &sk) == 0 &&
+            pt_section_get(gt, pt_find(gt, "step"), &s0) == 0)
+            printf("graph replays, timed by their kernels (an event each %d): %.4f of bare, "
+                   "%.1f us a replay (issued in %.1f); %llu timed, a replay %.4f ms by its "
+                   "kernels, %.4f ms by events\n", BATCH, median(ms[7]) / median(ms[0]),
+                   median(ms[7]) * 1e3 / replays, median(issue[7]),
+                   (unsigned long long)sk.count, sk.mean_ms, s0.mean_ms);
         if (copy_e == cudaSuccess)
             printf("graph replays, copy nodes of %zu bytes alone: after each kernel %.4f of "
                    "bare, after the last only %.4f of bare\n", rec_bytes,
@@ -475,6 +496,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         if (ev[i / EVENTS][i % EVENTS])
             cudaEventDestroy(ev[i / EVENTS][i % EVENTS]);
     pt_graph_free(pg);
+    pt_graph_free(pk);
     for (int k = 0; k < KERNELS; k++) {
         if (copies[k])
             cudaFreeHost(copies[k]);
@@ -487,10 +509,13 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         if (graph[form])
             cudaGraphDestroy(graph[form]);
     }
-    for (int k = 0; k < KERNELS; k++)
+    for (int k = 0; k < KERNELS; k++) {
         pt_dev_records_free(recs[k]);
+        pt_dev_records_free(krecs[k]);
+    }
     pt_destroy(gt);
     pt_destroy(et);
+    pt_destroy(kt);
     return ratio;
 }
 

@@ -660,9 +660,12 @@ Test(gpu, a_tma_wgmma_pipeline_multiplies_exactly_and_pairs_its_async_spans)
  * read around it (check_spin's bounds), and within 1% (or a tick) of the
  * same kernel's phase launched without a graph (PT_LAUNCH, as many
  * blocks). More replays than a buffer keeps host copies in flight (4),
- * even at simulation size, so the copies' ring wraps. */
-static void graph_replays(int by_nodes)
+ * even at simulation size, so the copies' ring wraps. Timed by its
+ * kernels' clocks (how & GPU_GRAPH_KERNELS), a replay lasts no less than
+ * its three kernels one after another, and not much more. */
+static void graph_replays(int how)
 {
+    const int by_nodes = how & GPU_GRAPH_NODES;
     const int blocks = SIZE(200, 4), replays = SIZE(1000, 6), alone = SIZE(50, 2);
     const long long ns = SIZE(20000, 5000);
     const double n = 3.0 * replays * blocks;
@@ -674,7 +677,8 @@ static void graph_replays(int by_nodes)
         cr_assert_not_null(recs[k], "%s", pt_last_error(t));
     }
     cr_assert_eq(gpu_spin_actual(GPU_SHARED, NULL), 0);
-    int e = gpu_graph_spin3_shared(t, recs, blocks, ns, replays, by_nodes);
+    int e = gpu_graph_spin3_shared(t, recs, blocks, ns, replays, how);
+    double kernels_ms = 0;
     cr_assert_eq(e, 0, "%s (%s)", e > 0 ? gpu_error(e) : pt_strerror(e), pt_last_error(t));
     cr_assert_eq(gpu_spin_actual(GPU_SHARED, &actual), 0);
     cr_assert_eq(get("graph").count, (uint64_t)replays, "every replay timed");
@@ -709,6 +713,15 @@ static void graph_replays(int by_nodes)
                     recs[k]->node_reads, replays);
         cr_log_info("graph: k%d %.4f ms a replay (first %.4f), of a replay's %.4f ms", k,
                     kern.mean_ms, kern.first_ms, get("graph").mean_ms);
+        kernels_ms += kern.mean_ms;
+    }
+    if (how & GPU_GRAPH_KERNELS) {
+        double r = get("graph").mean_ms;
+        cr_assert(r >= kernels_ms * 0.999 && r <= kernels_ms * 1.25 + 0.05,
+                  "graph: a replay by its kernels' clocks %.4f ms, its kernels one after "
+                  "another %.4f ms", r, kernels_ms);
+        cr_log_info("graph: timed by its kernels, a replay %.4f ms, its kernels %.4f ms "
+                    "(%.1f us between them)", r, kernels_ms, (r - kernels_ms) * 1e3);
     }
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     /* The same kernel launched alone, `alone` times, into "spin". */
@@ -749,7 +762,14 @@ Test(gpu, a_graph_replayed_folds_every_replay)
  * each kernel a node after the one before, no reset between them. */
 Test(gpu, a_graph_built_node_by_node_folds_every_replay)
 {
-    graph_replays(1);
+    graph_replays(GPU_GRAPH_NODES);
+}
+
+/* The captured graph timed by its kernels' clocks, an event each 8
+ * replays (pt_graph_time_by_kernels). */
+Test(gpu, a_graph_timed_by_its_kernels_folds_every_replay)
+{
+    graph_replays(GPU_GRAPH_KERNELS);
 }
 
 /* ---- traces ------------------------------------------------------- */

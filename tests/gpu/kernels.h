@@ -69,11 +69,14 @@ int gpu_launch_spin4_shared(pt_timing *t, pt_dev_records *b, int blocks, int thr
                             int runs, pt_stream s);
 /* A graph of three kernels ("k0".."k2", 4 phases of ns in `blocks`
  * blocks, records recs[k] of `blocks` slots), captured PT_LAUNCHes or
- * (by_nodes) kernel nodes of pt_graph_add_kernel, replayed `replays`
- * times by pt_graph_launch as "graph", then pt_sync. Shared-memory mode.
- * Returns 0, a CUDA error, or ptkit's (negative). */
+ * (how & GPU_GRAPH_NODES) kernel nodes of pt_graph_add_kernel, replayed
+ * `replays` times by pt_graph_launch as "graph", timed by events or (how
+ * & GPU_GRAPH_KERNELS) by its kernels' clocks, an event each 8 replays
+ * (pt_graph_time_by_kernels), then pt_sync. Shared-memory mode. Returns
+ * 0, a CUDA error, or ptkit's (negative). */
+enum { GPU_GRAPH_NODES = 1, GPU_GRAPH_KERNELS = 2 };
 int gpu_graph_spin3_shared(pt_timing *t, pt_dev_records *const recs[3], int blocks, long long ns,
-                           int replays, int by_nodes);
+                           int replays, int how);
 /* Warp roles (PT_DEV_PER_WARP): in `blocks` blocks of 3 warps, warp 0
  * spins 2 phases of `ns` into `producer` (a slot a block), warps 1 and 2
  * spin 3 phases of `ns` into `consumer` (two slots a block). */

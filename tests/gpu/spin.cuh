@@ -259,8 +259,9 @@ extern "C" int GPU_FN(gpu_spin_roles)(pt_dev_buf producer, pt_dev_buf consumer, 
  * `replays` replays of it by pt_graph_launch as "graph". Returns a CUDA
  * error, or a ptkit one (negative). */
 extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[3], int blocks,
-                                      long long ns, int replays, int by_nodes)
+                                      long long ns, int replays, int how)
 {
+    const int by_nodes = how & GPU_GRAPH_NODES;
     static const char *const titles[3] = { "k0", "k1", "k2" };
     cudaStream_t st;
     cudaGraph_t graph = NULL;
@@ -295,6 +296,8 @@ extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[
         g = pt_graph_capture_end(t, (pt_stream)st);
     if (e == cudaSuccess && rc == 0)
         e = cudaGraphInstantiateWithFlags(&exec, graph, 0); /* CUDA 11.4 and later, one signature */
+    if (rc == 0 && (how & GPU_GRAPH_KERNELS))
+        rc = pt_graph_time_by_kernels(g, 8);
     for (int i = 0; e == cudaSuccess && rc == 0 && i < replays; i++)
         rc = pt_graph_launch(t, g, "graph", exec, (pt_stream)st);
     if (e == cudaSuccess && rc == 0)

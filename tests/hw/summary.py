@@ -230,6 +230,15 @@ def bench_rows(logs, st):
                       f"{one.group(2)} of bare" if one else "") +
                      (f"; copy nodes alone: after each kernel {nodes.group(1)}, after the last "
                       f"only {nodes.group(2)} of bare" if nodes else "")))
+    kr = re.search(r"^graph replays, timed by their kernels \(an event each (\d+)\): ([\d.]+) of "
+                   r"bare, ([\d.]+) us a replay .*?; (\d+) timed, a replay ([\d.]+) ms by its "
+                   r"kernels, ([\d.]+) ms by events", text, re.M)
+    if kr:
+        rows.append(("  graph replays, timed by its kernels", goal(float(kr.group(2)) <= 1.01) +
+                     " (<= 1.01 of bare)", f"{kr.group(2)} of bare, an event each {kr.group(1)} "
+                     f"replays ({kr.group(3)} us a replay); {kr.group(4)} replays timed, "
+                     f"{kr.group(5)} ms a replay by its kernels' clocks, {kr.group(6)} ms by "
+                     f"events"))
     return rows
 
 
