@@ -5,7 +5,9 @@
  * (grown, or told a smaller count), are reset before each launch, and
  * each launch folds into its own section. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pt/pt_dev.h>
 
@@ -1012,6 +1014,72 @@ Test(launch, a_graph_timed_by_its_kernels_takes_an_event_a_batch)
     pt_graph_launch(t, g, "step", exec, st);
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(stats("step/k1/phase 1").blocks, 8, "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
+/* The earliest start (us) of a block event of kernel `name` in t's
+ * trace at `from` or later, or -1. */
+static double block_ts(const char *name, double from)
+{
+    char path[64];
+    json_error_t err;
+    json_t *j, *e;
+    size_t i;
+    double ts = -1;
+
+    snprintf(path, sizeof path, "/tmp/pt_launch_trace_%d.json", (int)getpid());
+    cr_assert_eq(pt_export_trace(t, path), 0, "%s", pt_last_error(t));
+    j = json_load_file(path, 0, &err);
+    unlink(path);
+    cr_assert_not_null(j, "%s", err.text);
+    json_array_foreach(json_object_get(j, "traceEvents"), i, e) {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        double at = json_number_value(json_object_get(e, "ts"));
+        if (cat && strcmp(cat, "blocks") == 0 &&
+            strcmp(json_string_value(json_object_get(e, "name")), name) == 0 && at >= from &&
+            (ts < 0 || at < ts))
+            ts = at;
+    }
+    json_decref(j);
+    return ts;
+}
+
+/* PT_TRACE: a replay's kernels' blocks sit at their offsets from the
+ * replay's earliest BEGIN, one kernel after the other as they ran (each
+ * was drawn from the replay's start before); a replay timed by its
+ * kernels, which no event places, from where the host launched it. */
+Test(launch, a_traced_graph_replay_draws_its_kernels_one_after_another)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    pt_destroy(t);
+    t = test_timing(&clk, "launch", PT_GPU_EVENTS | PT_TRACE);
+    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x59;
+    void *exec = (void *)(uintptr_t)0xed;
+    pt_graph *g = capture_two(st, titles, r1, r2);
+    fake.graph_replay = replay;
+    replays = 0;
+
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    double a = block_ts("k1", 0), b = block_ts("k2", 0);
+    cr_assert(a >= 0 && b >= 0, "the blocks are drawn: %g, %g", a, b);
+    cr_assert_float_eq(b - a, 250.0, 1e-6, "k2 began 250 us after k1: %g", b - a);
+
+    pt_graph_time_by_kernels(g, 8);
+    clk.now = 7000000;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    clk.now += 5000;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_float_eq(block_ts("k1", 1000), 7000.0, 1e-6, "where the host launched it: %g",
+                       block_ts("k1", 1000));
+    cr_assert_float_eq(block_ts("k2", 1000), 7250.0, 1e-6, "%g", block_ts("k2", 1000));
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
     fake.graph_replay = NULL;
     pt_graph_free(g);

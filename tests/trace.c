@@ -572,6 +572,37 @@ Test(trace, folded_blocks_sit_on_sm_tracks)
     pt_dev_records_free(b);
 }
 
+/* A launch's roles are drawn at the launch's start on the GPU's
+ * timeline, each block at its offset from the launch's earliest BEGIN
+ * over all its roles: the producer's block at the start, the consumer's
+ * 100 us later, as they ran. */
+Test(trace, roles_sit_at_their_launch_as_they_ran)
+{
+    t = test_timing(&clk, "run", PT_TRACE | PT_GPU_EVENTS);
+    fake.device_count = 1;
+    fake.now_ms = 500;
+    clk.now = 1000000; /* the reference completes 1000 us into the run */
+    pt_dev_records *p = pt_dev_records_create(t, 1, 1, NULL, 0, 0);
+    pt_dev_records *c = pt_dev_records_create(t, 1, 1, NULL, 0, 0);
+    cr_assert(p && c, "%s", pt_last_error(t));
+    slot(p, 0, 3, 4000000, 7000000, 1000000, (long long[]){ 1200000 });
+    slot(c, 0, 4, 2000000, 7100000, 500000, (long long[]){ 1200000 });
+    pt_start_gpu(t, "step", 0);
+    fake.now_ms += 2;
+    clk.now += 10000;
+    pt_stop_gpu(t, "step", 0);
+    cr_assert_eq(pt_dev_fold_role(t, p, "step", "producer"), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_dev_fold_role(t, c, "step", "consumer"), 0, "%s", pt_last_error(t));
+    json_t *j = export_read();
+    json_t *a = find(j, "X", SM, "producer", 0), *b = find(j, "X", SM, "consumer", 0);
+    cr_assert(a && b, "a block of each role");
+    cr_assert_float_eq(num(a, "ts"), 1000.0, EPS, "at the launch's start: %g", num(a, "ts"));
+    cr_assert_float_eq(num(b, "ts"), 1100.0, EPS, "100 us after it: %g", num(b, "ts"));
+    json_decref(j);
+    pt_dev_records_free(p);
+    pt_dev_records_free(c);
+}
+
 Test(trace, trace_mode_intervals_inside_the_block)
 {
     const char *names[] = { "load", "compute" };

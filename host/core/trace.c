@@ -22,6 +22,8 @@
 #include "core/threads.h"
 #include "core/tlog.h"
 
+#include "pt_fold_math.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -220,6 +222,16 @@ void pt__trace_gpu(pt_timing *t, const pt_section *node, pt_stream stream, int64
     e->dur_us = dur_ns / 1e3;
 }
 
+void pt__trace_launch_host(pt_timing *t, const pt_section *node, int64_t t0)
+{
+    pt__trace *tr = t ? t->trace : NULL;
+
+    if (!tr)
+        return;
+    tr->launch_node = node;
+    tr->launch_us = pt__trace_us(t, t0);
+}
+
 void pt__trace_counter(pt_timing *t, const char *name, int64_t ts_tick, double value)
 {
     pt__trace *tr;
@@ -261,8 +273,37 @@ static double launch_start(const pt_timing *t, const pt_section *node)
     return 0;
 }
 
+/* The earliest BEGIN of the kept folds of f's launch occurrence (f's
+ * own, a graph replay's other kernels, the launch's other roles), in
+ * each of them: they are drawn from there, each block at its offset, as
+ * they ran. O(folds kept), at most PT__TRACE_FOLD_LAUNCHES. */
+static void place_with_others(pt__trace *tr, pt__tfold *f)
+{
+    long long lim = pt__count_limit(f->nslots), sw = PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap);
+
+    f->gt_origin = 0;
+    for (int s = 0; s < f->kept; s++) {
+        const long long *rec = f->recs + s * sw;
+        if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) > 0 && rec[PT_DEV_S_GT0] > 0 &&
+            (!f->gt_origin || rec[PT_DEV_S_GT0] < f->gt_origin))
+            f->gt_origin = rec[PT_DEV_S_GT0];
+    }
+    for (int pass = 0; pass < 2 && f->gt_origin; pass++)
+        for (int k = 0; k < tr->nfolds; k++) {
+            pt__tfold *o = &tr->folds[k];
+            if (o == f || o->launch != f->launch || o->occurrence != f->occurrence ||
+                !o->gt_origin)
+                continue;
+            if (pass == 0 && o->gt_origin < f->gt_origin)
+                f->gt_origin = o->gt_origin;
+            else if (pass == 1)
+                o->gt_origin = f->gt_origin;
+        }
+}
+
 void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,
-                    const long long *d, double tick_ns, double ns_per_cycle)
+                    const pt_section *launch, const long long *d, double tick_ns,
+                    double ns_per_cycle)
 {
     pt__trace *tr = t->trace;
     pt__tfold *f;
@@ -311,7 +352,10 @@ void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *nod
     f->kept = keep;
     f->tick_ns = tick_ns;
     f->ns_per_cycle = ns_per_cycle;
-    f->launch_us = launch_start(t, node);
+    f->launch_us = launch_start(t, launch);
+    f->launch = launch;
+    f->occurrence = launch->count;
+    place_with_others(tr, f);
     f->host = b->host;
     tr->blocks_cut += (uint64_t)(b->nslots - keep);
     tr->fold_words += keep * sw;

@@ -53,6 +53,11 @@ typedef struct pt__tfold {
     double tick_ns;           /* globaltimer tick (INFINITY: unknown) */
     double ns_per_cycle;      /* for blocks without a rate of their own */
     double launch_us;         /* the launch's start on the host timeline */
+    const pt_section *launch; /* the launch section, and which occurrence of it */
+    uint64_t occurrence;
+    long long gt_origin;      /* the %globaltimer at launch_us: the earliest BEGIN the kept
+                                 folds of that occurrence hold (a graph replay's kernels, a
+                                 launch's roles); 0 when it has none */
     int host;                 /* host mode: SMID is the CPU the block ran on */
     char **span_names;        /* nspan_names copies */
     int nspan_names;
@@ -131,8 +136,13 @@ typedef struct pt__fold_shape {
     const unsigned char *wait; /* nphases flags, the phases that are waits, or NULL */
     int overlap;              /* its overlap is figured (gpu/overlap.c's pt__overlap_wanted) */
 } pt__fold_shape;
-/* Keep the first blocks of a fold's records d (launch node). */
+/* Keep the first blocks of a fold's records d into node, of the launch
+ * `launch` (node itself, or its role or graph kernel). */
 PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,
-                               const long long *d, double tick_ns, double ns_per_cycle);
+                               const pt_section *launch, const long long *d, double tick_ns,
+                               double ns_per_cycle);
+/* A launch no event placed (a graph replay timed by its kernels) starts
+ * where the host launched it, at t0. */
+PT__HIDDEN void pt__trace_launch_host(pt_timing *t, const pt_section *node, int64_t t0);
 
 #endif

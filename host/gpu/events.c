@@ -197,7 +197,7 @@ static void close_span(pt_timing *t, pt__pair *p, const char *title, pt_stream s
 
 static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m, int how)
 {
-    int64_t now;
+    int64_t now, t0;
     pt__frame *f;
     pt_section *node;
     pt__gpu *g;
@@ -223,6 +223,7 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
                         title);
     node = f->node;
     i = f->pending;
+    t0 = f->t0;
     cpu_ns = pt__span_ns(t, f->t0, now);
     if (now < f->t0)
         err = pt__clock_back(t, "pt_stop_gpu", title, f->t0, now);
@@ -238,7 +239,8 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
         p->cpu_ns = cpu_ns;
         if (p->span && (how & PT__CLOSE))
             close_span(t, p, title, s);
-        p->filling = p->span; /* until its folds are attached (pt__queue_filled) */
+        p->filling = (how & PT__HOLD) != 0; /* until its folds are attached (pt__queue_filled) */
+        p->t0 = t0;
         if (e) {
             err = pt__fail(t, PT_ECUDA, "pt_stop_gpu(\"%s\"): cudaEventRecord: %s; timed by the CPU clock",
                            title, pt__cuda_errstr(g->cu, e));
@@ -266,7 +268,7 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
     rc = pt__add_metrics(t, node, m, "pt_stop_gpu");
     if (g && g->qlen) {
         int r = 0;
-        if ((t->flags & PT_SYNC) && !(how & PT__BY_KERNELS)) /* its caller's, once filled */
+        if ((t->flags & PT_SYNC) && !(how & PT__HOLD)) /* its caller's, once filled */
             r = pt__queue_resolve(t);
         else if (g->qlen > PT__PENDING_MAX)
             r = pt__queue_resolve_n(t, g->qlen / 2);
@@ -316,20 +318,20 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
     return stop_as(t, title, s, m, 0);
 }
 
-int pt__start_gpu_kernels(pt_timing *t, const char *title, pt_stream s)
+int pt__start_gpu_as(pt_timing *t, const char *title, pt_stream s, int how)
 {
     pt_metrics none;
 
     memset(&none, 0, sizeof none);
-    return start_as(t, title, s, &none, PT__BY_KERNELS);
+    return start_as(t, title, s, &none, how);
 }
 
-int pt__stop_gpu_kernels(pt_timing *t, const char *title, pt_stream s, int close)
+int pt__stop_gpu_as(pt_timing *t, const char *title, pt_stream s, int how)
 {
     pt_metrics none;
 
     memset(&none, 0, sizeof none);
-    return stop_as(t, title, s, &none, PT__BY_KERNELS | (close ? PT__CLOSE : 0));
+    return stop_as(t, title, s, &none, how);
 }
 
 int pt_sync(pt_timing *t)

@@ -468,7 +468,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     if (t->trace) {
         pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host,
                                  b->span_names, b->nspan_names, b->wait, wanted };
-        pt__trace_fold(t, &shape, j->node, d, cv.calibrated ? cv.tick_ns : INFINITY,
+        pt__trace_fold(t, &shape, j->node, j->launch, d, cv.calibrated ? cv.tick_ns : INFINITY,
                        cv.ns_per_cycle);
     }
     return rc;

@@ -25,18 +25,20 @@ PT__HIDDEN int pt__gpu_capturing(pt_timing *t, pt_stream s);
  * For the span of one ptkit call, on its own thread. */
 PT__HIDDEN void pt__gpu_uncaptured(pt_timing *t, pt_stream s);
 PT__HIDDEN void pt__gpu_uncaptured_end(pt_timing *t);
-/* pt_start_gpu()/pt_stop_gpu() for an occurrence timed by its kernels'
- * own clocks, a graph's replay (graph.c): no event opens or closes it;
- * its time is the span of the blocks of the folds waiting on it, first
- * BEGIN to last END on %globaltimer (queue.c). With `close`, an event
- * recorded after it tells when it (and those before it on s) completed;
- * without, a later one on s does, or the queue records one when it must
- * know. The occurrence waits, unresolved, for its folds until
- * pt__queue_filled(); PT_SYNC's wait is the caller's then. The flags are
- * events.c's. */
-enum { PT__BY_KERNELS = 1, PT__CLOSE = 2 };
-PT__HIDDEN int pt__start_gpu_kernels(pt_timing *t, const char *title, pt_stream s);
-PT__HIDDEN int pt__stop_gpu_kernels(pt_timing *t, const char *title, pt_stream s, int close);
+/* pt_start_gpu()/pt_stop_gpu() with no metrics, as `how` says (a graph's
+ * replay, graph.c). PT__BY_KERNELS: timed by its kernels' own clocks; no
+ * event opens or closes it, its time is the span of the blocks of the
+ * folds waiting on it, first BEGIN to last END on %globaltimer (queue.c);
+ * with PT__CLOSE an event recorded after it tells when it (and those
+ * before it on s) completed; without, a later one on s does, or the queue
+ * records one when it must know. PT__HOLD: the occurrence stays
+ * unresolved, whatever completed, until its folds are attached and
+ * pt__queue_filled() says so (its time by kernels is theirs, and PT_TRACE
+ * draws them from their earliest BEGIN); PT_SYNC's wait is then the
+ * caller's. */
+enum { PT__BY_KERNELS = 1, PT__CLOSE = 2, PT__HOLD = 4 };
+PT__HIDDEN int pt__start_gpu_as(pt_timing *t, const char *title, pt_stream s, int how);
+PT__HIDDEN int pt__stop_gpu_as(pt_timing *t, const char *title, pt_stream s, int how);
 /* Why pt__gpu_device() said no ("" before it was asked). */
 PT__HIDDEN const char *pt__gpu_why(const pt_timing *t);
 /* Say once per timing, as a note, that GPU buffers were made in host memory. */

@@ -353,15 +353,13 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
                         pt_stream stream)
 {
     const pt__cuda_api *cu = pt__gpu_api(t);
-    pt_metrics none;
     pt__cuerr e;
     int close;
 
     if (!gr->every || !gr->n) {
-        memset(&none, 0, sizeof none);
-        pt__start_gpu(t, title, stream, &none);
+        pt__start_gpu_as(t, title, stream, 0);
         e = cu->GraphLaunch(exec, stream);
-        pt__stop_gpu(t, title, stream, &none);
+        pt__stop_gpu_as(t, title, stream, PT__HOLD);
         return e;
     }
     for (size_t i = 0; i < gr->n; i++) {
@@ -371,12 +369,12 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
         if (b->stages < want)
             b->stages = want;
     }
-    pt__start_gpu_kernels(t, title, stream);
+    pt__start_gpu_as(t, title, stream, PT__BY_KERNELS);
     e = cu->GraphLaunch(exec, stream);
     close = ++gr->since >= gr->every;
     if (close)
         gr->since = 0;
-    pt__stop_gpu_kernels(t, title, stream, close);
+    pt__stop_gpu_as(t, title, stream, PT__BY_KERNELS | PT__HOLD | (close ? PT__CLOSE : 0));
     return e;
 }
 
@@ -449,10 +447,10 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
         b->graph_stage = NULL;
         c->stage = NULL;
     }
-    /* A replay timed by its kernels waited for its folds, its span's
-     * parts; with PT_SYNC it is waited for now, whole. */
+    /* The replay was held for its folds (its span's parts, and where
+     * PT_TRACE draws them from); with PT_SYNC it is waited for now. */
     pt__queue_filled(t);
-    if (gr->every && gr->n && (t->flags & PT_SYNC) && (r = pt_sync(t)) != 0 && !rc)
+    if ((t->flags & PT_SYNC) && (r = pt_sync(t)) != 0 && !rc)
         rc = r;
     if (e)
         return pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): cudaGraphLaunch: %s; nothing "

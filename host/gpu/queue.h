@@ -40,6 +40,7 @@ typedef struct pt__pair {
     pt__cuevent e0, e1;       /* NULL when the time is known without them */
     int span;                 /* timed by its waiters' spans, not by e0 and e1 */
     int filling;              /* a span pair whose waiters are still being attached */
+    int64_t t0;               /* a span pair's start on the host clock (PT_TRACE places it) */
     pt_section *node;
     pt_stream stream;         /* of pt_stop_gpu() */
     double cpu_ns;            /* the CPU clock's view, if the events fail */

@@ -1,7 +1,8 @@
 /* The folded launches' blocks in a Chrome trace.
  *
  * A block spans its BEGIN..END: placed by its %globaltimer, the launch's
- * earliest BEGIN at the launch's start on the host timeline, and as long
+ * earliest BEGIN (over all its folds: a graph replay's kernels, a
+ * launch's roles) at the launch's start on the host timeline, and as long
  * as its clock64 span at the rate the fold converted it with. Blocks
  * resident on one SM at once overlap in time; a viewer nests events of
  * one track or drops those that cross, so each SM gets as many tracks
@@ -355,6 +356,8 @@ static size_t collect(const pt__trace *tr, blk *v)
                 any = 1;
             }
         }
+        if (any && f->gt_origin > 0 && f->gt_origin <= gt_min)
+            gt_min = f->gt_origin; /* the launch's earliest BEGIN, over all its folds */
         for (int s = 0; s < f->kept; s++) {
             const long long *rec = record(f, s);
             long long clk, gt;
@@ -436,6 +439,8 @@ static int tail_of(const pt__tfold *f, long long *e, tail *o)
     }
     if (n == 0)
         return -1;
+    if (f->gt_origin > 0 && f->gt_origin <= gt_min)
+        gt_min = f->gt_origin;
     /* By SM, then END: an SM's last END ends its run. */
     qsort(e, (size_t)n, 2 * sizeof *e, by_sm_end);
     for (int k = 0; k < n; k++)
