@@ -559,6 +559,25 @@ static void replay(void *exec)
     fake.now_ms += 1.0;
 }
 
+/* The records of capture_two's two kernels, unnamed: 8 slots of 2 phases
+ * and 4 of 3. */
+static void two_records(pt_dev_records **r1, pt_dev_records **r2)
+{
+    *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
+    cr_assert(*r1 && *r2, "%s", pt_last_error(t));
+}
+
+/* One replay of g in which the first kernel's block `slot` returns
+ * before END, resolved. */
+static void replay_missing_end(int slot, pt_graph *g, void *exec, cudaStream_t st)
+{
+    skip_slot = slot;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    skip_slot = -1;
+    pt_sync(t);
+}
+
 /* Two kernels captured on st by PT_LAUNCH, as titles[0] over 8 blocks
  * with records r1 and titles[1] over 4 with r2, the fake replay writing
  * the records they were given; the graph of them. Nothing is recorded,
@@ -697,9 +716,8 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
 Test(launch, a_graph_replay_counts_its_own_ends)
 {
     static const char *const titles[] = { "k1", "k2" };
-    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
-    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    pt_dev_records *r1, *r2;
+    two_records(&r1, &r2);
     float data[4] = { 0 };
     float *in = data;
     int n = 4;
@@ -717,10 +735,7 @@ Test(launch, a_graph_replay_counts_its_own_ends)
     cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
 
     /* Block 5 returns before END in the fourth replay only. */
-    skip_slot = 5;
-    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
-    skip_slot = -1;
-    pt_sync(t);
+    replay_missing_end(5, g, exec, st);
     cr_assert_eq(pt_error_count(t), 1, "the missing END: %s", pt_last_error(t));
     cr_assert(strstr(pt_last_error(t), "1 of the launch's 8 blocks wrote no record"), "%s",
               pt_last_error(t));
@@ -808,9 +823,8 @@ static void replay_copied(pt_graph *g, cudaStream_t st, int nr, int want_stream,
 Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
 {
     static const char *const titles[] = { "k1", "k2" };
-    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
-    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    pt_dev_records *r1, *r2;
+    two_records(&r1, &r2);
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x55;
     pt_graph *g = capture_two(st, titles, r1, r2);
     fake.graph_replay = replay;
@@ -889,9 +903,8 @@ Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
 Test(launch, a_graph_timed_by_its_kernels_takes_an_event_a_batch)
 {
     static const char *const titles[] = { "k1", "k2" };
-    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
-    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    pt_dev_records *r1, *r2;
+    two_records(&r1, &r2);
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x58;
     void *exec = (void *)(uintptr_t)0xec;
     pt_graph *g = capture_two(st, titles, r1, r2);
@@ -931,10 +944,7 @@ Test(launch, a_graph_timed_by_its_kernels_takes_an_event_a_batch)
     /* A block that missed END in a replay is left out of its span as of
      * its fold; here the first kernel's block 5, whose slot still holds
      * the previous replay's stamps. */
-    skip_slot = 5;
-    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
-    skip_slot = -1;
-    pt_sync(t);
+    replay_missing_end(5, g, exec, st);
     cr_assert_eq(pt_error_count(t), 2, "the missing END said: %s", pt_last_error(t));
     cr_assert_float_eq(stats("step").max_ms, 0.85, 1e-9, "the stale stamps left out");
 
@@ -1057,9 +1067,8 @@ Test(launch, a_traced_graph_replay_draws_its_kernels_one_after_another)
     static const char *const titles[] = { "k1", "k2" };
     pt_destroy(t);
     t = test_timing(&clk, "launch", PT_GPU_EVENTS | PT_TRACE);
-    pt_dev_records *r1 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
-    pt_dev_records *r2 = pt_dev_records_create(t, 4, 3, NULL, PT_DEV_AGGREGATE, 0);
-    cr_assert(r1 && r2, "%s", pt_last_error(t));
+    pt_dev_records *r1, *r2;
+    two_records(&r1, &r2);
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x59;
     void *exec = (void *)(uintptr_t)0xed;
     pt_graph *g = capture_two(st, titles, r1, r2);
