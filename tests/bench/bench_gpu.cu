@@ -348,9 +348,9 @@ static cudaError_t copy_node_after(cudaStream_t st, void *dst, const void *src, 
  * that a replay's copies landed), say what a replay timed by one event,
  * or folded behind one, would cost. The last, the same kernels captured
  * on another timing and replayed by pt_graph_launch timed by their own
- * clocks (pt_graph_time_by_kernels, an event each 8 replays), says what
- * a replay costs without its two events, beside the replay's time by
- * each. Returns ptkit's (with events) over bare, or 0 on a failure
+ * clocks (pt_graph_time_by_kernels, an event each 8 replays, and each
+ * 1 and 32), says what a replay costs without its two events, beside the
+ * replay's time by each. Returns ptkit's (with events) over bare, or 0 on a failure
  * (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
@@ -359,7 +359,9 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
     pt_timing *kt = pt_create("kernels", PT_GPU_EVENTS);
     pt_dev_records *recs[KERNELS], *krecs[KERNELS];
-    enum { GRAPHS = 5, FORMS = 8, EVENTS = 64, BATCH = 8 };
+    enum { GRAPHS = 5, FORMS = 10, EVENTS = 64, BATCH = 8 };
+    /* Forms 7, 8, 9: timed by the kernels, an event each 8, 1 and 32. */
+    static const int batch[3] = { BATCH, 1, 32 };
     cudaGraph_t graph[GRAPHS] = {};
     cudaGraphExec_t exec[GRAPHS] = {};
     const size_t rec_bytes = (size_t)PT_DEV_BUF_WORDS(BLOCKS, PH_COUNT, 0) * sizeof(long long);
@@ -427,7 +429,10 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     }
     for (int r = 0; r < 6 && e == cudaSuccess && pg && pk; r++) {
         for (int form = 0; form < FORMS; form++) {
-            double t0 = now_s(), t1;
+            double t0, t1;
+            if (form >= 7)
+                pt_graph_time_by_kernels(pk, batch[form - 7]);
+            t0 = now_s();
             for (int i = 0; i < replays; i++) {
                 if (form == 0) {
                     cudaGraphLaunch(exec[0], st);
@@ -440,7 +445,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                 } else if (form < 5) {
                     cudaGraphLaunch(exec[0], st);
                     cudaEventRecord(ev[form - 3][i % EVENTS], st);
-                } else if (form == 7) {
+                } else if (form >= 7) {
                     pt_graph_launch(kt, pk, "step", exec[4], (pt_stream)st);
                 } else if (copy_e == cudaSuccess) {
                     cudaGraphLaunch(exec[form - 3], st);
@@ -448,7 +453,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             }
             t1 = now_s();
             e = cudaStreamSynchronize(st);
-            pt_sync(form == 1 ? gt : form == 7 ? kt : et);
+            pt_sync(form == 1 ? gt : form >= 7 ? kt : et);
             if (r > 0) { /* the first round warms up */
                 ms[form].push_back((now_s() - t0) * 1e3);
                 issue[form].push_back((t1 - t0) * 1e6 / replays);
@@ -484,6 +489,9 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                    "kernels, %.4f ms by events\n", BATCH, median(ms[7]) / median(ms[0]),
                    median(ms[7]) * 1e3 / replays, median(issue[7]),
                    (unsigned long long)sk.count, sk.mean_ms, s0.mean_ms);
+        printf("graph replays, timed by their kernels, an event each %d, %d, %d replays: %.4f, "
+               "%.4f, %.4f of bare\n", batch[1], batch[0], batch[2], median(ms[8]) / median(ms[0]),
+               median(ms[7]) / median(ms[0]), median(ms[9]) / median(ms[0]));
         if (copy_e == cudaSuccess)
             printf("graph replays, copy nodes of %zu bytes alone: after each kernel %.4f of "
                    "bare, after the last only %.4f of bare\n", rec_bytes,

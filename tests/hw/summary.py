@@ -233,12 +233,16 @@ def bench_rows(logs, st):
     kr = re.search(r"^graph replays, timed by their kernels \(an event each (\d+)\): ([\d.]+) of "
                    r"bare, ([\d.]+) us a replay .*?; (\d+) timed, a replay ([\d.]+) ms by its "
                    r"kernels, ([\d.]+) ms by events", text, re.M)
+    kb = re.search(r"^graph replays, timed by their kernels, an event each (\d+), (\d+), (\d+) "
+                   r"replays: ([\d.]+), ([\d.]+), ([\d.]+) of bare", text, re.M)
     if kr:
         rows.append(("  graph replays, timed by its kernels", goal(float(kr.group(2)) <= 1.01) +
                      " (<= 1.01 of bare)", f"{kr.group(2)} of bare, an event each {kr.group(1)} "
                      f"replays ({kr.group(3)} us a replay); {kr.group(4)} replays timed, "
                      f"{kr.group(5)} ms a replay by its kernels' clocks, {kr.group(6)} ms by "
-                     f"events"))
+                     f"events" +
+                     (f"; an event each {kb.group(1)}, {kb.group(2)}, {kb.group(3)} replays: "
+                      f"{kb.group(4)}, {kb.group(5)}, {kb.group(6)} of bare" if kb else "")))
     return rows
 
 
