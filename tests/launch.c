@@ -1031,6 +1031,46 @@ Test(launch, a_graph_timed_by_its_kernels_takes_an_event_a_batch)
     pt_dev_records_free(r2);
 }
 
+/* Replays timed by their kernels on two streams in turn, with event-timed
+ * sections between them: an event on one stream says nothing of the
+ * other's replays, each of which still gets its span, once, and every
+ * block is folded once; what no event closed when pt_sync must know gets
+ * one on its own stream. */
+Test(launch, replays_timed_by_their_kernels_on_two_streams_each_close_on_their_own)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    pt_dev_records *r1, *r2;
+    two_records(&r1, &r2);
+    cudaStream_t a = (cudaStream_t)(uintptr_t)0x5a, b = (cudaStream_t)(uintptr_t)0x5b;
+    void *exec = (void *)(uintptr_t)0xee;
+    pt_graph *g = capture_two(a, titles, r1, r2);
+    fake.graph_replay = replay;
+    replays = 0;
+    cr_assert_eq(pt_graph_time_by_kernels(g, 3), 0);
+    fake.not_ready = 1;
+    for (int i = 0; i < 40; i++) {
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, i % 2 ? b : a), 0, "replay %d: %s", i,
+                     pt_last_error(t));
+        if (i % 7 == 6) {
+            pt_start_gpu(t, "between", i % 2 ? a : b);
+            pt_stop_gpu(t, "between", i % 2 ? a : b);
+        }
+    }
+    fake.not_ready = 0;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step").count, 40, "every replay timed");
+    cr_assert_float_eq(stats("step").min_ms, 0.85, 1e-9, "each its own span");
+    cr_assert_float_eq(stats("step").max_ms, 0.85, 1e-9);
+    cr_assert_eq(stats("between").count, 5);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 40 * 8, "every block once");
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 40 * 4);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
 /* The earliest start (us) of a block event of kernel `name` in t's
  * trace at `from` or later, or -1. */
 static double block_ts(const char *name, double from)
