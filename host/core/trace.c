@@ -273,32 +273,18 @@ static double launch_start(const pt_timing *t, const pt_section *node)
     return 0;
 }
 
-/* The earliest BEGIN of the kept folds of f's launch occurrence (f's
- * own, a graph replay's other kernels, the launch's other roles), in
- * each of them: they are drawn from there, each block at its offset, as
- * they ran. O(folds kept), at most PT__TRACE_FOLD_LAUNCHES. */
-static void place_with_others(pt__trace *tr, pt__tfold *f)
+int pt__trace_origin(const pt__trace *tr, int i, long long *gt)
 {
-    long long lim = pt__count_limit(f->nslots), sw = PT_DEV_SLOT_WORDS(f->nphases, f->trace_cap);
+    const pt__tfold *f = &tr->folds[i];
 
-    f->gt_origin = 0;
-    for (int s = 0; s < f->kept; s++) {
-        const long long *rec = f->recs + s * sw;
-        if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) > 0 && rec[PT_DEV_S_GT0] > 0 &&
-            (!f->gt_origin || rec[PT_DEV_S_GT0] < f->gt_origin))
-            f->gt_origin = rec[PT_DEV_S_GT0];
-    }
-    for (int pass = 0; pass < 2 && f->gt_origin; pass++)
-        for (int k = 0; k < tr->nfolds; k++) {
-            pt__tfold *o = &tr->folds[k];
-            if (o == f || o->launch != f->launch || o->occurrence != f->occurrence ||
-                !o->gt_origin)
-                continue;
-            if (pass == 0 && o->gt_origin < f->gt_origin)
-                f->gt_origin = o->gt_origin;
-            else if (pass == 1)
-                o->gt_origin = f->gt_origin;
-        }
+    if (!f->began)
+        return 0;
+    *gt = f->gt_first;
+    for (int k = 0; k < tr->nfolds; k++)
+        if (tr->folds[k].began && tr->folds[k].gt_first < *gt && tr->folds[k].launch == f->launch &&
+            tr->folds[k].occurrence == f->occurrence)
+            *gt = tr->folds[k].gt_first;
+    return 1;
 }
 
 void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,
@@ -355,7 +341,14 @@ void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *nod
     f->launch_us = launch_start(t, launch);
     f->launch = launch;
     f->occurrence = launch->count;
-    place_with_others(tr, f);
+    for (int s = 0; s < keep; s++) {
+        const long long *rec = f->recs + s * sw;
+        if (pt__slot_ok(rec, f->nphases, f->trace_cap, pt__count_limit(f->nslots)) > 0 &&
+            (!f->began || rec[PT_DEV_S_GT0] < f->gt_first)) {
+            f->gt_first = rec[PT_DEV_S_GT0];
+            f->began = 1;
+        }
+    }
     f->host = b->host;
     tr->blocks_cut += (uint64_t)(b->nslots - keep);
     tr->fold_words += keep * sw;

@@ -53,11 +53,11 @@ typedef struct pt__tfold {
     double tick_ns;           /* globaltimer tick (INFINITY: unknown) */
     double ns_per_cycle;      /* for blocks without a rate of their own */
     double launch_us;         /* the launch's start on the host timeline */
-    const pt_section *launch; /* the launch section, and which occurrence of it */
+    const pt_section *launch; /* the launch section, and which occurrence of it: its
+                                 kept folds are drawn from their earliest BEGIN */
     uint64_t occurrence;
-    long long gt_origin;      /* the %globaltimer at launch_us: the earliest BEGIN the kept
-                                 folds of that occurrence hold (a graph replay's kernels, a
-                                 launch's roles); 0 when it has none */
+    long long gt_first;       /* the earliest BEGIN of its kept blocks that ended, */
+    int began;                /* where it has one */
     int host;                 /* host mode: SMID is the CPU the block ran on */
     char **span_names;        /* nspan_names copies */
     int nspan_names;
@@ -141,6 +141,12 @@ typedef struct pt__fold_shape {
 PT__HIDDEN void pt__trace_fold(pt_timing *t, const pt__fold_shape *b, const pt_section *node,
                                const pt_section *launch, const long long *d, double tick_ns,
                                double ns_per_cycle);
+/* The earliest BEGIN of the ended blocks kept of kept fold i's launch
+ * occurrence, its own and the other folds' (a graph replay's other
+ * kernels, the launch's other roles), in *gt: drawn from there, they sit
+ * at their offsets from one another, as they ran. 1, or 0 (*gt as it
+ * was) when it has none. O(folds kept), at most PT__TRACE_FOLD_LAUNCHES. */
+PT__HIDDEN int pt__trace_origin(const pt__trace *tr, int i, long long *gt);
 /* A launch no event placed (a graph replay timed by its kernels) starts
  * where the host launched it, at t0. */
 PT__HIDDEN void pt__trace_launch_host(pt_timing *t, const pt_section *node, int64_t t0);

@@ -339,25 +339,16 @@ static void block(pt__ctrace *w, const pt__trace *tr, const blk *b, long long ti
     phases(w, f, b, tid, b->rate, sd);
 }
 
-/* The blocks of every kept fold that reached END, placed on the timeline. */
+/* The blocks of every kept fold that reached END, placed on the timeline
+ * from their launch's earliest BEGIN (pt__trace_origin). */
 static size_t collect(const pt__trace *tr, blk *v)
 {
     size_t n = 0;
     for (int i = 0; i < tr->nfolds; i++) {
         const pt__tfold *f = &tr->folds[i];
         long long gt_min = 0, launch = llround(f->launch_us * 1e3);
-        int any = 0;
         long long lim = pt__count_limit(f->nslots);
-        for (int s = 0; s < f->kept; s++) {
-            const long long *rec = record(f, s);
-            if (pt__slot_ok(rec, f->nphases, f->trace_cap, lim) > 0 &&
-                (!any || rec[PT_DEV_S_GT0] < gt_min)) {
-                gt_min = rec[PT_DEV_S_GT0];
-                any = 1;
-            }
-        }
-        if (any && f->gt_origin > 0 && f->gt_origin <= gt_min)
-            gt_min = f->gt_origin; /* the launch's earliest BEGIN, over all its folds */
+        pt__trace_origin(tr, i, &gt_min);
         for (int s = 0; s < f->kept; s++) {
             const long long *rec = record(f, s);
             long long clk, gt;
@@ -419,13 +410,15 @@ static int by_tail_start(const void *pa, const void *pb)
     return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
 }
 
-/* Fold f's tail in *o: 0, or -1 when no block of it finished. e has
- * room for 2 x its kept blocks. */
-static int tail_of(const pt__tfold *f, long long *e, tail *o)
+/* Kept fold i's tail in *o, from its launch's earliest BEGIN where it
+ * has one (pt__trace_origin): 0, or -1 when no block of it finished. e
+ * has room for 2 x its kept blocks. */
+static int tail_of(const pt__trace *tr, int i, long long *e, tail *o)
 {
-    long long lim = pt__count_limit(f->nslots), first = 0, last = 0, gt_min = 0;
+    const pt__tfold *f = &tr->folds[i];
+    long long lim = pt__count_limit(f->nslots), first = 0, last = 0, gt_min = 0, origin;
     long long launch = llround(f->launch_us * 1e3);
-    int n = 0, sms = 0;
+    int n = 0, sms = 0, has = pt__trace_origin(tr, i, &origin);
 
     for (int s = 0; s < f->kept; s++) {
         const long long *rec = record(f, s);
@@ -439,8 +432,8 @@ static int tail_of(const pt__tfold *f, long long *e, tail *o)
     }
     if (n == 0)
         return -1;
-    if (f->gt_origin > 0 && f->gt_origin <= gt_min)
-        gt_min = f->gt_origin;
+    if (has && origin <= gt_min)
+        gt_min = origin;
     /* By SM, then END: an SM's last END ends its run. */
     qsort(e, (size_t)n, 2 * sizeof *e, by_sm_end);
     for (int k = 0; k < n; k++)
@@ -467,7 +460,7 @@ static int tails(pt__ctrace *w, const pt__trace *tr, long long tid, size_t cap)
     char name[96];
 
     for (int i = 0; e && v && i < tr->nfolds; i++)
-        if (tail_of(&tr->folds[i], e, &v[n]) == 0)
+        if (tail_of(tr, i, e, &v[n]) == 0)
             v[n++].fold = i;
     qsort(v, (size_t)n, sizeof *v, by_tail_start);
     for (int k = 0; k < n; k++) {
