@@ -24,7 +24,6 @@
 #include "core/threads.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* GPU sections use events when asked to and a device is there: 0, or
  * why not (PT__FB_FLAG, PT__FB_DEVICE). Without a device that is a fact
@@ -318,20 +317,16 @@ int pt__stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics 
     return stop_as(t, title, s, m, 0);
 }
 
+static const pt_metrics no_metrics;
+
 int pt__start_gpu_as(pt_timing *t, const char *title, pt_stream s, int how)
 {
-    pt_metrics none;
-
-    memset(&none, 0, sizeof none);
-    return start_as(t, title, s, &none, how);
+    return start_as(t, title, s, &no_metrics, how);
 }
 
 int pt__stop_gpu_as(pt_timing *t, const char *title, pt_stream s, int how)
 {
-    pt_metrics none;
-
-    memset(&none, 0, sizeof none);
-    return stop_as(t, title, s, &none, how);
+    return stop_as(t, title, s, &no_metrics, how);
 }
 
 int pt_sync(pt_timing *t)

@@ -197,32 +197,23 @@ static pt__cuerr span_wait(pt_timing *t, pt__gpu *g, pt__pair *p)
     return e;
 }
 
-/* The first BEGIN (*a) and the last END (*b) of the blocks p's waiters
- * saw end, on %globaltimer: 1, or 0 when none says. */
-static int waiters_span(const pt__pair *p, long long *a, long long *b)
+/* The time of span pair p, from the first BEGIN to the last END of the
+ * blocks its waiters saw end, on %globaltimer; 0, and *any 0, when none
+ * says. */
+static double span_ns(const pt__pair *p, int *any)
 {
-    long long x, y;
-    int any = 0;
+    long long a = 0, b = 0, x, y;
 
+    *any = 0;
     for (const pt__waiter *w = p->waiters; w; w = w->next) {
         if (!w->ops->span || !w->ops->span(w, &x, &y))
             continue;
-        if (!any || x < *a)
-            *a = x;
-        if (!any || y > *b)
-            *b = y;
-        any = 1;
+        if (!*any || x < a)
+            a = x;
+        if (!*any || y > b)
+            b = y;
+        *any = 1;
     }
-    return any;
-}
-
-/* The time of span pair p, from its waiters' first BEGIN to their last
- * END; 0 when none says. */
-static double span_ns(const pt__pair *p, int *any)
-{
-    long long a = 0, b = 0;
-
-    *any = waiters_span(p, &a, &b);
     return *any && b > a ? (double)(b - a) : 0;
 }
 

@@ -380,7 +380,6 @@ pt__cuerr pt__records_await_read(pt_dev_records *b, pt_stream stream)
     pt__cuerr e;
     int capturing = 0;
 
-
     if (!(ev || b->read_in_graph) || b->read_stream == stream)
         return 0;
     if (b->cu->StreamIsCapturing && b->cu->StreamIsCapturing(stream, &capturing) != 0)
@@ -473,7 +472,6 @@ static int stage_alloc(pt_dev_records *b, pt__stage *s, size_t bytes)
 int pt__stage_get(pt_timing *t, pt_dev_records *b, size_t bytes, pt__stage **out)
 {
     pt__stage *s = NULL;
-
     int n = b->stages > 0 && b->stages <= PT__STAGE_MAX ? b->stages : PT__STAGE_KEEP;
 
     *out = NULL;
