@@ -350,8 +350,8 @@ static cudaError_t copy_node_after(cudaStream_t st, void *dst, const void *src, 
  * on another timing and replayed by pt_graph_launch timed by their own
  * clocks (pt_graph_time_by_kernels, an event each 8 replays, and each
  * 1 and 32), says what a replay costs without its two events, beside the
- * replay's time by each. Returns ptkit's (with events) over bare, or 0 on a failure
- * (said). */
+ * replay's time by each. Returns ptkit's (with events) over bare, or 0
+ * on a failure (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
     enum { KERNELS = 3, BLOCKS = 132 };
