@@ -52,6 +52,7 @@ typedef struct fake_gpu {
     long long count_calls;    /* cudaGetDeviceCount calls: the device's probes */
     long long waits;          /* cudaStreamWaitEvent calls */
     long long stream_syncs;   /* cudaStreamSynchronize calls */
+    pt_stream copied_stream;  /* the last cudaMemcpyAsync's */
     pt_stream capturing;      /* the stream cudaStreamIsCapturing says is captured (NULL: none) */
     long long graph_launches; /* cudaGraphLaunch calls */
     void *graph_exec;         /* the last one's graph */
@@ -82,6 +83,24 @@ typedef struct fake_gpu {
         size_t bytes;
     } copy[8];
     long long graph_copies;
+    /* A graph's kernel nodes given other arguments (fake_install_ring()):
+     * the last kernel launched (the test's cudaLaunchKernel sets it, for
+     * cudaGraphKernelNodeGetParams), each kernel's parameters' sizes
+     * (nparams of them), and where each node's last argument, its
+     * pt_dev_buf, points now; the calls, and the program's last error. */
+    struct {
+        const void *func;
+        void **args;
+    } launched;
+    size_t param_size[8];
+    int nparams;
+    struct {
+        void *node;
+        long long *data;
+    } kaim[8];
+    int nkaim;
+    long long kernel_aims, param_infos;
+    pt__cuerr kaim_err, last_error;
 } fake_gpu;
 
 static fake_gpu fake;
@@ -261,6 +280,63 @@ static pt__cuerr f_graph_aim(void *exec, void *node, void *dst, const void *src,
     }
     return PT__CU_INVALID_VALUE;
 }
+static pt__cuerr f_kernel_params(void *node, pt__cu_kernel_node *p)
+{
+    (void)node;
+    if (!fake.launched.func)
+        return fake.last_error = PT__CU_INVALID_VALUE;
+    memset(p, 0, sizeof *p);
+    p->func = (void *)(uintptr_t)fake.launched.func;
+    p->args = fake.launched.args;
+    return 0;
+}
+static pt__cuerr f_param_info(const void *func, size_t i, size_t *offset, size_t *size)
+{
+    (void)func;
+    fake.param_infos++;
+    if (i >= (size_t)fake.nparams)
+        return fake.last_error = PT__CU_INVALID_VALUE;
+    *offset = 0;
+    for (size_t k = 0; k < i; k++)
+        *offset += fake.param_size[k];
+    *size = fake.param_size[i];
+    return 0;
+}
+static pt__cuerr f_kernel_aim(void *exec, void *node, const pt__cu_kernel_node *p)
+{
+    int k = 0;
+    (void)exec;
+    fake.kernel_aims++;
+    if (fake.kaim_err)
+        return fake.last_error = fake.kaim_err;
+    while (k < fake.nkaim && fake.kaim[k].node != node)
+        k++;
+    if (k == 8)
+        return fake.last_error = PT__CU_INVALID_VALUE;
+    fake.nkaim += k == fake.nkaim;
+    fake.kaim[k].node = node;
+    fake.kaim[k].data = ((const pt_dev_buf *)p->args[fake.nparams - 1])->data;
+    return 0;
+}
+/* Where node's kernel writes its records in the next replay: its last
+ * argument as last given, or `as_captured`. */
+static inline long long *fake_kernel_data(const void *node, long long *as_captured)
+{
+    for (int k = 0; k < fake.nkaim; k++)
+        if (fake.kaim[k].node == node)
+            return fake.kaim[k].data;
+    return as_captured;
+}
+static pt__cuerr f_peek_error(void)
+{
+    return fake.last_error;
+}
+static pt__cuerr f_get_error(void)
+{
+    pt__cuerr e = fake.last_error;
+    fake.last_error = 0;
+    return e;
+}
 static pt__cuerr f_is_capturing(pt_stream s, int *status)
 {
     fake.capture_asks++;
@@ -318,11 +394,11 @@ static pt__cuerr f_memset(void *p, int v, size_t n, pt_stream s)
 static pt__cuerr f_memcpy(void *d, const void *src, size_t n, int kind, pt_stream s)
 {
     (void)kind;
-    (void)s;
     if (fake.memcpy_err)
         return fake.memcpy_err;
     memcpy(d, src, n);
     fake.memcpys++;
+    fake.copied_stream = s;
     return 0;
 }
 static pt__cuerr f_stream_create(pt_stream *s, unsigned flags)
@@ -458,6 +534,26 @@ static inline void fake_install(void)
     fake.cal_ns = 2000000;
     fake.cal_smid = 3;
     pt__cuda_set_shim(&fake_api);
+}
+
+/* The same, with a runtime whose graphs' kernel nodes take other
+ * arguments (CUDA 12.4 on): kernels of nparams parameters of the sizes
+ * given, the last a pt_dev_buf. */
+static inline void fake_install_ring(int nparams, const size_t *sizes)
+{
+    static pt__cuda_api ring_api;
+
+    fake_install();
+    ring_api = fake_api;
+    ring_api.GraphKernelNodeGetParams = f_kernel_params;
+    ring_api.GraphExecKernelNodeSetParams = f_kernel_aim;
+    ring_api.FuncGetParamInfo = f_param_info;
+    ring_api.PeekAtLastError = f_peek_error;
+    ring_api.GetLastError = f_get_error;
+    fake.nparams = nparams;
+    for (int i = 0; i < nparams && i < 8; i++)
+        fake.param_size[i] = sizes[i];
+    pt__cuda_set_shim(&ring_api);
 }
 
 static inline void fake_uninstall(void)

@@ -63,6 +63,8 @@ int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_
     got.in = *(float **)args[0];
     got.n = *(int *)args[1];
     got.buf = *(pt_dev_buf *)args[2];
+    fake.launched.func = func; /* for a captured node's parameters */
+    fake.launched.args = args;
     if (got.fail)
         return got.fail;
     for (int s = 0; s < got.buf.nslots; s++) {
@@ -523,13 +525,14 @@ Test(launch, a_slot_that_several_blocks_wrote_is_said_with_the_fix)
  * events. skip_slot, when not -1, is a block of the first kernel that
  * returns before END. */
 static pt_dev_buf graph_bufs[2];
+static void *graph_nodes[2]; /* their nodes, where the runtime gives them other records */
 static int replays, skip_slot = -1, reset_second;
 
-static void write_records(pt_dev_buf b, long long gt0, long long gt_span)
+static void write_records(pt_dev_buf b, long long gt0, long long gt_span, int skip)
 {
     for (int s = 0; s < b.nslots; s++) {
         long long *r = b.data + PT_DEV_HDR + s * PT_DEV_SLOT_WORDS(b.nphases, 0);
-        if (b.data == graph_bufs[0].data && s == skip_slot)
+        if (s == skip)
             continue;
         r[PT_DEV_S_DONE] += 1;
         r[PT_DEV_S_SMID] = r[PT_DEV_S_SMID1] = s % 4;
@@ -548,14 +551,17 @@ static void replay(void *exec)
 {
     (void)exec;
     replays++;
+    pt_dev_buf b0 = graph_bufs[0], b1 = graph_bufs[1];
+    b0.data = fake_kernel_data(graph_nodes[0], b0.data);
+    b1.data = fake_kernel_data(graph_nodes[1], b1.data);
     /* The reset node ahead of the second kernel, where the graph has one. */
     if (reset_second)
-        memset(graph_bufs[1].data + PT_DEV_H_BAD_SLOT, 0,
-               (size_t)(PT_DEV_BUF_WORDS(graph_bufs[1].nslots, graph_bufs[1].nphases, 0) -
-                        PT_DEV_H_BAD_SLOT) * sizeof(long long));
+        memset(b1.data + PT_DEV_H_BAD_SLOT, 0,
+               (size_t)(PT_DEV_BUF_WORDS(b1.nslots, b1.nphases, 0) - PT_DEV_H_BAD_SLOT) *
+                   sizeof(long long));
     long long gt0 = 5000000 + 1000000LL * replays;
-    write_records(graph_bufs[0], gt0, 200000);
-    write_records(graph_bufs[1], gt0 + 250000, 600000);
+    write_records(b0, gt0, 200000, skip_slot);
+    write_records(b1, gt0 + 250000, 600000, -1);
     fake.now_ms += 1.0;
 }
 
@@ -599,14 +605,17 @@ static pt_graph *capture_two(cudaStream_t st, const char *const titles[2], pt_de
     PT_LAUNCH(t, titles[0], r1, step, g8, block, 0, st, &in, &n);
     cr_assert_eq(got.buf.nslots, 8, "the kernel is captured with its records");
     graph_bufs[0] = got.buf;
-    after[0] = fake.capture_dep;
+    after[0] = graph_nodes[0] = fake.capture_dep;
     PT_LAUNCH(t, titles[1], r2, step, g4, block, 0, st, &in, &n);
     graph_bufs[1] = got.buf;
-    after[1] = fake.capture_dep;
+    after[1] = graph_nodes[1] = fake.capture_dep;
     /* Each kernel's records are copied back by a node of the graph after
      * it (where the runtime adds one): into their pinned spare until a
-     * replay points it elsewhere. */
-    cr_assert(fake.copy_nodes == copies + (fake.copy_err ? 0 : 2));
+     * replay points it elsewhere. Where the runtime gives a graph's kernel
+     * nodes other arguments, they write a ring instead, and have none. */
+    const char *ring_env = getenv("PT_GRAPH_RING");
+    int ring = fake.nparams && !fake.last_error && !(ring_env && strcmp(ring_env, "0") == 0);
+    cr_assert(fake.copy_nodes == copies + (fake.copy_err || ring ? 0 : 2));
     for (long long i = copies; i < fake.copy_nodes; i++) {
         pt_dev_records *r = i == copies ? r1 : r2;
         cr_assert_eq(fake.copy[i].src, r->data);
@@ -888,6 +897,167 @@ Test(launch, a_graph_replay_copies_on_the_stream_where_its_nodes_cannot)
     fake.graph_replay = replay;
     replay_copied(g, st, 2, 1, "no pinned memory");
     fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
+/* A runtime that gives a graph's kernel nodes other arguments (CUDA 12.4
+ * on): ring_setup() remakes the timing on it, the fake's kernels taking
+ * step's three parameters. */
+static void ring_setup(void)
+{
+    static const size_t step_params[] = { sizeof(float *), sizeof(int), sizeof(pt_dev_buf) };
+    pt_destroy(t);
+    fake_install_ring(3, step_params);
+    pt__calib_set(-1, 2.0, 1000.0);
+    pt__calib_set(0, 2.0, 1000.0);
+    t = test_timing(&clk, "launch", PT_GPU_EVENTS);
+    cr_assert_not_null(t);
+}
+
+/* Replayed where the runtime lets an instantiated graph's kernel take
+ * other arguments, no copy node is put in the graph: before each replay
+ * each kernel is pointed at a set of its own in a ring (two batches of 8),
+ * after it back at its records, and the sets written are copied back in
+ * one transfer a batch, on the stream, outside the replays' events. Every
+ * replay folded as by copy nodes; the host waits only once the ring's 16
+ * sets are all in flight; a report copies back the sets of a batch not yet
+ * complete; each set counts its own ENDs; a replay behind ptkit's back
+ * writes the records, never a set. */
+Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    pt_dev_records *r1, *r2;
+    ring_setup();
+    two_records(&r1, &r2);
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
+    void *exec = (void *)(uintptr_t)0xee;
+    long long nodes = fake.copy_nodes;
+    pt_graph *g = capture_two(st, titles, r1, r2);
+    cr_assert_eq(fake.copy_nodes, nodes, "no copy node in the graph");
+    cr_assert_eq(fake.last_error, 0, "the probes' errors cleared: the program sees none");
+
+    fake.graph_replay = replay;
+    replays = 0;
+    long long memcpys = fake.memcpys, aims = fake.kernel_aims, syncs = fake.syncs,
+              records = fake.records;
+    fake.not_ready = 1;
+    for (int i = 0; i < 100; i++) {
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
+                     pt_last_error(t));
+        if (i == 15)
+            cr_assert_eq(fake.syncs, syncs, "no host sync while the ring has sets free");
+        cr_assert_eq(fake_kernel_data(graph_nodes[0], NULL), r1->data,
+                     "between replays the kernel writes its records");
+    }
+    cr_assert_eq(fake.memcpys - memcpys, 1 + 100 / 8, "the ring sent once, then a copy back "
+                 "a batch: %lld", fake.memcpys - memcpys);
+    cr_assert_eq(fake.records - records, 2 * 100 + 1 + 2 * (100 / 8),
+                 "the replays' own events, and for each transfer a mark on the stream and "
+                 "an event after it");
+    cr_assert_eq(fake.copied_stream, (pt_stream)(uintptr_t)0x5,
+                 "the transfers on a stream of their own, beside the next batch");
+    cr_assert_eq(fake.waited_stream, (pt_stream)(uintptr_t)0x5, "behind the replays' mark");
+    fake.not_ready = 0;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.memcpys - memcpys, 1 + 100 / 8 + 1, "and the last 4 sets at pt_sync");
+    cr_assert_eq(fake.graph_copies, 0);
+    cr_assert_eq(fake.kernel_aims - aims, 100 * 2 * 2, "each kernel at its set and back");
+    cr_assert(r1->ring_reads == 100 && r2->ring_reads == 100 && r1->node_reads == 0,
+              "each fold read its set");
+    cr_assert_eq(stats("step").count, 100, "every replay timed");
+    cr_assert_float_eq(stats("step").mean_ms, 1.0, 1e-9);
+    cr_assert_eq(stats("step/k1").count, 100, "every replay folded");
+    cr_assert_float_eq(stats("step/k1").mean_ms, 0.2, 1e-9, "its blocks' span");
+    cr_assert_float_eq(stats("step/k2").max_ms, 0.6, 1e-9);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 100 * 8, "no record lost or mixed");
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 100 * 4);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+
+    /* A block that missed END in one replay: that replay's alone, its set
+     * counting on from there 16 replays later. */
+    replay_missing_end(5, g, exec, st);
+    cr_assert_eq(pt_error_count(t), 1, "the missing END: %s", pt_last_error(t));
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    /* Behind ptkit's back the replay writes the records, not a set. */
+    replay(exec);
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_error_count(t), 1, "%s", pt_last_error(t));
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 100 * 8 + 7 + 21 * 8);
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 122 * 4);
+
+    /* Timed by its kernels, the batch's copy back comes before its event. */
+    pt_graph_time_by_kernels(g, 8);
+    records = fake.records;
+    memcpys = fake.memcpys;
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.records - records, 2 + 2 * 2, "an event a batch, and its copy's two");
+    cr_assert_eq(fake.memcpys - memcpys, 2, "a copy back a batch");
+    cr_assert_float_eq(stats("step").min_ms, 0.85, 1e-9, "every replay its kernels' span");
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 138 * 4);
+    pt_graph_time_by_kernels(g, 0);
+
+    /* On another stream, the sets written on the first go back there
+     * first, and the new stream waits for that copy before writing any. */
+    long long waits = fake.waits;
+    for (int i = 0; i < 3; i++)
+        pt_graph_launch(t, g, "step", exec, st);
+    memcpys = fake.memcpys;
+    cr_assert_eq(pt_graph_launch(t, g, "step", exec, (cudaStream_t)(uintptr_t)0x5b), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.memcpys - memcpys, 1, "the first stream's 3 sets copied back");
+    cr_assert_geq(fake.waits - waits, 1, "the second stream waited for it");
+    cr_assert_eq(fake.waited_stream, (cudaStream_t)(uintptr_t)0x5b);
+
+    /* An exec that refuses the arguments: its kernels' records are copied
+     * on the stream from then on, every replay folded all the same. */
+    fake.kaim_err = 801; /* cudaErrorNotSupported */
+    memcpys = fake.memcpys;
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(fake.last_error, 0, "the refusal cleared");
+    cr_assert_eq(fake.memcpys - memcpys, 1 + 2 * 2, "the ring's last set, then each records "
+                 "each replay: %lld", fake.memcpys - memcpys);
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 144 * 4);
+    cr_assert_eq(pt_error_count(t), 1, "%s", pt_last_error(t));
+    fake.kaim_err = 0;
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+
+    /* Freed with replays still to fold: they are folded first. */
+    g = capture_two(st, titles, r1, r2);
+    fake.graph_replay = replay;
+    fake.not_ready = 1;
+    for (int i = 0; i < 5; i++)
+        pt_graph_launch(t, g, "again", exec, st);
+    fake.not_ready = 0;
+    pt_graph_free(g);
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert_eq(stats("again/k1/phase 1").blocks, 5 * 8);
+    fake.graph_replay = NULL;
+
+    /* PT_GRAPH_RING=0 at the capture: copy nodes, as before the ring. */
+    setenv("PT_GRAPH_RING", "0", 1);
+    fake.copy_nodes = 0;
+    g = capture_two(st, titles, r1, r2);
+    unsetenv("PT_GRAPH_RING");
+    cr_assert_eq(fake.copy_nodes, 2, "a copy node each");
+    pt_graph_free(g);
+
+    /* A program's own error pending at the capture: nothing is asked that
+     * would add one, and the kernels get their copy nodes as before. */
+    fake.last_error = 700; /* cudaErrorIllegalAddress */
+    nodes = fake.copy_nodes;
+    fake.copy_nodes = 0;
+    g = capture_two(st, titles, r1, r2);
+    cr_assert_eq(fake.copy_nodes, 2, "a copy node each");
+    cr_assert_eq(fake.last_error, 700, "the program's error left for it");
     pt_graph_free(g);
     pt_dev_records_free(r1);
     pt_dev_records_free(r2);

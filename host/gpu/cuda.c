@@ -155,6 +155,10 @@ static void load(void)
         OPT(GraphAddMemcpyNode1D, "cudaGraphAddMemcpyNode1D") ||
         OPT(GraphExecMemcpyNodeSetParams1D, "cudaGraphExecMemcpyNodeSetParams1D") ||
         OPT(StreamGetCaptureInfo, "cudaStreamGetCaptureInfo_v3") ||
+        OPT(GraphKernelNodeGetParams, "cudaGraphKernelNodeGetParams") ||
+        OPT(GraphExecKernelNodeSetParams, "cudaGraphExecKernelNodeSetParams") ||
+        OPT(FuncGetParamInfo, "cudaFuncGetParamInfo") ||
+        OPT(PeekAtLastError, "cudaPeekAtLastError") || OPT(GetLastError, "cudaGetLastError") ||
         OPT(RuntimeGetVersion, "cudaRuntimeGetVersion")) {
         /* A runtime missing a basic entry point is not one ptkit can use;
          * keep it loaded (other code of the process may use it) but unused. */

@@ -57,6 +57,7 @@ enum {
     PT__CU_MEMCPY_H2D = 1,                  /* cudaMemcpyHostToDevice */
     PT__CU_MEMCPY_D2H = 2,                  /* cudaMemcpyDeviceToHost */
     PT__CU_EVENT_DEFAULT = 0,               /* cudaEventDefault: timing enabled */
+    PT__CU_EVENT_DISABLE_TIMING = 2,        /* cudaEventDisableTiming */
     PT__CU_STREAM_NON_BLOCKING = 1,         /* cudaStreamNonBlocking */
     PT__CU_ATTR_MULTIPROCESSORS = 16,       /* cudaDevAttrMultiProcessorCount */
     PT__CU_ATTR_CLOCK_RATE = 13,            /* cudaDevAttrClockRate, kHz */
@@ -127,6 +128,21 @@ typedef struct pt__cuda_api {
                                       void *dst, const void *src, size_t bytes, int kind);
     pt__cuerr (*GraphExecMemcpyNodeSetParams1D)(void *exec, void *node, void *dst,
                                                 const void *src, size_t bytes, int kind);
+    /* Optional: a kernel node's parameters (cudaKernelNodeParams, whose
+     * argument values the node owns), an instantiated graph's kernel node
+     * given other arguments for its next replays, and where a kernel's
+     * argument i lies in its parameters and how long it is (CUDA 12.4 on);
+     * the three together give a graph's kernel its records' ring
+     * (graph_ring.c). */
+    pt__cuerr (*GraphKernelNodeGetParams)(void *node, pt__cu_kernel_node *p);
+    pt__cuerr (*GraphExecKernelNodeSetParams)(void *exec, void *node,
+                                              const pt__cu_kernel_node *p);
+    pt__cuerr (*FuncGetParamInfo)(const void *func, size_t i, size_t *offset, size_t *size);
+    /* Optional: the calling thread's last runtime error, left as it is
+     * (Peek) or cleared (Get): a probe of ptkit's that fails clears its
+     * own, and probes nothing while the program has one pending. */
+    pt__cuerr (*PeekAtLastError)(void);
+    pt__cuerr (*GetLastError)(void);
 
     /* ptkit's own kernels (calibration, reduction) are registered as the
      * code nvcc generates registers a program's: a fatbin, then each

@@ -59,28 +59,34 @@ static int replay_counts(fold_job *j)
 {
     pt_dev_records *b = j->src.buf;
     long long *d = (long long *)j->stage->host, sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
+    /* A ring's set (graph_ring.c) keeps its own counts: the records' own
+     * are the stream's copies'. */
+    pt__stage *st = j->stage;
+    long long **seen = st->ring ? &st->seen : &b->seen, *bad = st->ring ? &st->seen_bad
+                                                                          : &b->seen_bad;
+    int *nseen = st->ring ? &st->nseen : &b->nseen;
 
-    if (b->nseen != b->nslots || !b->seen) {
+    if (*nseen != b->nslots || !*seen) {
         long long *s = calloc((size_t)b->nslots, sizeof *s);
         if (!s)
             return -1;
-        free(b->seen);
-        b->seen = s;
-        b->nseen = b->nslots;
-        b->seen_bad = 0;
+        free(*seen);
+        *seen = s;
+        *nseen = b->nslots;
+        *bad = 0;
     } else if (j->src.delta == 2) {
-        memset(b->seen, 0, (size_t)b->nseen * sizeof *b->seen);
-        b->seen_bad = 0;
+        memset(*seen, 0, (size_t)*nseen * sizeof **seen);
+        *bad = 0;
     }
     for (int s = 0; s < b->nslots; s++) {
         long long *done = d + PT_DEV_HDR + s * sw + PT_DEV_S_DONE, now = *done;
-        *done = now >= b->seen[s] ? now - b->seen[s] : now;
-        b->seen[s] = now;
+        *done = now >= (*seen)[s] ? now - (*seen)[s] : now;
+        (*seen)[s] = now;
     }
     {
         long long now = d[PT_DEV_H_BAD_SLOT];
-        d[PT_DEV_H_BAD_SLOT] = now >= b->seen_bad ? now - b->seen_bad : now;
-        b->seen_bad = now;
+        d[PT_DEV_H_BAD_SLOT] = now >= *bad ? now - *bad : now;
+        *bad = now;
     }
     return 0;
 }
@@ -94,6 +100,11 @@ static pt__cuerr job_ready_to_read(fold_job *j)
 {
     if (j->counted)
         return 0;
+    if (j->stage && j->stage->unfilled) {
+        pt__cuerr e = j->stage->fill(j->stage);
+        if (e)
+            return e;
+    }
     if (j->stage && j->stage->ev && j->stage->copying) {
         pt__cuerr e = j->src.buf->cu->EventSynchronize(j->stage->ev);
         j->stage->copying = e != 0;
@@ -140,6 +151,8 @@ static int job_ready(const pt__waiter *w)
     const fold_job *j = (const fold_job *)(const void *)w;
     pt__cuerr e;
 
+    if (j->stage && j->stage->unfilled)
+        return 0; /* a ring's set not yet copied back: its batch's end, or a wait, does it */
     if (!(j->stage && j->stage->ev && j->stage->copying))
         return 1;
     e = j->src.buf->cu->EventQuery(j->stage->ev);
@@ -457,6 +470,14 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
         }
         memcpy(j->stage->host, b->data, bytes);
         j->src.data = j->stage->host;
+    } else if (b->graph_stage && b->graph_stage->ring) {
+        /* A set of a graph's ring, which the replay's kernel wrote in
+         * place of the records: copied back with its batch (graph_ring.c),
+         * the records untouched. */
+        j->stage = b->graph_stage;
+        j->src.data = j->stage->host;
+        b->graph_stage = NULL;
+        b->ring_reads++;
     } else if (b->graph_stage) {
         /* A graph's copy node wrote it, in the replay the launch's events
          * enclose: nothing to copy or wait for but them. */

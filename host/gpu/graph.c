@@ -10,7 +10,11 @@
  * its last block's END (it has no events of its own inside the graph),
  * its phases and "(unattributed)" add up to that. The folds wait behind
  * the replay's events like any launch's: nothing waits for the GPU here.
- * The records come back inside the replay: each kernel has a copy node
+ * The records come back by the graph's ring (graph_ring.c): where the
+ * runtime lets an instantiated graph's kernel node take other arguments,
+ * each replay's kernels write a set of their own, copied back a batch of
+ * replays at a time beside the next batch. Elsewhere they come back
+ * inside the replay: each kernel has a copy node
  * after it that nothing waits for (so it runs beside the kernels that
  * follow, on a copy engine), which each pt_graph_launch() points at a
  * host copy of the records' own for that replay's fold, and back at the
@@ -55,6 +59,7 @@ struct pt_graph {
     int solo_known;           /* each kernel's `solo` is set for these n */
     int every;                /* replays timed by their kernels, an event each `every`; 0 by events */
     int since;                /* replays since the last such event */
+    pt__ring *ring;           /* the kernels' sets, made at the first replay (graph_ring.c) */
 };
 
 /* Appends kernel `title` of records b, on stream s, to the n of *v (room
@@ -74,8 +79,8 @@ static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const cha
     }
     if (!(name = pt__str_dup(title)))
         return -1;
-    (*v)[(*n)++] = (pt__captured){ s, name, b, pt__graph_bare(b), 0, -1, NULL, NULL, 0, NULL,
-                                   -1 };
+    (*v)[(*n)++] = (pt__captured){ .stream = s, .title = name, .recs = b,
+                                   .bare = pt__graph_bare(b), .base = -1, .solo = -1 };
     return 0;
 }
 
@@ -84,7 +89,8 @@ static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const cha
  * points at the replay's own copy and back. Where the runtime has no such
  * node, the records no spare that holds them, or the node is refused, c
  * keeps none (its replays copy on the stream, as before). */
-static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n)
+static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n,
+                     const pt__cu_kernel_node *kp)
 {
     pt_dev_records *b = c->recs;
     const pt__cuda_api *cu = b->cu;
@@ -92,6 +98,11 @@ static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n)
 
     c->data = b->data;
     c->bytes = bytes;
+    c->copy = NULL;
+    /* A kernel whose node takes other arguments writes a ring of sets,
+     * copied back a batch at a time, instead (graph_ring.c). */
+    if (n == 1 && pt__ring_note(c, cu, deps[0], kp))
+        return;
     /* The spare was made with the records (records.c): nothing is
      * allocated here, during a capture, which an allocation would break. */
     if (!c->bare || !cu || !cu->GraphAddMemcpyNode1D || !cu->GraphExecMemcpyNodeSetParams1D ||
@@ -123,7 +134,7 @@ void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b)
     if (cu->StreamGetCaptureInfo(s, &status, NULL, &graph, &deps, &edges, &n) != 0 ||
         status != 1 || !graph || !n)
         return;
-    add_copy(c, graph, deps, n);
+    add_copy(c, graph, deps, n, NULL);
 }
 
 /* Whether each kernel of gr is the only one writing its records: sorted
@@ -161,10 +172,17 @@ int pt__graph_bare(const pt_dev_records *b)
 /* The captures no pt_graph_capture_end() took, freed with the timing's
  * GPU side (gpu.c calls it through g->captured_free, so that gpu.c, which
  * this file calls, calls nothing of this file). */
+static void captured_free(pt__captured *c)
+{
+    free(c->title);
+    free(c->argv);
+    free(c->kp.args);
+}
+
 static void captures_free(pt__gpu *g)
 {
     for (size_t i = 0; i < g->ncaptured; i++)
-        free(g->captured[i].title);
+        captured_free(&g->captured[i]);
     free(g->captured);
     g->captured = NULL;
     g->ncaptured = g->captured_cap = 0;
@@ -285,7 +303,7 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
         return pt__fail(gr->t, PT_ENOMEM, "pt_graph_add_kernel(\"%s\"): out of memory; the "
                         "kernel is in the graph, unmeasured", title);
     gr->solo_known = 0;
-    add_copy(&gr->v[gr->n - 1], graph, node, 1);
+    add_copy(&gr->v[gr->n - 1], graph, node, 1, kp);
     return 0;
 }
 
@@ -302,8 +320,7 @@ static void aim_copies(pt_timing *t, pt_graph *gr, void *exec)
     for (size_t i = 0; i < gr->n; i++) {
         pt__captured *c = &gr->v[i];
         pt__stage *st;
-        c->stage = NULL;
-        if (!known || !c->copy || c->solo != 1 || c->data != c->recs->data ||
+        if (c->stage || !known || !c->copy || c->solo != 1 || c->data != c->recs->data ||
             pt__stage_get(t, c->recs, c->bytes, &st) != 0)
             continue;
         if (st->pinned && cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, st->host, c->data,
@@ -324,7 +341,8 @@ static void unaim_copies(pt_timing *t, pt_graph *gr, void *exec, const char *tit
 
     for (size_t i = 0; i < gr->n; i++) {
         pt__captured *c = &gr->v[i];
-        if (c->stage && (e = cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, c->recs->spare,
+        if (c->stage && c->copy && !c->stage->ring &&
+            (e = cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, c->recs->spare,
                                                                 c->data, c->bytes,
                                                                 PT__CU_MEMCPY_D2H)) != 0)
             pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): pointing the copy node of \"%s\" "
@@ -360,6 +378,7 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
         pt__start_gpu_as(t, title, stream, 0);
         e = cu->GraphLaunch(exec, stream);
         pt__stop_gpu_as(t, title, stream, PT__HOLD);
+        pt__ring_after(gr->ring, !e, 0); /* a batch's copy back outside the replays' events */
         return e;
     }
     for (size_t i = 0; i < gr->n; i++) {
@@ -374,6 +393,7 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
     close = ++gr->since >= gr->every;
     if (close)
         gr->since = 0;
+    pt__ring_after(gr->ring, !e, close); /* ahead of the event that closes the batch */
     pt__stop_gpu_as(t, title, stream, PT__BY_KERNELS | PT__HOLD | (close ? PT__CLOSE : 0));
     return e;
 }
@@ -422,15 +442,21 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
      * does; on a capturing stream they refuse, said). */
     if (!pt__gpu_capturing(t, stream))
         pt__gpu_uncaptured(t, stream);
-    if (t->enabled)
-        aim_copies(t, gr, exec); /* disabled, nothing folds them */
+    if (t->enabled) { /* disabled, nothing folds them */
+        pt__ring_aim(t, &gr->ring, gr->v, gr->n, exec, stream,
+                     gr->every ? gr->every : PT__RING_BATCH);
+        aim_copies(t, gr, exec);
+    }
     e = replay(t, gr, title, exec, stream);
     pt__gpu_uncaptured_end(t);
+    pt__ring_unaim(t, gr->ring, gr->v, gr->n, exec, title);
     unaim_copies(t, gr, exec, title);
     for (size_t i = 0; i < gr->n; i++) {
         pt__captured *c = &gr->v[i];
         pt_dev_records *b = c->recs;
-        int mode = PT__FOLD_KERNEL | (c->bare ? c->fresh ? PT__FOLD_DIFF0 : PT__FOLD_DIFF : 0);
+        /* A ring's set keeps its own counts, whatever reset the records. */
+        int mode = PT__FOLD_KERNEL | (c->stage && c->stage->ring ? PT__FOLD_DIFF
+                                      : c->bare ? c->fresh ? PT__FOLD_DIFF0 : PT__FOLD_DIFF : 0);
         if (!e) {
             if (c->bare)
                 c->fresh = 0;
@@ -442,7 +468,7 @@ int pt_graph_launch(pt_timing *t, pt_graph *gr, const char *title, void *exec, p
             if (r && !rc)
                 rc = r;
         }
-        if (c->stage && b->graph_stage == c->stage)
+        if (c->stage && (e || b->graph_stage == c->stage))
             c->stage->busy = 0; /* not taken by a fold */
         b->graph_stage = NULL;
         c->stage = NULL;
@@ -462,8 +488,9 @@ void pt_graph_free(pt_graph *gr)
 {
     if (!gr)
         return;
+    pt__ring_free(gr->ring, gr->v, gr->n);
     for (size_t i = 0; i < gr->n; i++)
-        free(gr->v[i].title);
+        captured_free(&gr->v[i]);
     free(gr->v);
     free(gr);
 }

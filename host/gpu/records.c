@@ -30,9 +30,6 @@
 
 int pt__reduce_min_slots = 65536;
 
-/* Event flag for copies: no timing, which makes the event cheaper. */
-#define PT__CU_EVENT_DISABLE_TIMING 2
-
 static const char *const unattributed = "(unattributed)";
 
 static int check_names(pt_timing *t, int nphases, const char *const *names)
@@ -141,12 +138,7 @@ static int place(pt_timing *t, pt_dev_records *b, int nslots, const char *who)
                         slot_words);
     words = PT_DEV_BUF_WORDS(nslots, b->nphases, b->trace_cap);
     bytes = (size_t)words * sizeof(long long);
-    hdr[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
-    hdr[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
-    hdr[PT_DEV_H_NSLOTS] = nslots;
-    hdr[PT_DEV_H_NPHASES] = b->nphases;
-    hdr[PT_DEV_H_TRACE_CAP] = b->trace_cap;
-    hdr[PT_DEV_H_MODE] = b->mode;
+    pt__records_header(b, nslots, hdr);
 
     if (b->host) {
         p = calloc((size_t)words, sizeof(long long));
@@ -438,6 +430,17 @@ void pt_dev_records_free(pt_dev_records *b)
         pt__queue_resolve_until(b->fold_t, &b->pending, 0);
     pt__gpu_unlink(b->t, &b->dep);
     free_buffer(b);
+}
+
+void pt__records_header(const pt_dev_records *b, long long nslots, long long hdr[PT_DEV_HDR])
+{
+    memset(hdr, 0, PT_DEV_HDR * sizeof *hdr);
+    hdr[PT_DEV_H_MAGIC] = PT_DEV_MAGIC;
+    hdr[PT_DEV_H_LAYOUT] = PT_DEV_LAYOUT;
+    hdr[PT_DEV_H_NSLOTS] = nslots;
+    hdr[PT_DEV_H_NPHASES] = b->nphases;
+    hdr[PT_DEV_H_TRACE_CAP] = b->trace_cap;
+    hdr[PT_DEV_H_MODE] = b->mode;
 }
 
 /* ---- host copies for folds --------------------------------------- */

@@ -31,6 +31,17 @@ typedef struct pt__stage {
     int busy;                 /* a fold job reads it */
     int copying;              /* ev recorded after a copy into it, not yet seen complete */
     pt__cuevent ev;           /* NULL until a device copy used it */
+    /* A set of a graph's ring (graph_ring.c), owned there: `ring` its
+     * ring, NULL for a buffer's own copies; `unfilled` until the copy
+     * back of its set is on the stream, which `fill` puts there now
+     * (0, or the error); the slots' DONE counts and the bad slots' as
+     * the set's last fold read them (fold.c), `nseen` of them. */
+    void *ring;
+    int unfilled;
+    pt__cuerr (*fill)(struct pt__stage *s);
+    long long *seen;
+    int nseen;
+    long long seen_bad;
 } pt__stage;
 
 struct pt_dev_records {
@@ -87,10 +98,15 @@ struct pt_dev_records {
     long long *spare;
     size_t spare_bytes;
     long long node_reads;     /* folds that read a copy node's copy */
+    long long ring_reads;     /* folds that read a set of a graph's ring (graph_ring.c) */
     pt__stage *graph_stage;
     int read_in_graph;
     pt__cuevent read_mark;
 };
+
+/* The header the host writes ahead of nslots slots of b's shape. */
+PT__HIDDEN void pt__records_header(const pt_dev_records *b, long long nslots,
+                                   long long hdr[PT_DEV_HDR]);
 
 /* A free host copy of at least `bytes` for a fold of b, marked busy, in
  * *out; resolves b's oldest fold when all are in use. Returns 0 or the

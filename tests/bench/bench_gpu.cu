@@ -226,21 +226,29 @@ __global__ void marked_spin_kernel(long long ns, pt_dev_buf buf)
  * a warm-up): the figures that say where a launch rate goes, and which
  * design is cheaper before it is built. The graph is one copy node of
  * 13 KB (a 132-block buffer's records), aimed at one pinned buffer and
- * then the other, as pt_graph_launch aims a node at each replay's copy.
- * Prints one line; nothing on a failure but that line's "failed". */
+ * then the other, as pt_graph_launch aims a node at each replay's copy;
+ * beside it a marked kernel's node, given one set of records and then
+ * another, as pt_graph_launch points a kernel at each replay's set of
+ * its ring. Prints one line; nothing on a failure but that line's
+ * "failed". */
 static void runtime_costs(cudaStream_t st)
 {
-    enum { CALLS = 10000, WHAT = 5 };
+    enum { CALLS = 10000, WHAT = 6 };
     static const char *const names[WHAT] = { "cudaStreamIsCapturing", "cudaEventRecord",
                                              "cudaEventQuery", "cudaEventElapsedTime",
-                                             "cudaGraphExecMemcpyNodeSetParams1D" };
+                                             "cudaGraphExecMemcpyNodeSetParams1D",
+                                             "cudaGraphExecKernelNodeSetParams" };
     const size_t bytes = 13 * 1024;
     std::vector<double> ns[WHAT];
     cudaEvent_t e0 = NULL, e1 = NULL;
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
-    cudaGraphNode_t node = NULL;
+    cudaGraphNode_t node = NULL, knode = NULL;
     void *src = NULL, *dst[2] = { NULL, NULL };
+    long long kns = 0;
+    pt_dev_buf kb[2] = {};
+    void *kargs[2] = { &kns, &kb[0] };
+    cudaKernelNodeParams kp = {};
     cudaError_t e = cudaEventCreate(&e0);
 
     if (e == cudaSuccess)
@@ -254,6 +262,14 @@ static void runtime_costs(cudaStream_t st)
     if (e == cudaSuccess)
         e = cudaGraphAddMemcpyNode1D(&node, graph, NULL, 0, dst[0], src, bytes,
                                      cudaMemcpyDeviceToHost);
+    kb[0].data = (long long *)src;
+    kb[1].data = (long long *)src + 16;
+    kp.func = (void *)marked_spin_kernel;
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(32);
+    kp.kernelParams = kargs;
+    if (e == cudaSuccess)
+        e = cudaGraphAddKernelNode(&knode, graph, NULL, 0, &kp);
     if (e == cudaSuccess)
         e = cudaGraphInstantiateWithFlags(&exec, graph, 0);
     if (e == cudaSuccess) {
@@ -275,9 +291,13 @@ static void runtime_costs(cudaStream_t st)
                     cudaEventQuery(e1);
                 else if (w == 3)
                     cudaEventElapsedTime(&ms, e0, e1);
-                else
+                else if (w == 4)
                     cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst[i & 1], src, bytes,
                                                        cudaMemcpyDeviceToHost);
+                else {
+                    kargs[1] = &kb[i & 1];
+                    cudaGraphExecKernelNodeSetParams(exec, knode, &kp);
+                }
             }
             double t1 = now_s();
             cudaStreamSynchronize(st);
@@ -350,16 +370,18 @@ static cudaError_t copy_node_after(cudaStream_t st, void *dst, const void *src, 
  * on another timing and replayed by pt_graph_launch timed by their own
  * clocks (pt_graph_time_by_kernels, an event each 8 replays, and each
  * 1 and 32), says what a replay costs without its two events, beside the
- * replay's time by each. Returns ptkit's (with events) over bare, or 0
- * on a failure (said). */
+ * replay's time by each. And ptkit's once more, its records brought back
+ * by copy nodes in each replay (PT_GRAPH_RING=0) rather than by the ring
+ * of sets copied back a batch at a time. Returns ptkit's (with events)
+ * over bare, or 0 on a failure (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
     enum { KERNELS = 3, BLOCKS = 132 };
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
     pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
-    pt_timing *kt = pt_create("kernels", PT_GPU_EVENTS);
-    pt_dev_records *recs[KERNELS], *krecs[KERNELS];
-    enum { GRAPHS = 5, FORMS = 10, EVENTS = 64, BATCH = 8 };
+    pt_timing *kt = pt_create("kernels", PT_GPU_EVENTS), *ct = pt_create("nodes", PT_GPU_EVENTS);
+    pt_dev_records *recs[KERNELS], *krecs[KERNELS], *crecs[KERNELS];
+    enum { GRAPHS = 6, FORMS = 11, EVENTS = 64, BATCH = 8 };
     /* Forms 7, 8, 9: timed by the kernels, an event each 8, 1 and 32. */
     static const int batch[3] = { BATCH, 1, 32 };
     cudaGraph_t graph[GRAPHS] = {};
@@ -369,7 +391,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     cudaError_t copy_e = cudaSuccess;
     std::vector<double> ms[FORMS], issue[FORMS];
     cudaEvent_t ev[2][EVENTS] = {};
-    pt_graph *pg = NULL, *pk = NULL;
+    pt_graph *pg = NULL, *pk = NULL, *pc = NULL;
     cudaError_t e = cudaSuccess;
 
     for (int i = 0; i < EVENTS && e == cudaSuccess; i++) {
@@ -381,22 +403,30 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     for (int k = 0; k < KERNELS; k++) {
         recs[k] = pt_dev_records_create(gt, BLOCKS, PH_COUNT, phase_names, 0, 0);
         krecs[k] = pt_dev_records_create(kt, BLOCKS, PH_COUNT, phase_names, 0, 0);
+        crecs[k] = pt_dev_records_create(ct, BLOCKS, PH_COUNT, phase_names, 0, 0);
         if (e == cudaSuccess)
             e = cudaMallocHost(&copies[k], rec_bytes);
         if (e == cudaSuccess)
             e = cudaMalloc(&srcs[k], rec_bytes);
     }
-    /* Graph 0 bare, 1 ptkit's, 4 ptkit's on kt (timed by its kernels). */
+    /* Graph 0 bare, 1 ptkit's, 4 ptkit's on kt (timed by its kernels), 5
+     * ptkit's on ct with copy nodes in place of the ring (PT_GRAPH_RING=0
+     * while it is captured). */
     for (int form = 0; form < GRAPHS && e == cudaSuccess; form += form == 1 ? 3 : 1) {
+        pt_timing *ft = form == 1 ? gt : form == 4 ? kt : ct;
+        pt_dev_records **fr = form == 1 ? recs : form == 4 ? krecs : crecs;
+        if (form == 5)
+            setenv("PT_GRAPH_RING", "0", 1);
         e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
         for (int k = 0; k < KERNELS && e == cudaSuccess; k++) {
             if (form == 0)
                 marked_spin_kernel<<<BLOCKS, 64, 0, st>>>(ns, pt_dev_arg(NULL));
             else
-                PT_LAUNCH(form == 1 ? gt : kt, titles[k], form == 1 ? recs[k] : krecs[k],
-                          marked_spin_kernel, BLOCKS, 64, 0, (pt_stream)st, ns);
+                PT_LAUNCH(ft, titles[k], fr[k], marked_spin_kernel, BLOCKS, 64, 0,
+                          (pt_stream)st, ns);
             e = cudaGetLastError();
         }
+        unsetenv("PT_GRAPH_RING");
         if (e == cudaSuccess)
             e = cudaStreamEndCapture(st, &graph[form]);
         if (e == cudaSuccess)
@@ -425,9 +455,10 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     if (e == cudaSuccess) {
         pg = pt_graph_capture_end(gt, (pt_stream)st);
         pk = pt_graph_capture_end(kt, (pt_stream)st);
+        pc = pt_graph_capture_end(ct, (pt_stream)st);
         pt_graph_time_by_kernels(pk, BATCH);
     }
-    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk; r++) {
+    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk && pc; r++) {
         for (int form = 0; form < FORMS; form++) {
             double t0, t1;
             if (form >= 7)
@@ -445,6 +476,8 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                 } else if (form < 5) {
                     cudaGraphLaunch(exec[0], st);
                     cudaEventRecord(ev[form - 3][i % EVENTS], st);
+                } else if (form == 10) {
+                    pt_graph_launch(ct, pc, "step", exec[5], (pt_stream)st);
                 } else if (form >= 7) {
                     pt_graph_launch(kt, pk, "step", exec[4], (pt_stream)st);
                 } else if (copy_e == cudaSuccess) {
@@ -453,7 +486,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             }
             t1 = now_s();
             e = cudaStreamSynchronize(st);
-            pt_sync(form == 1 ? gt : form >= 7 ? kt : et);
+            pt_sync(form == 1 ? gt : form == 10 ? ct : form >= 7 ? kt : et);
             if (r > 0) { /* the first round warms up */
                 ms[form].push_back((now_s() - t0) * 1e3);
                 issue[form].push_back((t1 - t0) * 1e6 / replays);
@@ -492,6 +525,9 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         printf("graph replays, timed by their kernels, an event each %d, %d, %d replays: %.4f, "
                "%.4f, %.4f of bare\n", batch[1], batch[0], batch[2], median(ms[8]) / median(ms[0]),
                median(ms[7]) / median(ms[0]), median(ms[9]) / median(ms[0]));
+        printf("graph replays, pt_graph_launch, records back by the ring: %.4f of bare; by "
+               "copy nodes (PT_GRAPH_RING=0): %.4f of bare\n", median(ms[1]) / median(ms[0]),
+               median(ms[10]) / median(ms[0]));
         if (copy_e == cudaSuccess)
             printf("graph replays, copy nodes of %zu bytes alone: after each kernel %.4f of "
                    "bare, after the last only %.4f of bare\n", rec_bytes,
@@ -505,6 +541,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             cudaEventDestroy(ev[i / EVENTS][i % EVENTS]);
     pt_graph_free(pg);
     pt_graph_free(pk);
+    pt_graph_free(pc);
     for (int k = 0; k < KERNELS; k++) {
         if (copies[k])
             cudaFreeHost(copies[k]);
@@ -520,10 +557,12 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     for (int k = 0; k < KERNELS; k++) {
         pt_dev_records_free(recs[k]);
         pt_dev_records_free(krecs[k]);
+        pt_dev_records_free(crecs[k]);
     }
     pt_destroy(gt);
     pt_destroy(et);
     pt_destroy(kt);
+    pt_destroy(ct);
     return ratio;
 }
 

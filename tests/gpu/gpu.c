@@ -701,16 +701,25 @@ static void graph_replays(int how)
         snprintf(path, sizeof path, "graph/k%d/(unattributed)", k);
         sum += get(path).total_ms;
         cr_assert_float_eq(sum, kern.total_ms, 0.01 * kern.total_ms, "k%d's rows", k);
-        /* Every replay's records came back by the kernel's copy node
-         * (where the runtime has what it takes: CUDA 12.3 and later),
-         * none by a copy on the stream after the replay. */
+        /* Every replay's records came back by a set of the graph's ring
+         * (where the runtime gives a graph's kernel nodes other
+         * arguments: CUDA 12.4 and later), else by the kernel's copy
+         * node (CUDA 12.3), none by a copy on the stream after the
+         * replay. */
         const pt__cuda_api *cu = pt__cuda();
-        if (cu->GraphAddMemcpyNode1D && cu->GraphExecMemcpyNodeSetParams1D &&
-            (by_nodes || cu->StreamGetCaptureInfo))
+        int ring = cu->GraphExecKernelNodeSetParams && cu->FuncGetParamInfo &&
+                   cu->PeekAtLastError && cu->GetLastError &&
+                   (by_nodes || (cu->StreamGetCaptureInfo && cu->GraphKernelNodeGetParams));
+        if (ring)
+            cr_assert_eq(recs[k]->ring_reads, replays, "k%d: %lld of %d replays' records "
+                         "by a set of the ring (%lld by its copy node)", k,
+                         recs[k]->ring_reads, replays, recs[k]->node_reads);
+        else if (cu->GraphAddMemcpyNode1D && cu->GraphExecMemcpyNodeSetParams1D &&
+                 (by_nodes || cu->StreamGetCaptureInfo))
             cr_assert_eq(recs[k]->node_reads, replays, "k%d: %lld of %d replays' records "
                          "copied by its node", k, recs[k]->node_reads, replays);
-        cr_log_info("graph: k%d's records copied by its node in %lld of %d replays", k,
-                    recs[k]->node_reads, replays);
+        cr_log_info("graph: k%d's records by a set of the ring in %lld, by its copy node in "
+                    "%lld of %d replays", k, recs[k]->ring_reads, recs[k]->node_reads, replays);
         cr_log_info("graph: k%d %.4f ms a replay (first %.4f), of a replay's %.4f ms", k,
                     kern.mean_ms, kern.first_ms, get("graph").mean_ms);
         kernels_ms += kern.mean_ms;

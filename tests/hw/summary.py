@@ -221,6 +221,8 @@ def bench_rows(logs, st):
                         r"([\d.]+) of bare", text)
         nodes = re.search(r"graph replays, copy nodes of \d+ bytes alone: after each kernel "
                           r"([\d.]+) of bare, after the last only ([\d.]+) of bare", text)
+        ring = re.search(r"graph replays, pt_graph_launch, records back by the ring: ([\d.]+) of "
+                         r"bare; by copy nodes \(PT_GRAPH_RING=0\): ([\d.]+) of bare", text)
         rows.append(("  graph replays, pt_graph_launch", goal(float(gr.group(2)) <= 1.01) +
                      " (<= 1.01 of bare)", f"{gr.group(2)} of bare over {gr.group(1)} replays" +
                      (f"; a replay bare {split.group(1)} us, ptkit {split.group(2)} us; the bare "
@@ -229,7 +231,9 @@ def bench_rows(logs, st):
                      (f"; one event after each replay: timed {one.group(1)}, untimed "
                       f"{one.group(2)} of bare" if one else "") +
                      (f"; copy nodes alone: after each kernel {nodes.group(1)}, after the last "
-                      f"only {nodes.group(2)} of bare" if nodes else "")))
+                      f"only {nodes.group(2)} of bare" if nodes else "") +
+                     (f"; records back by the ring {ring.group(1)}, by copy nodes "
+                      f"{ring.group(2)} of bare" if ring else "")))
     kr = re.search(r"^graph replays, timed by their kernels \(an event each (\d+)\): ([\d.]+) of "
                    r"bare, ([\d.]+) us a replay .*?; (\d+) timed, a replay ([\d.]+) ms by its "
                    r"kernels, ([\d.]+) ms by events", text, re.M)

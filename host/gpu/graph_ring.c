@@ -1,0 +1,420 @@
+/* A CUDA graph's ring of record sets.
+ *
+ * A copy node after each kernel brought each replay's records back inside
+ * the replay (graph.c); on an H100 three of them cost a 65 us graph some
+ * 10 us a replay, their launches more than their 13 KB. The ring takes
+ * them out of the graph. An instantiated graph's kernel node can be given
+ * other arguments for its next launches (cudaGraphExecKernelNodeSetParams,
+ * which leaves launches already queued as they were), so before each
+ * replay every kernel noted here is pointed at a set of its own in a ring
+ * of device memory, and after the launch back at its records. The sets
+ * written since the last copy back go to pinned host memory in one
+ * transfer on the stream after every batch of replays, where one copy a
+ * kernel a replay ran before; each fold waits for its set's copy by the
+ * copy's own event. A fold read before its batch is complete (a report,
+ * pt_sync) has its set and the ones before it copied then.
+ *
+ * A ring holds two batches of sets, so the host launches one batch while
+ * the GPU runs the other; a set is written again only once the fold that
+ * read it is done, the host waiting for it there (the only wait). Sets
+ * are never reset: each set's fold takes each slot's DONE as the
+ * difference from what that set's last fold read (fold.c), as the
+ * records' own copies do, from zeroed sets with their headers. Memory:
+ * 2 x batch x the graph's records, pinned and on the device, at most
+ * 64 MiB each (fewer sets where they would be more). */
+#include "gpu/graph_ring.h"
+
+#include "core/errors.h"
+#include "gpu/gpu.h"
+#include "gpu/queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RING_MAX_BYTES ((size_t)64 << 20)
+#define RING_ALIGN 256
+#define ARGS_MAX 256 /* a kernel's parameters ptkit looks through for its records */
+#define CAPTURE_UNSUPPORTED 900 /* cudaErrorStreamCaptureUnsupported */
+
+struct pt__ring {
+    pt_timing *t;
+    const pt__cuda_api *cu;
+    int sets, batch, nk;      /* nk: the graph's kernels when it was made */
+    size_t set_bytes;
+    unsigned char *dev, *host;
+    pt__stage *stage;         /* kernel k of set i at i * nk + k */
+    pt__cuevent *ev;          /* set i's: recorded after the copy back that began at it */
+    int next;                 /* the next replay's set: first + unflushed */
+    int aimed;                /* the set this replay's kernels were pointed at, or -1 */
+    int first, unflushed;     /* sets written and not yet copied back, from first on */
+    pt_stream stream;         /* the stream they were written on */
+    pt_stream side;           /* the copies' own stream, NULL: they go on `stream` */
+    pt__cuevent mark;         /* recorded on `stream` for `side` to wait on */
+    pt__cuevent last;         /* the latest copy back's event; NULL before */
+    pt__cuerr err;            /* the latest failed copy back's error */
+    long long copies;
+    int off;                  /* made without its memory: every kernel keeps its copies */
+};
+
+int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
+                  const pt__cu_kernel_node *kp)
+{
+    size_t off, size, sizes[ARGS_MAX], total = 0, at = 0;
+    pt__cu_kernel_node got;
+    int n = -1, last = 0;
+    const char *env = getenv("PT_GRAPH_RING"); /* "0": copy nodes, as before the ring */
+
+    c->node = NULL;
+    if ((env && strcmp(env, "0") == 0) || !cu || !node || !cu->GraphExecKernelNodeSetParams ||
+        !cu->FuncGetParamInfo || !cu->PeekAtLastError || !cu->GetLastError || !c->recs->data ||
+        !c->bare || (!kp && !cu->GraphKernelNodeGetParams))
+        return 0;
+    /* A failed probe leaves an error for the program's next
+     * cudaGetLastError: ask nothing while it has one of its own pending,
+     * and clear ptkit's after. The records' pt_dev_buf is the last
+     * argument (PT_LAUNCH passes it so), found by its data pointer. */
+    if (cu->PeekAtLastError() != 0)
+        return 0;
+    if (!kp) {
+        memset(&got, 0, sizeof got);
+        if (cu->GraphKernelNodeGetParams(node, &got) != 0) {
+            (void)cu->GetLastError();
+            return 0;
+        }
+        kp = &got;
+    }
+    if (!kp->args || kp->extra)
+        return 0;
+    for (int i = 0; i < ARGS_MAX && n < 0; i++) {
+        if (cu->FuncGetParamInfo(kp->func, (size_t)i, &off, &size) != 0)
+            break;
+        sizes[i] = size;
+        total += (size + 15) & ~(size_t)15;
+        if (size == sizeof(pt_dev_buf) && kp->args[i] &&
+            ((const pt_dev_buf *)kp->args[i])->data == c->recs->data)
+            n = i + 1;
+    }
+    if (n > 0)
+        last = cu->FuncGetParamInfo(kp->func, (size_t)n, &off, &size) != 0;
+    (void)cu->GetLastError();
+    if (!last || !(c->argv = malloc(total)) || !(c->kp.args = malloc((size_t)n * sizeof(void *)))) {
+        free(c->argv);
+        c->argv = NULL;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(c->argv + at, kp->args[i], sizes[i]);
+        c->kp.args[i] = c->argv + at;
+        at += (sizes[i] + 15) & ~(size_t)15;
+    }
+    c->kp.func = kp->func;
+    c->kp.grid = kp->grid;
+    c->kp.block = kp->block;
+    c->kp.shared_bytes = kp->shared_bytes;
+    c->kp.extra = NULL;
+    c->nargs = n;
+    memcpy(&c->aimed, c->kp.args[n - 1], sizeof c->aimed);
+    c->node = node;
+    return 1;
+}
+
+/* Whether c writes to a ring: noted, and its records where and as large
+ * as when it was captured. */
+static int ringed(const pt__captured *c)
+{
+    return c->node && c->data == c->recs->data && c->aimed.nslots == c->recs->nslots;
+}
+
+static pt__cuerr fill(pt__stage *s);
+
+/* The ring for v's kernels: sets of every ringed one's records, its host
+ * copies' stages, zeroed sets with their headers sent to the device on
+ * s. Without memory (or a kernel to ring) it is made off. */
+static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int batch)
+{
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    pt__ring *r = calloc(1, sizeof *r);
+    size_t bytes = 0;
+    long long hdr[PT_DEV_HDR];
+
+    if (!r)
+        return NULL;
+    r->t = t;
+    r->cu = cu;
+    r->off = 1;
+    r->aimed = -1;
+    r->nk = (int)n;
+    for (size_t k = 0; k < n; k++) {
+        if (!ringed(&v[k]))
+            continue;
+        v[k].part = bytes;
+        bytes += (v[k].bytes + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
+    }
+    batch = batch < 1 ? 1 : batch > PT__RING_BATCH_MAX ? PT__RING_BATCH_MAX : batch;
+    while (batch > 1 && bytes && 2 * (size_t)batch * bytes > RING_MAX_BYTES)
+        batch /= 2;
+    if (!bytes || 2 * bytes > RING_MAX_BYTES)
+        return r;
+    r->batch = batch;
+    r->sets = 2 * batch;
+    r->set_bytes = bytes;
+    if (!(r->stage = calloc((size_t)r->sets * n, sizeof *r->stage)) ||
+        !(r->ev = calloc((size_t)r->sets, sizeof *r->ev)) ||
+        cu->MallocHost((void **)&r->host, (size_t)r->sets * bytes) != 0 || !r->host ||
+        cu->Malloc((void **)&r->dev, (size_t)r->sets * bytes) != 0 || !r->dev)
+        return r;
+    for (int i = 0; i < r->sets; i++)
+        if (cu->EventCreateWithFlags(&r->ev[i], PT__CU_EVENT_DISABLE_TIMING) != 0) {
+            r->ev[i] = NULL;
+            return r;
+        }
+    memset(r->host, 0, (size_t)r->sets * bytes);
+    for (int i = 0; i < r->sets; i++)
+        for (size_t k = 0; k < n; k++) {
+            pt__stage *st = &r->stage[(size_t)i * n + k];
+            if (!ringed(&v[k]))
+                continue;
+            st->host = (long long *)(void *)(r->host + (size_t)i * bytes + v[k].part);
+            st->bytes = v[k].bytes;
+            st->pinned = 1;
+            st->ring = r;
+            st->fill = fill;
+            pt__records_header(v[k].recs, v[k].aimed.nslots, hdr);
+            memcpy(st->host, hdr, sizeof hdr);
+        }
+    if (cu->MemcpyAsync(r->dev, r->host, (size_t)r->sets * bytes, PT__CU_MEMCPY_H2D, s) != 0 ||
+        cu->EventRecord(r->ev[0], s) != 0)
+        return r;
+    r->last = r->ev[0];
+    r->stream = s;
+    r->off = 0;
+    /* The copies back run beside the next batch's replays, on a stream
+     * of their own behind a mark of the replays'; without one, on the
+     * replays' stream between them. */
+    if (cu->StreamWaitEvent && cu->StreamCreateWithFlags(&r->side, PT__CU_STREAM_NON_BLOCKING))
+        r->side = NULL;
+    if (r->side && cu->EventCreateWithFlags(&r->mark, PT__CU_EVENT_DISABLE_TIMING)) {
+        cu->StreamDestroy(r->side);
+        r->side = NULL;
+        r->mark = NULL;
+    }
+    return r;
+}
+
+/* The sets written since the last copy back, copied back now behind
+ * their replays (two transfers where they wrap round), and their event
+ * recorded after: 0, or the error, left for the folds of those sets to
+ * say. No replay waits for the copy: a set is written again only once
+ * the fold that read it is done, which waited for it. */
+static pt__cuerr flush(pt__ring *r)
+{
+    const pt__cuda_api *cu = r->cu;
+    int a = r->first, n = r->unflushed, run = n < r->sets - a ? n : r->sets - a;
+    size_t at = (size_t)a * r->set_bytes;
+    pt_stream cs = r->side ? r->side : r->stream;
+    pt__cuerr e = 0;
+
+    if (!n)
+        return 0;
+    /* A stream being captured again would take the mark into its graph. */
+    if (pt__gpu_capturing(r->t, r->stream))
+        e = CAPTURE_UNSUPPORTED;
+    if (!e && r->side && !(e = cu->EventRecord(r->mark, r->stream)))
+        e = cu->StreamWaitEvent(r->side, r->mark, 0);
+    if (!e)
+        e = cu->MemcpyAsync(r->host + at, r->dev + at, (size_t)run * r->set_bytes,
+                            PT__CU_MEMCPY_D2H, cs);
+    if (!e && n > run)
+        e = cu->MemcpyAsync(r->host, r->dev, (size_t)(n - run) * r->set_bytes,
+                            PT__CU_MEMCPY_D2H, cs);
+    if (!e)
+        e = cu->EventRecord(r->ev[a], cs);
+    r->first = (a + n) % r->sets; /* the next replay's set */
+    r->unflushed = 0;
+    r->err = e;
+    if (e)
+        return e;
+    r->last = r->ev[a];
+    r->copies++;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < r->nk; k++) {
+            pt__stage *st = &r->stage[(size_t)((a + i) % r->sets) * (size_t)r->nk + (size_t)k];
+            if (st->unfilled) {
+                st->unfilled = 0;
+                st->ev = r->ev[a];
+                st->copying = 1;
+            }
+        }
+    return 0;
+}
+
+/* A fold's set not yet copied back: its batch is copied now. */
+static pt__cuerr fill(pt__stage *s)
+{
+    pt__ring *r = s->ring;
+    pt__cuerr e = r->unflushed ? flush(r) : 0;
+
+    if (s->unfilled) {
+        s->unfilled = 0; /* said once, by the fold that met it */
+        return e ? e : r->err ? r->err : PT__CU_INVALID_VALUE;
+    }
+    return e;
+}
+
+/* Waits, resolving b's oldest folds, until stage st is free: 1, or 0
+ * where it is still read (the kernel then keeps its records). */
+static int free_stage(pt__stage *st, pt_dev_records *b)
+{
+    while (st->busy && b->fold_t && b->pending > 0) {
+        int before = b->pending;
+        pt__queue_resolve_until(b->fold_t, &b->pending, before - 1);
+        if (b->pending >= before)
+            break;
+    }
+    return !st->busy;
+}
+
+void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *exec,
+                  pt_stream s, int batch)
+{
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    pt__ring *r = *rp;
+    int set;
+
+    for (size_t k = 0; k < n; k++)
+        v[k].stage = NULL;
+    if (!r && !(r = *rp = make(t, v, n, s, batch)))
+        return;
+    if (r->off || (size_t)r->nk != n)
+        return;
+    if (s != r->stream) {
+        /* The sets written on the other stream go back there; this one
+         * writes none before that copy (and the ones before it) has read
+         * them. */
+        flush(r);
+        if (r->last && cu->StreamWaitEvent)
+            cu->StreamWaitEvent(s, r->last, 0);
+        else if (r->last)
+            cu->EventSynchronize(r->last);
+        r->stream = s;
+    }
+    r->aimed = -1;
+    if (r->unflushed == r->sets) /* no batch copied back, for a batch of a ring's size */
+        flush(r);
+    /* A batch cut short (a report wanted its folds) leaves the rest of
+     * its sets unused, so that each batch's sets stay in one run. */
+    if (!r->unflushed && r->next % r->batch)
+        r->next = r->first = (r->next + r->batch - 1) / r->batch * r->batch % r->sets;
+    /* The set's last folds done first; resolving them may copy back the
+     * sets before it, and move on where the next one is. */
+    for (int tries = 0; tries < 4; tries++) {
+        set = r->next;
+        for (size_t k = 0; k < n; k++)
+            if (ringed(&v[k]) && r->stage[(size_t)set * n + k].ring)
+                free_stage(&r->stage[(size_t)set * n + k], v[k].recs);
+        if (r->next == set)
+            break;
+    }
+    set = r->next;
+    for (size_t k = 0; k < n; k++) {
+        pt__captured *c = &v[k];
+        pt__stage *st = &r->stage[(size_t)set * n + k];
+        if (!ringed(c) || !st->ring || st->busy)
+            continue;
+        c->aimed.data = (long long *)(void *)(r->dev + (size_t)set * r->set_bytes + c->part);
+        c->kp.args[c->nargs - 1] = &c->aimed;
+        if (cu->GraphExecKernelNodeSetParams(exec, c->node, &c->kp) != 0) {
+            /* An exec instantiated from another graph refuses: the
+             * kernel writes its records, copied on the stream from now
+             * on, and counted from a reset (a replay behind ptkit's back
+             * may have written them meanwhile). */
+            c->node = NULL;
+            (void)cu->GetLastError();
+            if (pt_dev_reset(c->recs, s) == 0) {
+                c->base = c->recs->reset_gen;
+                c->fresh = 1;
+            }
+            continue;
+        }
+        st->busy = 1;
+        st->unfilled = 1;
+        st->copying = 0;
+        c->stage = st;
+        r->aimed = set;
+    }
+}
+
+void pt__ring_unaim(pt_timing *t, pt__ring *r, pt__captured *v, size_t n, void *exec,
+                    const char *title)
+{
+    const pt__cuda_api *cu = pt__gpu_api(t);
+    pt__cuerr e;
+
+    for (size_t k = 0; r && k < n; k++) {
+        pt__captured *c = &v[k];
+        if (!c->stage || !c->stage->ring)
+            continue;
+        c->aimed.data = c->recs->data;
+        if ((e = cu->GraphExecKernelNodeSetParams(exec, c->node, &c->kp)) != 0)
+            pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): pointing the kernel \"%s\" back at "
+                     "its records: %s; a replay launched without pt_graph_launch would write "
+                     "over a set of the ring a fold reads", title, c->title,
+                     pt__cuda_errstr(cu, e));
+    }
+}
+
+void pt__ring_after(pt__ring *r, int launched, int now)
+{
+    if (!r || r->off)
+        return;
+    /* A copy back meanwhile (a fold read early) took the sets before the
+     * aimed one alone: it is still first + unflushed. */
+    if (r->aimed >= 0 && launched) {
+        r->next = (r->aimed + 1) % r->sets;
+        r->unflushed++;
+    } else if (r->aimed >= 0) {
+        /* Not launched: its set holds nothing a fold will read. */
+        for (int k = 0; k < r->nk; k++)
+            r->stage[(size_t)r->aimed * (size_t)r->nk + (size_t)k].unfilled = 0;
+    }
+    r->aimed = -1;
+    if (r->unflushed >= r->batch || (now && r->unflushed))
+        flush(r);
+}
+
+void pt__ring_free(pt__ring *r, pt__captured *v, size_t n)
+{
+    if (!r)
+        return;
+    /* The folds that read the sets run (or are dropped) first. */
+    for (size_t k = 0; k < n; k++) {
+        pt_dev_records *b = v[k].recs;
+        if (b->fold_t)
+            pt__queue_resolve_until(b->fold_t, &b->pending, 0);
+    }
+    if (r->stream && r->cu && !r->off)
+        r->cu->StreamSynchronize(r->stream);
+    if (r->side) {
+        r->cu->StreamSynchronize(r->side);
+        r->cu->StreamDestroy(r->side);
+    }
+    if (r->mark)
+        r->cu->EventDestroy(r->mark);
+    for (int i = 0; r->ev && i < r->sets; i++)
+        if (r->ev[i])
+            r->cu->EventDestroy(r->ev[i]);
+    for (size_t i = 0; r->stage && i < (size_t)r->sets * (size_t)r->nk; i++)
+        free(r->stage[i].seen);
+    if (r->dev)
+        r->cu->Free(r->dev);
+    if (r->host)
+        r->cu->FreeHost(r->host);
+    free(r->ev);
+    free(r->stage);
+    free(r);
+}
+
+long long pt__ring_copies(const pt__ring *r)
+{
+    return r ? r->copies : 0;
+}
