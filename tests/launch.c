@@ -634,6 +634,25 @@ static pt_graph *capture_two(cudaStream_t st, const char *const titles[2], pt_de
     return g;
 }
 
+/* n replays of g on st as "step", the GPU running behind them (nothing
+ * seen complete, fake.not_ready left set): none of the first `ahead`
+ * waits on the host, for `why`. */
+static void replays_ahead(pt_graph *g, void *exec, cudaStream_t st, int n, int ahead,
+                          const char *why)
+{
+    long long syncs = fake.syncs;
+
+    fake.graph_replay = replay;
+    replays = 0;
+    fake.not_ready = 1;
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
+                     pt_last_error(t));
+        if (i == ahead - 1)
+            cr_assert_eq(fake.syncs, syncs, "no host sync for %d replays: %s", ahead, why);
+    }
+}
+
 /* Captured once, replayed 100 times: PT_LAUNCH under the capture makes no
  * event, no fold and no reset, only the kernel; the first replay resets
  * the records once, outside the graph; each replay is timed as the
@@ -657,17 +676,9 @@ Test(launch, a_graph_replay_times_and_folds_each_captured_kernel)
     pt_graph_free(none);
 
     void *exec = (void *)(uintptr_t)0xe7;
-    fake.graph_replay = replay;
-    replays = 0;
-    fake.not_ready = 1; /* the replays run on: nothing waits for them */
-    for (int i = 0; i < 100; i++) {
-        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
-                     pt_last_error(t));
-        /* A buffer keeps 4 copies in flight: up to 4 replays ahead of the
-         * GPU nothing waits; past them the oldest copy is waited for. */
-        if (i == 3)
-            cr_assert_eq(fake.syncs, 0, "no host sync for 4 replays in flight");
-    }
+    /* A buffer keeps 4 copies in flight: up to 4 replays ahead of the GPU
+     * nothing waits; past them the oldest copy is waited for. */
+    replays_ahead(g, exec, st, 100, 4, "a buffer's 4 copies in flight");
     fake.not_ready = 0;
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(fake.memsets, memsets + 2, "each records reset once, ahead of the replays");
@@ -938,19 +949,10 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
     cr_assert_eq(fake.copy_nodes, nodes, "no copy node in the graph");
     cr_assert_eq(fake.last_error, 0, "the probes' errors cleared: the program sees none");
 
-    fake.graph_replay = replay;
-    replays = 0;
-    long long memcpys = fake.memcpys, aims = fake.kernel_aims, syncs = fake.syncs,
-              records = fake.records;
-    fake.not_ready = 1;
-    for (int i = 0; i < 100; i++) {
-        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
-                     pt_last_error(t));
-        if (i == 15)
-            cr_assert_eq(fake.syncs, syncs, "no host sync while the ring has sets free");
-        cr_assert_eq(fake_kernel_data(graph_nodes[0], NULL), r1->data,
-                     "between replays the kernel writes its records");
-    }
+    long long memcpys = fake.memcpys, aims = fake.kernel_aims, records = fake.records;
+    replays_ahead(g, exec, st, 100, 16, "the ring's 16 sets");
+    cr_assert_eq(fake_kernel_data(graph_nodes[0], NULL), r1->data,
+                 "between replays the kernel writes its records");
     cr_assert_eq(fake.memcpys - memcpys, 1 + 100 / 8, "the ring sent once, then a copy back "
                  "a batch: %lld", fake.memcpys - memcpys);
     cr_assert_eq(fake.records - records, 2 * 100 + 1 + 2 * (100 / 8),
@@ -1083,16 +1085,8 @@ Test(launch, a_graph_timed_by_its_kernels_takes_an_event_a_batch)
     cr_assert_eq(pt_graph_time_by_kernels(NULL, 8), PT_EINVAL);
     cr_assert_eq(pt_error_count(t), 1, "the negative count said: %s", pt_last_error(t));
     cr_assert_eq(pt_graph_time_by_kernels(g, 8), 0);
-    fake.graph_replay = replay;
-    replays = 0;
     long long records = fake.records, syncs = fake.syncs, ssyncs = fake.stream_syncs;
-    fake.not_ready = 1;
-    for (int i = 0; i < 100; i++) {
-        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "replay %d: %s", i,
-                     pt_last_error(t));
-        if (i == 11)
-            cr_assert_eq(fake.syncs, syncs, "no host sync for 12 replays in flight");
-    }
+    replays_ahead(g, exec, st, 100, 12, "a buffer's 12 copies in flight");
     cr_assert_eq(fake.records - records, 100 / 8, "an event a batch of 8, none a replay");
     cr_assert_leq(fake.syncs - syncs, (100 - 12) / 8 + 1, "a wait a batch, past 12 in flight");
     fake.not_ready = 0;
