@@ -1460,3 +1460,48 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     pt_dev_records_free(r2);
     pt_dev_records_free(small);
 }
+
+/* Added node by node where the runtime gives a graph's kernel nodes other
+ * arguments: a kernel whose last argument is its records' pt_dev_buf
+ * writes a set of the ring, as a captured one; one whose records come
+ * elsewhere among its arguments keeps a copy node. */
+Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_last)
+{
+    pt_dev_records *r1, *r2;
+    ring_setup();
+    two_records(&r1, &r2);
+    float *in = NULL;
+    int n = 0;
+    pt_dev_buf a1 = pt_dev_arg(r1), a2 = pt_dev_arg(r2);
+    void *last[] = { &in, &n, &a1 }, *middle[] = { &in, &a2, &n };
+    pt__cu_kernel_node p1 = { (void *)step, { 8, 1, 1 }, { 128, 1, 1 }, 0, last, NULL };
+    pt__cu_kernel_node p2 = { (void *)step, { 4, 1, 1 }, { 128, 1, 1 }, 0, middle, NULL };
+    void *graph = (void *)(uintptr_t)0x6b, *k1, *k2;
+    pt_graph *g = pt_graph_create(t);
+
+    cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, "k1", r1), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.copy_nodes, 0, "the ring's: no copy node");
+    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "k2", r2), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.copy_nodes, 1, "records not last: a copy node");
+    cr_assert_eq(fake.last_error, 0, "the probes' errors cleared");
+    graph_bufs[0] = a1;
+    graph_bufs[1] = a2;
+    graph_nodes[0] = k1;
+    graph_nodes[1] = k2;
+    fake.graph_replay = replay;
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xef, NULL), 0, "%s",
+                     pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    cr_assert(r1->ring_reads == 10 && r2->node_reads == 10, "%lld by the ring, %lld by the node",
+              r1->ring_reads, r2->node_reads);
+    cr_assert_eq(stats("step/k1/phase 1").blocks, 10 * 8);
+    cr_assert_eq(stats("step/k2/phase 2").blocks, 10 * 4);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
