@@ -1024,6 +1024,7 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(fake.last_error, 0, "the refusal cleared");
+    cr_assert_str_eq(r1->ring_off, "cudaGraphExecKernelNodeSetParams: error 801");
     cr_assert_eq(fake.memcpys - memcpys, 1 + 2 * 2, "the ring's last set, then each records "
                  "each replay: %lld", fake.memcpys - memcpys);
     cr_assert_eq(stats("step/k2/phase 2").blocks, 144 * 4);
@@ -1060,6 +1061,7 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
     g = capture_two(st, titles, r1, r2);
     cr_assert_eq(fake.copy_nodes, 2, "a copy node each");
     cr_assert_eq(fake.last_error, 700, "the program's error left for it");
+    cr_assert_str_eq(r1->ring_off, "the program had an error pending (700)");
     pt_graph_free(g);
     pt_dev_records_free(r1);
     pt_dev_records_free(r2);
@@ -1485,6 +1487,9 @@ Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_
     cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "k2", r2), 0, "%s",
                  pt_last_error(t));
     cr_assert_eq(fake.copy_nodes, 1, "records not last: a copy node");
+    cr_assert_str_eq(r2->ring_off, "cudaFuncGetParamInfo: no argument of 24 bytes pointing "
+                     "at the records", "said where a test can log it");
+    cr_assert_str_eq(r1->ring_off, "");
     cr_assert_eq(fake.last_error, 0, "the probes' errors cleared");
     graph_bufs[0] = a1;
     graph_bufs[1] = a2;

@@ -28,6 +28,7 @@
 #include "gpu/gpu.h"
 #include "gpu/queue.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,31 +62,44 @@ int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
 {
     size_t off, size, sizes[ARGS_MAX], total = 0, at = 0;
     pt__cu_kernel_node got;
-    int n = -1, last = 0;
+    int n = -1, last = 0, asked = 0;
     const char *env = getenv("PT_GRAPH_RING"); /* "0": copy nodes, as before the ring */
 
+    pt__cuerr e;
+    char *why = c->recs->ring_off;
+    const size_t wn = sizeof c->recs->ring_off;
+
     c->node = NULL;
-    if ((env && strcmp(env, "0") == 0) || !cu || !node || !cu->GraphExecKernelNodeSetParams ||
-        !cu->FuncGetParamInfo || !cu->PeekAtLastError || !cu->GetLastError || !c->recs->data ||
-        !c->bare || (!kp && !cu->GraphKernelNodeGetParams))
+    why[0] = '\0';
+    if ((env && strcmp(env, "0") == 0) || !c->recs->data || !c->bare)
         return 0;
+    if (!cu || !node || !cu->GraphExecKernelNodeSetParams || !cu->FuncGetParamInfo ||
+        !cu->PeekAtLastError || !cu->GetLastError || (!kp && !cu->GraphKernelNodeGetParams)) {
+        snprintf(why, wn, "the runtime lacks a call (CUDA 12.4 and later have them)");
+        return 0;
+    }
     /* A failed probe leaves an error for the program's next
      * cudaGetLastError: ask nothing while it has one of its own pending,
      * and clear ptkit's after. The records' pt_dev_buf is the last
      * argument (PT_LAUNCH passes it so), found by its data pointer. */
-    if (cu->PeekAtLastError() != 0)
+    if ((e = cu->PeekAtLastError()) != 0) {
+        snprintf(why, wn, "the program had an error pending (%d)", (int)e);
         return 0;
+    }
     if (!kp) {
         memset(&got, 0, sizeof got);
-        if (cu->GraphKernelNodeGetParams(node, &got) != 0) {
+        if ((e = cu->GraphKernelNodeGetParams(node, &got)) != 0) {
             (void)cu->GetLastError();
+            snprintf(why, wn, "cudaGraphKernelNodeGetParams: error %d", (int)e);
             return 0;
         }
         kp = &got;
     }
-    if (!kp->args || kp->extra)
+    if (!kp->args || kp->extra) {
+        snprintf(why, wn, "the kernel's arguments are in `extra`");
         return 0;
-    for (int i = 0; i < ARGS_MAX && n < 0; i++) {
+    }
+    for (int i = 0; i < ARGS_MAX && n < 0; i++, asked++) {
         if (cu->FuncGetParamInfo(kp->func, (size_t)i, &off, &size) != 0)
             break;
         sizes[i] = size;
@@ -97,9 +111,16 @@ int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
     if (n > 0)
         last = cu->FuncGetParamInfo(kp->func, (size_t)n, &off, &size) != 0;
     (void)cu->GetLastError();
-    if (!last || !(c->argv = malloc(total)) || !(c->kp.args = malloc((size_t)n * sizeof(void *)))) {
+    if (!last) {
+        snprintf(why, wn, "cudaFuncGetParamInfo: %s", n > 0 ? "the records are not the last "
+                 "argument" : asked ? "no argument of 24 bytes pointing at the records"
+                 : "refused the kernel");
+        return 0;
+    }
+    if (!(c->argv = malloc(total)) || !(c->kp.args = malloc((size_t)n * sizeof(void *)))) {
         free(c->argv);
         c->argv = NULL;
+        snprintf(why, wn, "out of memory");
         return 0;
     }
     for (int i = 0; i < n; i++) {
@@ -127,9 +148,18 @@ static int ringed(const pt__captured *c)
 
 static pt__cuerr fill(pt__stage *s);
 
+/* Says why the ring serves none of v's kernels, in their records. */
+static void say_off(pt__captured *v, size_t n, const char *why, size_t bytes)
+{
+    for (size_t k = 0; k < n; k++)
+        if (ringed(&v[k]))
+            snprintf(v[k].recs->ring_off, sizeof v[k].recs->ring_off, "%s (%zu bytes)", why,
+                     bytes);
+}
+
 /* The ring for v's kernels: sets of every ringed one's records, its host
  * copies' stages, zeroed sets with their headers sent to the device on
- * s. Without memory (or a kernel to ring) it is made off. */
+ * s. Without memory (or a kernel to ring) it is made off, said. */
 static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int batch)
 {
     const pt__cuda_api *cu = pt__gpu_api(t);
@@ -153,19 +183,24 @@ static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int 
     batch = batch < 1 ? 1 : batch > PT__RING_BATCH_MAX ? PT__RING_BATCH_MAX : batch;
     while (batch > 1 && bytes && 2 * (size_t)batch * bytes > RING_MAX_BYTES)
         batch /= 2;
-    if (!bytes || 2 * bytes > RING_MAX_BYTES)
+    if (!bytes || 2 * bytes > RING_MAX_BYTES) {
+        say_off(v, n, "the graph's records are more than the ring holds", 2 * bytes);
         return r;
+    }
     r->batch = batch;
     r->sets = 2 * batch;
     r->set_bytes = bytes;
     if (!(r->stage = calloc((size_t)r->sets * n, sizeof *r->stage)) ||
         !(r->ev = calloc((size_t)r->sets, sizeof *r->ev)) ||
         cu->MallocHost((void **)&r->host, (size_t)r->sets * bytes) != 0 || !r->host ||
-        cu->Malloc((void **)&r->dev, (size_t)r->sets * bytes) != 0 || !r->dev)
+        cu->Malloc((void **)&r->dev, (size_t)r->sets * bytes) != 0 || !r->dev) {
+        say_off(v, n, "no memory for the ring", (size_t)r->sets * bytes);
         return r;
+    }
     for (int i = 0; i < r->sets; i++)
         if (cu->EventCreateWithFlags(&r->ev[i], PT__CU_EVENT_DISABLE_TIMING) != 0) {
             r->ev[i] = NULL;
+            say_off(v, n, "no event for the ring", (size_t)r->sets * bytes);
             return r;
         }
     memset(r->host, 0, (size_t)r->sets * bytes);
@@ -183,8 +218,10 @@ static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int 
             memcpy(st->host, hdr, sizeof hdr);
         }
     if (cu->MemcpyAsync(r->dev, r->host, (size_t)r->sets * bytes, PT__CU_MEMCPY_H2D, s) != 0 ||
-        cu->EventRecord(r->ev[0], s) != 0)
+        cu->EventRecord(r->ev[0], s) != 0) {
+        say_off(v, n, "the ring's first copy to the device failed", (size_t)r->sets * bytes);
         return r;
+    }
     r->last = r->ev[0];
     r->stream = s;
     r->off = 0;
@@ -279,6 +316,7 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
 {
     const pt__cuda_api *cu = pt__gpu_api(t);
     pt__ring *r = *rp;
+    pt__cuerr e;
     int set;
 
     for (size_t k = 0; k < n; k++)
@@ -323,7 +361,9 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
             continue;
         c->aimed.data = (long long *)(void *)(r->dev + (size_t)set * r->set_bytes + c->part);
         c->kp.args[c->nargs - 1] = &c->aimed;
-        if (cu->GraphExecKernelNodeSetParams(exec, c->node, &c->kp) != 0) {
+        if ((e = cu->GraphExecKernelNodeSetParams(exec, c->node, &c->kp)) != 0) {
+            snprintf(c->recs->ring_off, sizeof c->recs->ring_off,
+                     "cudaGraphExecKernelNodeSetParams: error %d", (int)e);
             /* An exec instantiated from another graph refuses: the
              * kernel writes its records, copied on the stream from now
              * on, and counted from a reset (a replay behind ptkit's back

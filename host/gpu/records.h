@@ -99,6 +99,7 @@ struct pt_dev_records {
     size_t spare_bytes;
     long long node_reads;     /* folds that read a copy node's copy */
     long long ring_reads;     /* folds that read a set of a graph's ring (graph_ring.c) */
+    char ring_off[96];        /* why the ring last could not serve a kernel of these, or "" */
     pt__stage *graph_stage;
     int read_in_graph;
     pt__cuevent read_mark;

@@ -712,8 +712,9 @@ static void graph_replays(int how)
                    (by_nodes || (cu->StreamGetCaptureInfo && cu->GraphKernelNodeGetParams));
         if (ring)
             cr_assert_eq(recs[k]->ring_reads, replays, "k%d: %lld of %d replays' records "
-                         "by a set of the ring (%lld by its copy node)", k,
-                         recs[k]->ring_reads, replays, recs[k]->node_reads);
+                         "by a set of the ring (%lld by its copy node): %s", k,
+                         recs[k]->ring_reads, replays, recs[k]->node_reads,
+                         recs[k]->ring_off[0] ? recs[k]->ring_off : "no reason said");
         else if (cu->GraphAddMemcpyNode1D && cu->GraphExecMemcpyNodeSetParams1D &&
                  (by_nodes || cu->StreamGetCaptureInfo))
             cr_assert_eq(recs[k]->node_reads, replays, "k%d: %lld of %d replays' records "
