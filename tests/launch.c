@@ -991,14 +991,16 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
     cr_assert_eq(stats("step/k1/phase 1").blocks, 100 * 8 + 7 + 21 * 8);
     cr_assert_eq(stats("step/k2/phase 2").blocks, 122 * 4);
 
-    /* Timed by its kernels, the batch's copy back comes before its event. */
+    /* Timed by its kernels, the batch's copy back waits for its event. */
     pt_graph_time_by_kernels(g, 8);
     records = fake.records;
     memcpys = fake.memcpys;
     for (int i = 0; i < 16; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
-    cr_assert_eq(fake.records - records, 2 + 2 * 2, "an event a batch, and its copy's two");
+    cr_assert_eq(fake.records - records, 2 + 2, "an event a batch, and its copy's: its "
+                 "transfer waits for the batch's own event, no mark");
+    cr_assert_eq(fake.waited_stream, (pt_stream)(uintptr_t)0x5);
     cr_assert_eq(fake.memcpys - memcpys, 2, "a copy back a batch");
     cr_assert_float_eq(stats("step").min_ms, 0.85, 1e-9, "every replay its kernels' span");
     cr_assert_eq(stats("step/k2/phase 2").blocks, 138 * 4);

@@ -192,6 +192,7 @@ static void close_span(pt_timing *t, pt__pair *p, const char *title, pt_stream s
         return;
     }
     p->e1 = e;
+    g->closed = e;
 }
 
 static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metrics *m, int how)

@@ -371,6 +371,7 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
                         pt_stream stream)
 {
     const pt__cuda_api *cu = pt__gpu_api(t);
+    pt__gpu *g;
     pt__cuerr e;
     int close;
 
@@ -378,7 +379,7 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
         pt__start_gpu_as(t, title, stream, 0);
         e = cu->GraphLaunch(exec, stream);
         pt__stop_gpu_as(t, title, stream, PT__HOLD);
-        pt__ring_after(gr->ring, !e, 0); /* a batch's copy back outside the replays' events */
+        pt__ring_after(gr->ring, !e, 0, NULL); /* a batch's copy back after the replay's events */
         return e;
     }
     for (size_t i = 0; i < gr->n; i++) {
@@ -393,8 +394,13 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
     close = ++gr->since >= gr->every;
     if (close)
         gr->since = 0;
-    pt__ring_after(gr->ring, !e, close); /* ahead of the event that closes the batch */
+    if ((g = pt__gpu_of(t)) != NULL)
+        g->closed = NULL;
     pt__stop_gpu_as(t, title, stream, PT__BY_KERNELS | PT__HOLD | (close ? PT__CLOSE : 0));
+    /* The batch's copy back waits for the event that closed it. */
+    pt__ring_after(gr->ring, !e, close, g ? g->closed : NULL);
+    if (g)
+        g->closed = NULL;
     return e;
 }
 

@@ -239,11 +239,12 @@ static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int 
 }
 
 /* The sets written since the last copy back, copied back now behind
- * their replays (two transfers where they wrap round), and their event
- * recorded after: 0, or the error, left for the folds of those sets to
- * say. No replay waits for the copy: a set is written again only once
+ * their replays (behind `after`, an event just recorded after them, or a
+ * mark of the ring's own; two transfers where they wrap round), and their
+ * event recorded after: 0, or the error, left for the folds of those sets
+ * to say. No replay waits for the copy: a set is written again only once
  * the fold that read it is done, which waited for it. */
-static pt__cuerr flush(pt__ring *r)
+static pt__cuerr flush(pt__ring *r, pt__cuevent after)
 {
     const pt__cuda_api *cu = r->cu;
     int a = r->first, n = r->unflushed, run = n < r->sets - a ? n : r->sets - a;
@@ -256,8 +257,10 @@ static pt__cuerr flush(pt__ring *r)
     /* A stream being captured again would take the mark into its graph. */
     if (pt__gpu_capturing(r->t, r->stream))
         e = CAPTURE_UNSUPPORTED;
-    if (!e && r->side && !(e = cu->EventRecord(r->mark, r->stream)))
-        e = cu->StreamWaitEvent(r->side, r->mark, 0);
+    if (!e && r->side && !after)
+        e = cu->EventRecord(after = r->mark, r->stream);
+    if (!e && r->side)
+        e = cu->StreamWaitEvent(r->side, after, 0);
     if (!e)
         e = cu->MemcpyAsync(r->host + at, r->dev + at, (size_t)run * r->set_bytes,
                             PT__CU_MEMCPY_D2H, cs);
@@ -289,7 +292,7 @@ static pt__cuerr flush(pt__ring *r)
 static pt__cuerr fill(pt__stage *s)
 {
     pt__ring *r = s->ring;
-    pt__cuerr e = r->unflushed ? flush(r) : 0;
+    pt__cuerr e = r->unflushed ? flush(r, NULL) : 0;
 
     if (s->unfilled) {
         s->unfilled = 0; /* said once, by the fold that met it */
@@ -329,7 +332,7 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
         /* The sets written on the other stream go back there; this one
          * writes none before that copy (and the ones before it) has read
          * them. */
-        flush(r);
+        flush(r, NULL);
         if (r->last && cu->StreamWaitEvent)
             cu->StreamWaitEvent(s, r->last, 0);
         else if (r->last)
@@ -338,7 +341,7 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
     }
     r->aimed = -1;
     if (r->unflushed == r->sets) /* no batch copied back, for a batch of a ring's size */
-        flush(r);
+        flush(r, NULL);
     /* A batch cut short (a report wanted its folds) leaves the rest of
      * its sets unused, so that each batch's sets stay in one run. */
     if (!r->unflushed && r->next % r->batch)
@@ -403,7 +406,7 @@ void pt__ring_unaim(pt_timing *t, pt__ring *r, pt__captured *v, size_t n, void *
     }
 }
 
-void pt__ring_after(pt__ring *r, int launched, int now)
+void pt__ring_after(pt__ring *r, int launched, int now, pt__cuevent after)
 {
     if (!r || r->off)
         return;
@@ -419,7 +422,7 @@ void pt__ring_after(pt__ring *r, int launched, int now)
     }
     r->aimed = -1;
     if (r->unflushed >= r->batch || (now && r->unflushed))
-        flush(r);
+        flush(r, after);
 }
 
 void pt__ring_free(pt__ring *r, pt__captured *v, size_t n)

@@ -72,8 +72,9 @@ PT__HIDDEN void pt__ring_unaim(pt_timing *t, pt__ring *r, pt__captured *v, size_
                                const char *title);
 /* After the launch (launched: it ran): the sets written since the last
  * copy back are copied now, in one transfer, when a batch of them is
- * written or `now`. */
-PT__HIDDEN void pt__ring_after(pt__ring *r, int launched, int now);
+ * written or `now`, behind event `after` where it was just recorded on
+ * the replays' stream (else behind a mark of the ring's own). */
+PT__HIDDEN void pt__ring_after(pt__ring *r, int launched, int now, pt__cuevent after);
 /* Waits for the folds that read r's sets, frees r. */
 PT__HIDDEN void pt__ring_free(pt__ring *r, pt__captured *v, size_t n);
 /* Sets copied back so far (copies made), for the tests. */

@@ -56,6 +56,11 @@ typedef struct pt__gpu {
     pt_stream uncaptured;
     int uncaptured_set;
     void (*captured_free)(struct pt__gpu *g); /* set by graph.c with the first */
+    /* The event the last batch of replays timed by their kernels closed
+     * with (events.c), for a wait on it made at once (graph_ring.c's
+     * copy back, which then records no event of its own); NULL when
+     * taken. The pool may record it again later. */
+    pt__cuevent closed;
 } pt__gpu;
 
 /* t's GPU state, or NULL before the first GPU call. */
