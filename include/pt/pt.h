@@ -331,16 +331,19 @@ PT_EXTERN pt_graph *pt_graph_capture_end(pt_timing *t, pt_stream stream);
  *  `title`, timed by CUDA events, and fold each captured kernel's records
  *  into a child of it named as the kernel's PT_LAUNCH, which lasted from
  *  its first block's BEGIN to its last block's END: no host sync, the
- *  folds wait behind the replay's events as a launch's do. Each kernel's
- *  records come back in the replay, by a copy node after the kernel that
- *  nothing waits for (added under the capture, or by
- *  pt_graph_add_kernel()), which ptkit points at the replay's own host
- *  copy: replays on one stream never mix records (where a node cannot
- *  serve, the stream copies them after the replay); each fold counts a slot's ENDs since the previous replay's
- *  fold, so a block that missed END, or a replay launched behind ptkit's
- *  back, is counted and said. The host waits only when a buffer's few
- *  copies in flight are all taken. The first replay is apart from the
- *  rest, as for any section. A NULL t replays untimed.
+ *  folds wait behind the replay's events as a launch's do. Each kernel
+ *  writes the replay's own set of a ring (its records argument pointed
+ *  there for the replay, CUDA 12.4 on), the sets of a batch of 8 replays
+ *  copied back in one transfer beside the next batch; else its records
+ *  come back in the replay by a copy node after the kernel (added under
+ *  the capture, or by pt_graph_add_kernel()), pointed at the replay's own
+ *  host copy; where neither serves, the stream copies them after the
+ *  replay. Replays never mix records; each fold counts a slot's ENDs
+ *  since the previous fold of the same memory, so a block that missed END,
+ *  or a replay launched behind ptkit's back, is counted and said. The
+ *  host waits only when the sets or copies in flight are all taken. The
+ *  first replay is apart from the rest, as for any section. A NULL t
+ *  replays untimed.
  *  \return 0; PT_EINVAL for a NULL graph, title or exec, or a graph of
  *  another timing; PT_ENODEV without cudaGraphLaunch; PT_ECUDA; or a
  *  fold's error. */
@@ -353,9 +356,10 @@ PT_EXTERN int pt_graph_launch(pt_timing *t, pt_graph *g, const char *title, void
  *  event recorded after every `every` replays tells when a batch has
  *  completed, so the stream carries one event per batch where it carried
  *  two per replay. Its kernels' rows and phases are as with events. A
- *  graph with no kernel of ptkit's is still timed by events. The host
- *  keeps up to `every` + 4 replays' copies in flight (16 at most); past
- *  them it closes the batch early and waits for its oldest.
+ *  graph with no kernel of ptkit's is still timed by events. The ring
+ *  made at the first replay holds two batches of `every` (64 at most);
+ *  with copy nodes the host keeps up to `every` + 4 replays' copies in
+ *  flight (16 at most); past them it waits for the oldest.
  *  \param every replays per event; 8 is a good start; 0 times each
  *  replay by its events again (the default).
  *  \return 0; PT_EINVAL for a NULL g or a negative every (counted,
@@ -370,9 +374,10 @@ PT_EXTERN pt_graph *pt_graph_create(pt_timing *t);
  *  (params: a cudaKernelNodeParams whose arguments hold
  *  pt_dev_arg(records); records of 65,536 slots and more, which the fold
  *  reduces on the device, after their reset, a memset node; other
- *  records get a copy node after the kernel, which pt_graph_launch()
- *  aims), and notes the kernel in g as `title`, folded at each pt_graph_launch() as a
- *  captured PT_LAUNCH is. *node receives the kernel node. Records that do
+ *  records, with pt_dev_arg(records) the kernel's last argument, write
+ *  the graph's ring, or get a copy node after the kernel), and notes the
+ *  kernel in g as `title`, folded at each pt_graph_launch() as a captured
+ *  PT_LAUNCH is. *node receives the kernel node. Records that do
  *  not hold the grid's slots (or are in host memory) cannot be reset or
  *  resized in a graph: the kernel node is added alone after deps, and left
  *  unmeasured. \return 0; PT_EINVAL for a NULL argument or a graph of
