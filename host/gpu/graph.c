@@ -169,9 +169,7 @@ int pt__graph_bare(const pt_dev_records *b)
     return !b->host && b->nslots < pt__reduce_min_slots;
 }
 
-/* The captures no pt_graph_capture_end() took, freed with the timing's
- * GPU side (gpu.c calls it through g->captured_free, so that gpu.c, which
- * this file calls, calls nothing of this file). */
+/* What a captured kernel owns: its title and its arguments' copies. */
 static void captured_free(pt__captured *c)
 {
     free(c->title);
@@ -179,6 +177,9 @@ static void captured_free(pt__captured *c)
     free(c->kp.args);
 }
 
+/* The captures no pt_graph_capture_end() took, freed with the timing's
+ * GPU side (gpu.c calls it through g->captured_free, so that gpu.c, which
+ * this file calls, calls nothing of this file). */
 static void captures_free(pt__gpu *g)
 {
     for (size_t i = 0; i < g->ncaptured; i++)
@@ -342,9 +343,8 @@ static void unaim_copies(pt_timing *t, pt_graph *gr, void *exec, const char *tit
     for (size_t i = 0; i < gr->n; i++) {
         pt__captured *c = &gr->v[i];
         if (c->stage && c->copy && !c->stage->ring &&
-            (e = cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, c->recs->spare,
-                                                                c->data, c->bytes,
-                                                                PT__CU_MEMCPY_D2H)) != 0)
+            (e = cu->GraphExecMemcpyNodeSetParams1D(exec, c->copy, c->recs->spare, c->data,
+                                                    c->bytes, PT__CU_MEMCPY_D2H)) != 0)
             pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): pointing the copy node of \"%s\" "
                      "back at its spare: %s; a replay launched without pt_graph_launch would "
                      "write over this replay's copy", title, c->title, pt__cuda_errstr(cu, e));
