@@ -7,12 +7,16 @@
  * other arguments for its next launches (cudaGraphExecKernelNodeSetParams,
  * which leaves launches already queued as they were), so before each
  * replay every kernel noted here is pointed at a set of its own in a ring
- * of device memory, and after the launch back at its records. The sets
- * written since the last copy back go to pinned host memory in one
- * transfer on the stream after every batch of replays, where one copy a
- * kernel a replay ran before; each fold waits for its set's copy by the
- * copy's own event. A fold read before its batch is complete (a report,
- * pt_sync) has its set and the ones before it copied then.
+ * of device memory, and after the launch back at its records (so a
+ * replay launched behind ptkit's back writes no set). After every batch
+ * of replays the sets it wrote go to pinned host memory in one transfer,
+ * on a stream of the ring's that waits for an event after the batch (the
+ * batch's own where its replays are timed by their kernels, else a mark),
+ * so it runs beside the next batch: the replays' stream carries no copy,
+ * where it carried one a kernel a replay. Each fold waits for its set's
+ * transfer by that transfer's own event. A fold read before its batch is
+ * complete (a report, pt_sync) has its set and the ones before it copied
+ * then.
  *
  * A ring holds two batches of sets, so the host launches one batch while
  * the GPU runs the other; a set is written again only once the fold that
