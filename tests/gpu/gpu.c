@@ -720,7 +720,8 @@ static void graph_replays(int how)
             cr_assert_eq(recs[k]->node_reads, replays, "k%d: %lld of %d replays' records "
                          "copied by its node", k, recs[k]->node_reads, replays);
         cr_log_info("graph: k%d's records by a set of the ring in %lld, by its copy node in "
-                    "%lld of %d replays", k, recs[k]->ring_reads, recs[k]->node_reads, replays);
+                    "%lld of %d replays%s%s", k, recs[k]->ring_reads, recs[k]->node_reads,
+                    replays, recs[k]->ring_off[0] ? "; no ring: " : "", recs[k]->ring_off);
         cr_log_info("graph: k%d %.4f ms a replay (first %.4f), of a replay's %.4f ms", k,
                     kern.mean_ms, kern.first_ms, get("graph").mean_ms);
         kernels_ms += kern.mean_ms;
