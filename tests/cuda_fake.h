@@ -94,6 +94,11 @@ typedef struct fake_gpu {
     } launched;
     size_t param_size[8];
     int nparams;
+    /* One other kernel's parameters (odd_func's, when set): odd_nparams of
+     * odd_size. */
+    const void *odd_func;
+    size_t odd_size[8];
+    int odd_nparams;
     struct {
         void *node;
         long long *data;
@@ -292,14 +297,15 @@ static pt__cuerr f_kernel_params(void *node, pt__cu_kernel_node *p)
 }
 static pt__cuerr f_param_info(const void *func, size_t i, size_t *offset, size_t *size)
 {
-    (void)func;
+    const int odd = fake.odd_func && func == fake.odd_func;
+    const size_t *sizes = odd ? fake.odd_size : fake.param_size;
     fake.param_infos++;
-    if (i >= (size_t)fake.nparams)
+    if (i >= (size_t)(odd ? fake.odd_nparams : fake.nparams))
         return fake.last_error = PT__CU_INVALID_VALUE;
     *offset = 0;
     for (size_t k = 0; k < i; k++)
-        *offset += fake.param_size[k];
-    *size = fake.param_size[i];
+        *offset += sizes[k];
+    *size = sizes[i];
     return 0;
 }
 static pt__cuerr f_kernel_aim(void *exec, void *node, const pt__cu_kernel_node *p)

@@ -1478,8 +1478,15 @@ Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_
     int n = 0;
     pt_dev_buf a1 = pt_dev_arg(r1), a2 = pt_dev_arg(r2);
     void *last[] = { &in, &n, &a1 }, *middle[] = { &in, &a2, &n };
+    /* A kernel (float *, pt_dev_buf, int): the records in the middle. */
+    fake.odd_func = (const void *)write_records;
+    fake.odd_nparams = 3;
+    fake.odd_size[0] = sizeof in;
+    fake.odd_size[1] = sizeof a2;
+    fake.odd_size[2] = sizeof n;
     pt__cu_kernel_node p1 = { (void *)step, { 8, 1, 1 }, { 128, 1, 1 }, 0, last, NULL };
-    pt__cu_kernel_node p2 = { (void *)step, { 4, 1, 1 }, { 128, 1, 1 }, 0, middle, NULL };
+    pt__cu_kernel_node p2 = { (void *)write_records, { 4, 1, 1 }, { 128, 1, 1 }, 0, middle,
+                              NULL };
     void *graph = (void *)(uintptr_t)0x6b, *k1, *k2;
     pt_graph *g = pt_graph_create(t);
 
@@ -1489,8 +1496,8 @@ Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_
     cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "k2", r2), 0, "%s",
                  pt_last_error(t));
     cr_assert_eq(fake.copy_nodes, 1, "records not last: a copy node");
-    cr_assert_str_eq(r2->ring_off, "cudaFuncGetParamInfo: no argument of 24 bytes pointing "
-                     "at the records", "said where a test can log it");
+    cr_assert_str_eq(r2->ring_off, "cudaFuncGetParamInfo: the records are not the last "
+                     "argument", "said where a test can log it");
     cr_assert_str_eq(r1->ring_off, "");
     cr_assert_eq(fake.last_error, 0, "the probes' errors cleared");
     graph_bufs[0] = a1;
