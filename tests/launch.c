@@ -653,6 +653,19 @@ static void replays_ahead(pt_graph *g, void *exec, cudaStream_t st, int n, int a
     }
 }
 
+/* The end of a graph test: `nr` replays' blocks folded once each, no
+ * error, and the graph and the records freed. */
+static void graph_done(pt_graph *g, pt_dev_records *r1, pt_dev_records *r2, int nr)
+{
+    cr_assert_eq(stats("step/k1/phase 1").blocks, (uint64_t)nr * 8, "every block once");
+    cr_assert_eq(stats("step/k2/phase 2").blocks, (uint64_t)nr * 4);
+    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
+    fake.graph_replay = NULL;
+    pt_graph_free(g);
+    pt_dev_records_free(r1);
+    pt_dev_records_free(r2);
+}
+
 /* Captured once, replayed 100 times: PT_LAUNCH under the capture makes no
  * event, no fold and no reset, only the kernel; the first replay resets
  * the records once, outside the graph; each replay is timed as the
@@ -1230,13 +1243,7 @@ Test(launch, replays_timed_by_their_kernels_on_two_streams_each_close_on_their_o
     cr_assert_float_eq(stats("step").min_ms, 0.85, 1e-9, "each its own span");
     cr_assert_float_eq(stats("step").max_ms, 0.85, 1e-9);
     cr_assert_eq(stats("between").count, 5);
-    cr_assert_eq(stats("step/k1/phase 1").blocks, 40 * 8, "every block once");
-    cr_assert_eq(stats("step/k2/phase 2").blocks, 40 * 4);
-    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    fake.graph_replay = NULL;
-    pt_graph_free(g);
-    pt_dev_records_free(r1);
-    pt_dev_records_free(r2);
+    graph_done(g, r1, r2, 40);
 }
 
 /* The earliest start (us) of a block event of kernel `name` in t's
@@ -1511,11 +1518,5 @@ Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert(r1->ring_reads == 10 && r2->node_reads == 10, "%lld by the ring, %lld by the node",
               r1->ring_reads, r2->node_reads);
-    cr_assert_eq(stats("step/k1/phase 1").blocks, 10 * 8);
-    cr_assert_eq(stats("step/k2/phase 2").blocks, 10 * 4);
-    cr_assert_eq(pt_error_count(t), 0, "%s", pt_last_error(t));
-    fake.graph_replay = NULL;
-    pt_graph_free(g);
-    pt_dev_records_free(r1);
-    pt_dev_records_free(r2);
+    graph_done(g, r1, r2, 10);
 }
