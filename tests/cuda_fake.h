@@ -104,7 +104,7 @@ typedef struct fake_gpu {
         long long *data;
     } kaim[8];
     int nkaim;
-    long long kernel_aims, param_infos;
+    long long kernel_aims;
     pt__cuerr kaim_err, last_error;
 } fake_gpu;
 
@@ -299,7 +299,6 @@ static pt__cuerr f_param_info(const void *func, size_t i, size_t *offset, size_t
 {
     const int odd = fake.odd_func && func == fake.odd_func;
     const size_t *sizes = odd ? fake.odd_size : fake.param_size;
-    fake.param_infos++;
     if (i >= (size_t)(odd ? fake.odd_nparams : fake.nparams))
         return fake.last_error = PT__CU_INVALID_VALUE;
     *offset = 0;

@@ -61,32 +61,29 @@ static int replay_counts(fold_job *j)
     long long *d = (long long *)j->stage->host, sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
     /* A ring's set (graph_ring.c) keeps its own counts: the records' own
      * are the stream's copies'. */
-    pt__stage *st = j->stage;
-    long long **seen = st->ring ? &st->seen : &b->seen, *bad = st->ring ? &st->seen_bad
-                                                                          : &b->seen_bad;
-    int *nseen = st->ring ? &st->nseen : &b->nseen;
+    pt__seen *sn = j->stage->ring ? &j->stage->seen : &b->seen;
 
-    if (*nseen != b->nslots || !*seen) {
+    if (sn->n != b->nslots || !sn->v) {
         long long *s = calloc((size_t)b->nslots, sizeof *s);
         if (!s)
             return -1;
-        free(*seen);
-        *seen = s;
-        *nseen = b->nslots;
-        *bad = 0;
+        free(sn->v);
+        sn->v = s;
+        sn->n = b->nslots;
+        sn->bad = 0;
     } else if (j->src.delta == 2) {
-        memset(*seen, 0, (size_t)*nseen * sizeof **seen);
-        *bad = 0;
+        memset(sn->v, 0, (size_t)sn->n * sizeof *sn->v);
+        sn->bad = 0;
     }
     for (int s = 0; s < b->nslots; s++) {
         long long *done = d + PT_DEV_HDR + s * sw + PT_DEV_S_DONE, now = *done;
-        *done = now >= (*seen)[s] ? now - (*seen)[s] : now;
-        (*seen)[s] = now;
+        *done = now >= sn->v[s] ? now - sn->v[s] : now;
+        sn->v[s] = now;
     }
     {
         long long now = d[PT_DEV_H_BAD_SLOT];
-        d[PT_DEV_H_BAD_SLOT] = now >= *bad ? now - *bad : now;
-        *bad = now;
+        d[PT_DEV_H_BAD_SLOT] = now >= sn->bad ? now - sn->bad : now;
+        sn->bad = now;
     }
     return 0;
 }

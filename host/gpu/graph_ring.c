@@ -49,15 +49,14 @@ struct pt__ring {
     unsigned char *dev, *host;
     pt__stage *stage;         /* kernel k of set i at i * nk + k */
     pt__cuevent *ev;          /* set i's: recorded after the copy back that began at it */
-    int next;                 /* the next replay's set: first + unflushed */
+    int first, unflushed;     /* sets written and not yet copied back, from first on: the
+                                 next replay's set is first + unflushed */
     int aimed;                /* the set this replay's kernels were pointed at, or -1 */
-    int first, unflushed;     /* sets written and not yet copied back, from first on */
     pt_stream stream;         /* the stream they were written on */
     pt_stream side;           /* the copies' own stream, NULL: they go on `stream` */
     pt__cuevent mark;         /* recorded on `stream` for `side` to wait on */
     pt__cuevent last;         /* the latest copy back's event; NULL before */
     pt__cuerr err;            /* the latest failed copy back's error */
-    long long copies;
     int off;                  /* made without its memory: every kernel keeps its copies */
 };
 
@@ -68,7 +67,6 @@ int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
     pt__cu_kernel_node got;
     int n = -1, last = 0, asked = 0;
     const char *env = getenv("PT_GRAPH_RING"); /* "0": copy nodes, as before the ring */
-
     pt__cuerr e;
     char *why = c->recs->ring_off;
     const size_t wn = sizeof c->recs->ring_off;
@@ -273,13 +271,12 @@ static pt__cuerr flush(pt__ring *r, pt__cuevent after)
                             PT__CU_MEMCPY_D2H, cs);
     if (!e)
         e = cu->EventRecord(r->ev[a], cs);
-    r->first = (a + n) % r->sets; /* the next replay's set */
+    r->first = (a + n) % r->sets;
     r->unflushed = 0;
     r->err = e;
     if (e)
         return e;
     r->last = r->ev[a];
-    r->copies++;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < r->nk; k++) {
             pt__stage *st = &r->stage[(size_t)((a + i) % r->sets) * (size_t)r->nk + (size_t)k];
@@ -348,19 +345,14 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
         flush(r, NULL);
     /* A batch cut short (a report wanted its folds) leaves the rest of
      * its sets unused, so that each batch's sets stay in one run. */
-    if (!r->unflushed && r->next % r->batch)
-        r->next = r->first = (r->next + r->batch - 1) / r->batch * r->batch % r->sets;
-    /* The set's last folds done first; resolving them may copy back the
-     * sets before it, and move on where the next one is. */
-    for (int tries = 0; tries < 4; tries++) {
-        set = r->next;
-        for (size_t k = 0; k < n; k++)
-            if (ringed(&v[k]) && r->stage[(size_t)set * n + k].ring)
-                free_stage(&r->stage[(size_t)set * n + k], v[k].recs);
-        if (r->next == set)
-            break;
-    }
-    set = r->next;
+    if (!r->unflushed && r->first % r->batch)
+        r->first = (r->first + r->batch - 1) / r->batch * r->batch % r->sets;
+    /* The set's last folds done first. Resolving them may copy back the
+     * sets before it, which leaves first + unflushed where it is. */
+    set = (r->first + r->unflushed) % r->sets;
+    for (size_t k = 0; k < n; k++)
+        if (ringed(&v[k]) && r->stage[(size_t)set * n + k].ring)
+            free_stage(&r->stage[(size_t)set * n + k], v[k].recs);
     for (size_t k = 0; k < n; k++) {
         pt__captured *c = &v[k];
         pt__stage *st = &r->stage[(size_t)set * n + k];
@@ -417,7 +409,6 @@ void pt__ring_after(pt__ring *r, int launched, int now, pt__cuevent after)
     /* A copy back meanwhile (a fold read early) took the sets before the
      * aimed one alone: it is still first + unflushed. */
     if (r->aimed >= 0 && launched) {
-        r->next = (r->aimed + 1) % r->sets;
         r->unflushed++;
     } else if (r->aimed >= 0) {
         /* Not launched: its set holds nothing a fold will read. */
@@ -451,7 +442,7 @@ void pt__ring_free(pt__ring *r, pt__captured *v, size_t n)
         if (r->ev[i])
             r->cu->EventDestroy(r->ev[i]);
     for (size_t i = 0; r->stage && i < (size_t)r->sets * (size_t)r->nk; i++)
-        free(r->stage[i].seen);
+        free(r->stage[i].seen.v);
     if (r->dev)
         r->cu->Free(r->dev);
     if (r->host)
@@ -459,9 +450,4 @@ void pt__ring_free(pt__ring *r, pt__captured *v, size_t n)
     free(r->ev);
     free(r->stage);
     free(r);
-}
-
-long long pt__ring_copies(const pt__ring *r)
-{
-    return r ? r->copies : 0;
 }

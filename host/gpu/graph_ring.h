@@ -77,7 +77,5 @@ PT__HIDDEN void pt__ring_unaim(pt_timing *t, pt__ring *r, pt__captured *v, size_
 PT__HIDDEN void pt__ring_after(pt__ring *r, int launched, int now, pt__cuevent after);
 /* Waits for the folds that read r's sets, frees r. */
 PT__HIDDEN void pt__ring_free(pt__ring *r, pt__captured *v, size_t n);
-/* Sets copied back so far (copies made), for the tests. */
-PT__HIDDEN long long pt__ring_copies(const pt__ring *r);
 
 #endif

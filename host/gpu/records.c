@@ -104,7 +104,7 @@ static void free_buffer(pt_dev_records *b)
     free(b->names);
     pt__strv_free(b->span_names, b->nspan_names);
     free(b->wait);
-    free(b->seen);
+    free(b->seen.v);
     free(b);
 }
 

@@ -20,6 +20,15 @@ PT__HIDDEN extern int pt__reduce_min_slots;
 #define PT__STAGE_KEEP 4
 #define PT__STAGE_MAX 16
 
+/* Each slot's DONE count and the header's bad-slot count as the last
+ * fold of some records read them, so the next one takes the differences
+ * (fold.c): n slots; v NULL before. */
+typedef struct pt__seen {
+    long long *v;
+    int n;
+    long long bad;
+} pt__seen;
+
 /* A host copy of a buffer's records (or of a reduction's result), pinned
  * where the runtime allows so the copy back stays asynchronous. `ev`
  * marks the end of the latest copy into it; reusing or freeing the copy
@@ -34,14 +43,11 @@ typedef struct pt__stage {
     /* A set of a graph's ring (graph_ring.c), owned there: `ring` its
      * ring, NULL for a buffer's own copies; `unfilled` until the copy
      * back of its set is on the stream, which `fill` puts there now
-     * (0, or the error); the slots' DONE counts and the bad slots' as
-     * the set's last fold read them (fold.c), `nseen` of them. */
+     * (0, or the error); the counts the set's last fold read. */
     void *ring;
     int unfilled;
     pt__cuerr (*fill)(struct pt__stage *s);
-    long long *seen;
-    int nseen;
-    long long seen_bad;
+    pt__seen seen;
 } pt__stage;
 
 struct pt_dev_records {
@@ -76,12 +82,8 @@ struct pt_dev_records {
     void *red_dev;            /* device scratch for the reduction's result */
     size_t red_bytes;
     /* A CUDA graph's replays and PT_LAUNCH's later launches are not reset
-     * (graph.c, launch.c): each slot's DONE and the header's bad-slot
-     * count as the last fold read them, so the next one takes the
-     * differences. nseen slots; NULL before. */
-    long long *seen;
-    int nseen;
-    long long seen_bad;
+     * (graph.c, launch.c): the counts the last fold read. */
+    pt__seen seen;
     /* PT_LAUNCH resets such records only for its first launch (and after
      * any other reset, or a new slot count): 1 + reset_gen after that
      * reset, 0 none yet; and how the launch under way folds (fold.h's
