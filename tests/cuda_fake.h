@@ -106,6 +106,9 @@ typedef struct fake_gpu {
     int nkaim;
     long long kernel_aims;
     pt__cuerr kaim_err, last_error;
+    /* Calls that returned an error compute-sanitizer would report: an
+     * argument asked past the last, and cudaGetLastError returning it. */
+    long long api_errors;
 } fake_gpu;
 
 static fake_gpu fake;
@@ -299,8 +302,10 @@ static pt__cuerr f_param_info(const void *func, size_t i, size_t *offset, size_t
 {
     const int odd = fake.odd_func && func == fake.odd_func;
     const size_t *sizes = odd ? fake.odd_size : fake.param_size;
-    if (i >= (size_t)(odd ? fake.odd_nparams : fake.nparams))
+    if (i >= (size_t)(odd ? fake.odd_nparams : fake.nparams)) {
+        fake.api_errors++;
         return fake.last_error = PT__CU_INVALID_VALUE;
+    }
     *offset = 0;
     for (size_t k = 0; k < i; k++)
         *offset += sizes[k];
@@ -340,6 +345,7 @@ static pt__cuerr f_get_error(void)
 {
     pt__cuerr e = fake.last_error;
     fake.last_error = 0;
+    fake.api_errors += e != 0;
     return e;
 }
 static pt__cuerr f_is_capturing(pt_stream s, int *status)

@@ -960,7 +960,9 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
     long long nodes = fake.copy_nodes;
     pt_graph *g = capture_two(st, titles, r1, r2);
     cr_assert_eq(fake.copy_nodes, nodes, "no copy node in the graph");
-    cr_assert_eq(fake.last_error, 0, "the probes' errors cleared: the program sees none");
+    cr_assert_eq(fake.api_errors, 0, "PT_LAUNCH said its count of arguments: nothing asked "
+                 "past the last, no call refused");
+    cr_assert_eq(fake.last_error, 0);
 
     long long memcpys = fake.memcpys, aims = fake.kernel_aims, records = fake.records;
     replays_ahead(g, exec, st, 100, 16, "the ring's 16 sets");
@@ -1404,7 +1406,7 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     int min_slots = pt__reduce_min_slots;
     cr_assert_not_null(g);
 
-    cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, "first kernel", r1), 0, "%s",
+    cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, 0, "first kernel", r1), 0, "%s",
                  pt_last_error(t));
     cr_assert_eq(fake.memset_nodes, 0, "no reset in the graph");
     cr_assert_eq(fake.kernel_params, &p1, "the user's kernel parameters as given");
@@ -1415,7 +1417,7 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(fake.copy[0].src, r1->data);
     /* The second after the first, its records as the device reduces. */
     pt__reduce_min_slots = 4;
-    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "second kernel", r2), 0, "%s",
+    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, 0, "second kernel", r2), 0, "%s",
                  pt_last_error(t));
     pt__reduce_min_slots = min_slots;
     cr_assert_eq(fake.memset_nodes, 1, "the reset: one memset");
@@ -1432,7 +1434,7 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(k2, (void *)(uintptr_t)4);
     cr_assert_eq(fake.copy_nodes, 1, "records the device reduces are reduced, not copied");
     /* Records of 2 slots for a grid of 8: in the graph, unmeasured. */
-    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, &k2, 1, &p1, "third", small), PT_ESTATE);
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, &k2, 1, &p1, 0, "third", small), PT_ESTATE);
     cr_assert(strstr(pt_last_error(t), "(2 slots, the grid 8) do not hold the grid's slots"),
               "%s", pt_last_error(t));
     cr_assert_eq(fake.kernel_nodes, 3, "the kernel is still in the graph");
@@ -1440,10 +1442,12 @@ Test(launch, kernel_nodes_added_by_hand_fold_as_captured_ones)
     cr_assert_eq(fake.ndeps, 1);
     cr_assert_eq(fake.deps[0], k2, "after what the user gave");
     /* Bad arguments. */
-    cr_assert_eq(pt_graph_add_kernel(g, NULL, graph, NULL, 0, &p1, "x", r1), PT_EINVAL);
-    cr_assert_eq(pt_graph_add_kernel(g, &k3, NULL, NULL, 0, &p1, "x", r1), PT_EINVAL);
-    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, NULL, 0, NULL, "x", r1), PT_EINVAL);
-    cr_assert_eq(pt_graph_add_kernel(NULL, &k3, graph, NULL, 0, &p1, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(g, NULL, graph, NULL, 0, &p1, 0, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, NULL, NULL, 0, &p1, 0, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, NULL, 0, NULL, 0, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(NULL, &k3, graph, NULL, 0, &p1, 0, "x", r1), PT_EINVAL);
+    cr_assert_eq(pt_graph_add_kernel(g, &k3, graph, NULL, 0, &p1, -1, "x", r1), PT_EINVAL);
+    cr_assert(strstr(pt_last_error(t), "a negative count of arguments"), "%s", pt_last_error(t));
     cr_assert_null(pt_graph_create(NULL));
 
     int errors = pt_error_count(t);
@@ -1494,19 +1498,38 @@ Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_
     pt__cu_kernel_node p1 = { (void *)step, { 8, 1, 1 }, { 128, 1, 1 }, 0, last, NULL };
     pt__cu_kernel_node p2 = { (void *)write_records, { 4, 1, 1 }, { 128, 1, 1 }, 0, middle,
                               NULL };
-    void *graph = (void *)(uintptr_t)0x6b, *k1, *k2;
+    void *graph = (void *)(uintptr_t)0x6b, *k0, *k1, *k2;
     pt_graph *g = pt_graph_create(t);
 
-    cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, "k1", r1), 0, "%s",
+    /* Its count of arguments not said, the runtime is asked for the one
+     * after the records, which it refuses: an API error (and the
+     * cudaGetLastError that clears it) compute-sanitizer lists. */
+    pt_dev_records *r0 = pt_dev_records_create(t, 8, 2, NULL, PT_DEV_AGGREGATE, 0);
+    pt_dev_buf a0 = pt_dev_arg(r0);
+    void *unsaid[] = { &in, &n, &a0 };
+    pt__cu_kernel_node p0 = { (void *)step, { 8, 1, 1 }, { 128, 1, 1 }, 0, unsaid, NULL };
+    pt_graph *g0 = pt_graph_create(t);
+    cr_assert_eq(pt_graph_add_kernel(g0, &k0, graph, NULL, 0, &p0, 0, "k0", r0), 0, "%s",
+                 pt_last_error(t));
+    cr_assert(fake.copy_nodes == 0 && !r0->ring_off[0], "the ring's: %s", r0->ring_off);
+    cr_assert_eq(fake.api_errors, 2, "one argument asked past the last, its error cleared");
+    cr_assert_eq(fake.last_error, 0, "the program sees none");
+    pt_graph_free(g0);
+    pt_dev_records_free(r0);
+
+    /* Said, nothing is asked past the last argument. */
+    fake.api_errors = 0;
+    cr_assert_eq(pt_graph_add_kernel(g, &k1, graph, NULL, 0, &p1, 3, "k1", r1), 0, "%s",
                  pt_last_error(t));
     cr_assert_eq(fake.copy_nodes, 0, "the ring's: no copy node");
-    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, "k2", r2), 0, "%s",
+    cr_assert_eq(pt_graph_add_kernel(g, &k2, graph, &k1, 1, &p2, 3, "k2", r2), 0, "%s",
                  pt_last_error(t));
     cr_assert_eq(fake.copy_nodes, 1, "records not last: a copy node");
     cr_assert_str_eq(r2->ring_off, "cudaFuncGetParamInfo: the records are not the last "
                      "argument", "said where a test can log it");
     cr_assert_str_eq(r1->ring_off, "");
-    cr_assert_eq(fake.last_error, 0, "the probes' errors cleared");
+    cr_assert_eq(fake.api_errors, 0, "no call refused");
+    cr_assert_eq(fake.last_error, 0);
     graph_bufs[0] = a1;
     graph_bufs[1] = a2;
     graph_nodes[0] = k1;

@@ -90,7 +90,7 @@ static int push(pt__captured **v, size_t *n, size_t *cap, pt_stream s, const cha
  * node, the records no spare that holds them, or the node is refused, c
  * keeps none (its replays copy on the stream, as before). */
 static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n,
-                     const pt__cu_kernel_node *kp)
+                     const pt__cu_kernel_node *kp, int nargs)
 {
     pt_dev_records *b = c->recs;
     const pt__cuda_api *cu = b->cu;
@@ -101,7 +101,7 @@ static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n,
     c->copy = NULL;
     /* A kernel whose node takes other arguments writes a ring of sets,
      * copied back a batch at a time, instead (graph_ring.c). */
-    if (n == 1 && pt__ring_note(c, cu, deps[0], kp))
+    if (n == 1 && pt__ring_note(c, cu, deps[0], kp, nargs))
         return;
     /* The spare was made with the records (records.c): nothing is
      * allocated here, during a capture, which an allocation would break. */
@@ -112,7 +112,7 @@ static void add_copy(pt__captured *c, void *graph, void *const *deps, size_t n,
         c->copy = NULL;
 }
 
-void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b)
+void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b, int nargs)
 {
     pt__gpu *g = pt__gpu_of(t);
     const pt__cuda_api *cu = b->cu;
@@ -134,7 +134,7 @@ void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b)
     if (cu->StreamGetCaptureInfo(s, &status, NULL, &graph, &deps, &edges, &n) != 0 ||
         status != 1 || !graph || !n)
         return;
-    add_copy(c, graph, deps, n, NULL);
+    add_copy(c, graph, deps, n, NULL, nargs);
 }
 
 /* Whether each kernel of gr is the only one writing its records: sorted
@@ -248,7 +248,7 @@ pt_graph *pt_graph_create(pt_timing *t)
 }
 
 int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *deps, size_t ndeps,
-                        const void *params, const char *title, pt_dev_records *b)
+                        const void *params, int nargs, const char *title, pt_dev_records *b)
 {
     const pt__cu_kernel_node *kp = params;
     const pt__cuda_api *cu;
@@ -263,9 +263,10 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
                              !node ? "node" : !graph ? "graph" : !params ? "params"
                              : !title ? "title" : "records")
                   : PT_EINVAL;
-    if (b->t != gr->t)
-        return pt__fail(gr->t, PT_EINVAL, "pt_graph_add_kernel(\"%s\"): the records are "
-                        "another timing's", title);
+    if (b->t != gr->t || nargs < 0)
+        return pt__fail(gr->t, PT_EINVAL, "pt_graph_add_kernel(\"%s\"): %s", title,
+                        nargs < 0 ? "a negative count of arguments"
+                                  : "the records are another timing's");
     cu = pt__gpu_api(gr->t);
     if (cu->unavailable || !cu->GraphAddKernelNode || !cu->GraphAddMemsetNode)
         return pt__fail(gr->t, PT_ENODEV, "pt_graph_add_kernel(\"%s\"): the CUDA runtime "
@@ -304,7 +305,7 @@ int pt_graph_add_kernel(pt_graph *gr, void **node, void *graph, void *const *dep
         return pt__fail(gr->t, PT_ENOMEM, "pt_graph_add_kernel(\"%s\"): out of memory; the "
                         "kernel is in the graph, unmeasured", title);
     gr->solo_known = 0;
-    add_copy(&gr->v[gr->n - 1], graph, node, 1, kp);
+    add_copy(&gr->v[gr->n - 1], graph, node, 1, kp, nargs);
     return 0;
 }
 

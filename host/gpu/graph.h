@@ -16,9 +16,10 @@ PT__HIDDEN int pt__graph_bare(const pt_dev_records *b);
 /* Notes a kernel captured on stream s (launch.c); 0 or PT_ENOMEM (counted). */
 PT__HIDDEN int pt__graph_capture_add(pt_timing *t, pt_stream s, const char *title,
                                      pt_dev_records *b);
-/* After the kernel pt__graph_capture_add() noted is captured on s: its
- * records' copy node, where the runtime can add one (else the replays
- * copy them on the stream). */
-PT__HIDDEN void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b);
+/* After the kernel pt__graph_capture_add() noted is captured on s, with
+ * nargs arguments (0: not known), its records the last: its ring
+ * (graph_ring.c) or its records' copy node, where the runtime can add one
+ * (else the replays copy them on the stream). */
+PT__HIDDEN void pt__graph_capture_copy(pt_timing *t, pt_stream s, pt_dev_records *b, int nargs);
 
 #endif

@@ -61,11 +61,12 @@ struct pt__ring {
 };
 
 int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
-                  const pt__cu_kernel_node *kp)
+                  const pt__cu_kernel_node *kp, int nargs)
 {
     size_t off, size, sizes[ARGS_MAX], total = 0, at = 0;
     pt__cu_kernel_node got;
-    int n = -1, last = 0, asked = 0;
+    int n = -1, last = 0, asked = 0, refused = 0;
+    const int limit = nargs > 0 ? nargs : ARGS_MAX;
     const char *env = getenv("PT_GRAPH_RING"); /* "0": copy nodes, as before the ring */
     pt__cuerr e;
     char *why = c->recs->ring_off;
@@ -80,10 +81,18 @@ int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
         snprintf(why, wn, "the runtime lacks a call (CUDA 12.4 and later have them)");
         return 0;
     }
-    /* A failed probe leaves an error for the program's next
-     * cudaGetLastError: ask nothing while it has one of its own pending,
-     * and clear ptkit's after. The records' pt_dev_buf is the last
-     * argument (PT_LAUNCH passes it so), found by its data pointer. */
+    if (nargs > ARGS_MAX) {
+        snprintf(why, wn, "the kernel has more than %d arguments", ARGS_MAX);
+        return 0;
+    }
+    /* The records' pt_dev_buf is the last argument (PT_LAUNCH passes it
+     * so), found by its data pointer among the kernel's nargs. Where nargs
+     * is not known, the runtime is asked for the argument after it, which
+     * it refuses: an API error compute-sanitizer reports, and one the
+     * program's next cudaGetLastError would return. So ptkit asks nothing
+     * while the program has an error of its own pending, and clears its
+     * own; PT_LAUNCH and pt_graph_add_kernel say nargs, and nothing is
+     * refused. */
     if ((e = cu->PeekAtLastError()) != 0) {
         snprintf(why, wn, "the program had an error pending (%d)", (int)e);
         return 0;
@@ -101,22 +110,29 @@ int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
         snprintf(why, wn, "the kernel's arguments are in `extra`");
         return 0;
     }
-    for (int i = 0; i < ARGS_MAX && n < 0; i++, asked++) {
-        if (cu->FuncGetParamInfo(kp->func, (size_t)i, &off, &size) != 0)
+    for (int i = 0; i < limit && n < 0; i++, asked++) {
+        if (cu->FuncGetParamInfo(kp->func, (size_t)i, &off, &size) != 0) {
+            refused = 1;
             break;
+        }
         sizes[i] = size;
         total += (size + 15) & ~(size_t)15;
         if (size == sizeof(pt_dev_buf) && kp->args[i] &&
             ((const pt_dev_buf *)kp->args[i])->data == c->recs->data)
             n = i + 1;
     }
-    if (n > 0)
-        last = cu->FuncGetParamInfo(kp->func, (size_t)n, &off, &size) != 0;
-    (void)cu->GetLastError();
+    if (n > 0 && nargs > 0)
+        last = n == nargs;
+    else if (n > 0)
+        last = refused = cu->FuncGetParamInfo(kp->func, (size_t)n, &off, &size) != 0;
+    if (refused)
+        (void)cu->GetLastError();
     if (!last) {
-        snprintf(why, wn, "cudaFuncGetParamInfo: %s", n > 0 ? "the records are not the last "
-                 "argument" : asked ? "no argument of 24 bytes pointing at the records"
-                 : "refused the kernel");
+        snprintf(why, wn, "cudaFuncGetParamInfo: %s",
+                 n > 0 ? "the records are not the last argument"
+                 : refused && !asked ? "refused the kernel"
+                 : refused && nargs > 0 ? "the kernel has fewer arguments than said"
+                 : "no argument of 24 bytes pointing at the records");
         return 0;
     }
     if (!(c->argv = malloc(total)) || !(c->kp.args = malloc((size_t)n * sizeof(void *)))) {

@@ -51,13 +51,14 @@ typedef struct pt__ring pt__ring;
 #define PT__RING_BATCH 8
 #define PT__RING_BATCH_MAX 64
 
-/* For c, just captured as `node` with parameters kp (or added so): copies
- * its arguments and keeps the node where the runtime can give an
- * instantiated graph's node other arguments, kp's last argument is the
- * pt_dev_buf of c's records, and each of its arguments' size is known.
- * Returns 1 then, else 0 (c->node NULL: the kernel gets a copy node). */
+/* For c, just captured as `node` with parameters kp (or added so), nargs
+ * of them (0: not known): copies its arguments and keeps the node where
+ * the runtime can give an instantiated graph's node other arguments, kp's
+ * last argument is the pt_dev_buf of c's records, and each of its
+ * arguments' size is known. Returns 1 then, else 0 (c->node NULL: the
+ * kernel gets a copy node). */
 PT__HIDDEN int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
-                             const pt__cu_kernel_node *kp);
+                             const pt__cu_kernel_node *kp, int nargs);
 
 /* Before a replay of exec on stream s: makes *r for the n kernels of v
  * (sets for two batches of `batch` replays) if there is none, then points

@@ -191,6 +191,12 @@ pt_dev_buf pt_dev_launch_begin(pt_timing *t, const char *title, const pt_metrics
 int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_stream stream,
                       int where)
 {
+    return pt__dev_launch_end_n(t, title, b, stream, where, 0);
+}
+
+int pt__dev_launch_end_n(pt_timing *t, const char *title, pt_dev_records *b, pt_stream stream,
+                         int where, int nargs)
+{
     pt_metrics none;
     int rc, mine, captured;
 
@@ -207,7 +213,7 @@ int pt_dev_launch_end(pt_timing *t, const char *title, pt_dev_records *b, pt_str
         /* Captured: timed and folded at each replay (graph.c), the
          * records copied back by a node after the kernel. */
         if (b)
-            pt__graph_capture_copy(t, stream, b);
+            pt__graph_capture_copy(t, stream, b, nargs);
         return 0;
     }
     memset(&none, 0, sizeof none);

@@ -371,21 +371,24 @@ PT_EXTERN int pt_graph_time_by_kernels(pt_graph *g, int every);
 PT_EXTERN pt_graph *pt_graph_create(pt_timing *t);
 /** \brief cudaGraphAddKernelNode for an instrumented kernel: adds to
  *  `graph` (a cudaGraph_t) the kernel node after the ndeps nodes of deps
- *  (params: a cudaKernelNodeParams whose arguments hold
+ *  (params: a cudaKernelNodeParams whose nargs arguments end in
  *  pt_dev_arg(records); records of 65,536 slots and more, which the fold
  *  reduces on the device, after their reset, a memset node; other
- *  records, with pt_dev_arg(records) the kernel's last argument, write
- *  the graph's ring, or get a copy node after the kernel), and notes the
- *  kernel in g as `title`, folded at each pt_graph_launch() as a captured
- *  PT_LAUNCH is. *node receives the kernel node. Records that do
- *  not hold the grid's slots (or are in host memory) cannot be reset or
- *  resized in a graph: the kernel node is added alone after deps, and left
- *  unmeasured. \return 0; PT_EINVAL for a NULL argument or a graph of
- *  another timing; PT_ESTATE for records of another size (added
- *  unmeasured); PT_ENODEV without the runtime's graph calls; PT_ECUDA
- *  (nothing noted); PT_ENOMEM. */
+ *  records write the graph's ring, or get a copy node after the kernel),
+ *  and notes the kernel in g as `title`, folded at each pt_graph_launch()
+ *  as a captured PT_LAUNCH is. nargs is the count of params' arguments
+ *  (sizeof args / sizeof *args); 0 when not known: ptkit then asks the
+ *  runtime for the argument after the records, which it refuses, an API
+ *  error that compute-sanitizer lists (ptkit clears it). *node receives
+ *  the kernel node. Records that do not hold the grid's slots (or are in
+ *  host memory) cannot be reset or resized in a graph: the kernel node is
+ *  added alone after deps, and left unmeasured. \return 0; PT_EINVAL for
+ *  a NULL argument, a negative nargs or a graph of another timing;
+ *  PT_ESTATE for records of another size (added unmeasured); PT_ENODEV
+ *  without the runtime's graph calls; PT_ECUDA (nothing noted);
+ *  PT_ENOMEM. */
 PT_EXTERN int pt_graph_add_kernel(pt_graph *g, void **node, void *graph, void *const *deps,
-                                  size_t ndeps, const void *params, const char *title,
+                                  size_t ndeps, const void *params, int nargs, const char *title,
                                   pt_dev_records *records);
 /** \brief Free what pt_graph_capture_end() or pt_graph_create() gave
  *  (NULL is a no-op). */

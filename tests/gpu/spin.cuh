@@ -288,7 +288,7 @@ extern "C" int GPU_FN(gpu_graph_spin3)(pt_timing *t, pt_dev_records *const recs[
         p.blockDim = dim3(64);
         p.kernelParams = args;
         rc = pt_graph_add_kernel(g, (void **)&node[k], graph, k ? (void *const *)&node[k - 1] : NULL,
-                                 k ? 1 : 0, &p, titles[k], recs[k]);
+                                 k ? 1 : 0, &p, 3, titles[k], recs[k]);
     }
     if (e == cudaSuccess && !by_nodes)
         e = cudaStreamEndCapture(st, &graph);

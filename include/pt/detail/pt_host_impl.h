@@ -28,6 +28,11 @@ PT_EXTERN int pt__log_fn(pt_timing *t, pt_line_fn fn, void *ctx, const pt_log_op
  * failure; 0 for a NULL t without parsing. */
 PT_EXTERN double pt__flops_einsum_list(pt_timing *t, const char *subscripts,
                                        const long long *const *shapes);
+/* pt_dev_launch_end() told how many arguments PT_LAUNCH gave the kernel,
+ * its records the last: a captured kernel's are found without asking the
+ * runtime past them (graph_ring.c). */
+PT_EXTERN int pt__dev_launch_end_n(pt_timing *t, const char *title, pt_dev_records *b,
+                                   pt_stream stream, int where, int nargs);
 /* For header-only helpers (pt_mpi.h): count the error code on t and
  * describe it with msg (NULL: pt_strerror(code)). Returns code. */
 PT_EXTERN int pt__error(pt_timing *t, int code, const char *msg);
@@ -199,6 +204,9 @@ static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, p
  * program links, which registered the kernel. */
 #define PT__LAUNCHED(a, recs) ((a).nslots > 0 ? (recs) : (pt_dev_records *)0)
 #if defined(__CUDACC__)
+/* How many arguments a call has, counted unevaluated. */
+extern "C++" template <class... A> char (&pt__nargs_of(const A &...))[sizeof...(A)];
+#  define PT__NARGS(...) ((int)sizeof(pt__nargs_of(__VA_ARGS__)))
 #  define PT__LAUNCH_M(t, title, m, recs, kernel, grid, block, smem, stream, ...)        \
     do {                                                                                  \
         const dim3 pt__g_(grid), pt__b_(block);                                           \
@@ -206,8 +214,8 @@ static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, p
             (t), (title), (m), (recs), (long long)pt__g_.x * pt__g_.y * pt__g_.z,         \
             (long long)pt__b_.x * pt__b_.y * pt__b_.z, (pt_stream)(stream), PT_LAUNCH_GPU); \
         kernel<<<pt__g_, pt__b_, (smem), (stream)>>>(__VA_ARGS__ pt__a_);                 \
-        pt_dev_launch_end((t), (title), PT__LAUNCHED(pt__a_, recs), (pt_stream)(stream),  \
-                          PT_LAUNCH_GPU);                                                 \
+        pt__dev_launch_end_n((t), (title), PT__LAUNCHED(pt__a_, recs), (pt_stream)(stream), \
+                             PT_LAUNCH_GPU, PT__NARGS(__VA_ARGS__ pt__a_));               \
     } while (0)
 #else
 #  define PT__LAUNCH_M(t, title, m, recs, kernel, grid, block, smem, stream, ...)        \
@@ -218,8 +226,8 @@ static inline int pt__stop_gpu_i(pt_timing *t, const char *title, pt_stream s, p
         void *pt__args_[] = { __VA_ARGS__ &pt__a_ };                                      \
         (void)cudaLaunchKernel((const void *)(kernel), (grid), (block), pt__args_, (smem), \
                                (stream));                                                 \
-        pt_dev_launch_end((t), (title), PT__LAUNCHED(pt__a_, recs), (pt_stream)(stream),  \
-                          PT_LAUNCH_GPU);                                                 \
+        pt__dev_launch_end_n((t), (title), PT__LAUNCHED(pt__a_, recs), (pt_stream)(stream), \
+                             PT_LAUNCH_GPU, (int)(sizeof pt__args_ / sizeof pt__args_[0])); \
     } while (0)
 #endif
 /* The blocks of PT_HOST_LAUNCH's grid: under nvcc anything a dim3 is
