@@ -218,17 +218,17 @@ PT__HD double pt__phase_ns(long long cyc, long long hits, double mark_cycles, do
     return net * rate;
 }
 
-/* Adds one slot record into the summary r. nsm: the per-SM columns r has;
- * mark_cycles: one mark's cost on the device (0: unknown); trace_cap and
- * lim as pt__slot_ok() takes them. */
-PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int nsm,
-                         double tick_ns, double cal_ns_per_cycle, double mark_cycles,
-                         int trace_cap, long long lim)
+/* Adds one slot record into the summary r, its plausibility `ok` (as
+ * pt__slot_ok says) and, where ok > 0, its conversion (`own`, `rate`, as
+ * pt__slot_rate gives them) known. nsm: the per-SM columns r has;
+ * mark_cycles: one mark's cost on the device (0: unknown); lim as
+ * pt__slot_ok() takes it. */
+PT__HD void pt__red_slot_as(pt__rword *r, const long long *rec, int ok, int own, double rate,
+                            int nphases, int nsm, double mark_cycles, long long lim)
 {
     const long long *ph = rec + PT_DEV_SLOT_HDR;
     long long clk, smid;
-    double rate, span;
-    int own, ok = pt__slot_ok(rec, nphases, trace_cap, lim);
+    double span;
 
     if (ok < 0) {
         PT__R_ADDI(r[PT__R_IMPLAUSIBLE], 1);
@@ -242,7 +242,6 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
         PT__R_ADDI(r[PT__R_BAD_PHASE], rec[PT_DEV_S_BAD_PHASE]);
     if (rec[PT_DEV_S_DROPPED] > 0)
         PT__R_ADDI(r[PT__R_DROPPED], rec[PT_DEV_S_DROPPED]);
-    own = pt__slot_rate(rec, tick_ns, cal_ns_per_cycle, &rate);
     clk = rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0];
     span = clk > 0 ? (double)clk * rate : 0.0;
     PT__R_ADDI(r[PT__R_DONE], 1);
@@ -286,6 +285,21 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
             PT__R_ADDD(r[PT__R_SM(nphases, smid, p)], ns);
         PT__R_ADDI(r[PT__R_HIST(nphases, nsm, p) + pt__hist_bin(ns)], 1);
     }
+}
+
+/* Adds one slot record into the summary r: pt__red_slot_as() with its
+ * plausibility and conversion found here. tick_ns, cal_ns_per_cycle as
+ * pt__slot_rate takes them; trace_cap and lim as pt__slot_ok() does. */
+PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int nsm,
+                         double tick_ns, double cal_ns_per_cycle, double mark_cycles,
+                         int trace_cap, long long lim)
+{
+    double rate = 0;
+    int own = 0, ok = pt__slot_ok(rec, nphases, trace_cap, lim);
+
+    if (ok > 0)
+        own = pt__slot_rate(rec, tick_ns, cal_ns_per_cycle, &rate);
+    pt__red_slot_as(r, rec, ok, own, rate, nphases, nsm, mark_cycles, lim);
 }
 
 #endif

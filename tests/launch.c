@@ -111,6 +111,18 @@ static const pt_section *find(const char *path)
     return s;
 }
 
+/* The blocks without END in the heatmap of the section at path: the
+ * latest fold's picture. */
+static int heat_missing(const char *path)
+{
+    const pt__heat *h = find(path)->heat;
+    int n = 0;
+    cr_assert_not_null(h, "%s has a heatmap", path);
+    for (int r = 0; r < h->nrows; r++)
+        n += h->missing[r];
+    return n;
+}
+
 static pt_section_stats stats(const char *path)
 {
     pt_section_stats st;
@@ -979,6 +991,8 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
     fake.not_ready = 0;
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(fake.memcpys - memcpys, 1 + 100 / 8 + 1, "and the last 4 sets at pt_sync");
+    cr_assert_eq(heat_missing("step/k1"), 0, "the last replay's heatmap, drawn though each "
+                 "fold with another queued behind it drew none");
     cr_assert_eq(fake.graph_copies, 0);
     cr_assert_eq(fake.kernel_aims - aims, 100 * 2 * 2, "each kernel at its set and back");
     cr_assert(r1->ring_reads == 100 && r2->ring_reads == 100 && r1->node_reads == 0,
@@ -996,6 +1010,7 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
      * counting on from there 16 replays later. */
     replay_missing_end(5, g, exec, st);
     cr_assert_eq(pt_error_count(t), 1, "the missing END: %s", pt_last_error(t));
+    cr_assert_eq(heat_missing("step/k1"), 1, "the heatmap that replay's");
     for (int i = 0; i < 20; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     /* Behind ptkit's back the replay writes the records, not a set. */
@@ -1003,6 +1018,7 @@ Test(launch, a_graph_replay_writes_a_ring_copied_back_a_batch_at_a_time)
     cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     cr_assert_eq(pt_error_count(t), 1, "%s", pt_last_error(t));
+    cr_assert_eq(heat_missing("step/k1"), 0, "and then the last one's again");
     cr_assert_eq(stats("step/k1/phase 1").blocks, 100 * 8 + 7 + 21 * 8);
     cr_assert_eq(stats("step/k2/phase 2").blocks, 122 * 4);
 

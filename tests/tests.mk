@@ -78,8 +78,17 @@ $(BENCH_SCALE): $(BUILD)/obj/tests/bench/bench_scale.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PT_LDLIBS)
 
-bench-host: $(BENCH_HOST) $(BENCH_SCALE) $(PTREPORT)
+# A graph replay's host work against the fake runtime (no GPU):
+# tests/bench/bench_graph_host.c.
+BENCH_GRAPH_HOST := $(BUILD)/bench/bench_graph_host
+BENCH_HOST_OBJS += $(BUILD)/obj/tests/bench/bench_graph_host.o
+$(BENCH_GRAPH_HOST): $(BUILD)/obj/tests/bench/bench_graph_host.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PT_LDLIBS)
+
+bench-host: $(BENCH_HOST) $(BENCH_SCALE) $(BENCH_GRAPH_HOST) $(PTREPORT)
 	$(BENCH_HOST)
+	$(BENCH_GRAPH_HOST)
 	PT_BENCH_DEEP=$(BENCH_DEEP) PT_BENCH_WIDE=$(BENCH_WIDE) $(BENCH_SCALE) $(PTREPORT) $(BENCH_SECTIONS)
 
 # The host suites under valgrind memcheck, each test's process traced

@@ -452,6 +452,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
     j->src.stale = j_stale;
     b->pending++;
     b->fold_t = t;
+    b->fold_last = dst;
     if (b->host && !queued) {
         j->src.data = b->data;
         return (rc = fold_run(t, j, node->last_ns)) ? rc : stale;

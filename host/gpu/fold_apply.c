@@ -415,38 +415,76 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     long long twice = 0;
     pt__rword *r;
     pt__span_evs left = { 0 };
+    size_t bytes;
     pt__ivs flight = { 0 };
     pt_section *launch;
-    double *rates;
+    double *rates, tick;
+    signed char *how = NULL;
     int wanted;
     conv cv;
 
     stale_done(j, d);
     conversion(t, b, d, title, &cv);
+    tick = cv.calibrated ? cv.tick_ns : INFINITY;
+    /* One pass finds each slot's plausibility and rate, which the summary,
+     * the heatmap and the shape all take: per slot, pt__slot_ok's answer
+     * (2 where it is 1 and the slot has its own rate) and the rate (NaN
+     * for a slot the fold leaves out). Without memory for them, the
+     * summary finds its own, and neither picture is kept. With no tick
+     * known no block's span counts as long, so every block takes the
+     * launch's pooled rate. */
+    if ((rates = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * (sizeof *rates + 1))))
+        how = (signed char *)(void *)(rates + (b->nslots > 0 ? b->nslots : 1));
     for (int s = 0; s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
         long long smid = rec[PT_DEV_S_SMID];
+        int ok = pt__slot_ok(rec, b->nphases, b->trace_cap, lim), own = 0;
+        double rate = NAN;
         twice += rec[PT_DEV_S_DONE] > 1;
-        if (pt__slot_on_sm(rec, b->nphases, b->trace_cap, lim) && smid >= nsm)
-            nsm = (int)smid + 1;
+        if (ok > 0) {
+            own = pt__slot_rate(rec, tick, cv.ns_per_cycle, &rate);
+            if (smid >= nsm && smid < PT__SM_LIMIT) /* on an SM: pt__slot_on_sm */
+                nsm = (int)smid + 1;
+        }
+        if (rates) {
+            rates[s] = rate;
+            how[s] = (signed char)(ok > 0 ? 1 + own : ok);
+        }
     }
-    r = calloc((size_t)PT__R_WORDS(b->nphases, nsm), sizeof *r);
-    if (!r)
-        return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
+    /* The summary's memory is kept with the records for their next fold:
+     * a replay's fold allocates none. */
+    bytes = (size_t)PT__R_WORDS(b->nphases, nsm) * sizeof *r;
+    if (bytes > b->fold_sum_bytes) {
+        free(b->fold_sum);
+        b->fold_sum_bytes = 0;
+        if (!(b->fold_sum = malloc(bytes))) {
+            free(rates);
+            return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
+        }
+        b->fold_sum_bytes = bytes;
+    }
+    r = b->fold_sum;
+    memset(r, 0, bytes);
     for (int k = 0; k < PT_DEV_HDR; k++)
         r[k].i = d[k];
-    /* With no tick known no block's span counts as long, so every block
-     * takes the launch's pooled rate. */
-    for (int s = 0; s < b->nslots; s++)
-        pt__red_slot(r, d + PT_DEV_HDR + s * sw, b->nphases, nsm,
-                     cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle, cv.mark_cycles,
-                     b->trace_cap, lim);
+    for (int s = 0; s < b->nslots; s++) {
+        const long long *rec = d + PT_DEV_HDR + s * sw;
+        if (rates)
+            pt__red_slot_as(r, rec, how[s] > 1 ? 1 : how[s], how[s] == 2, rates[s], b->nphases,
+                            nsm, cv.mark_cycles, lim);
+        else
+            pt__red_slot(r, rec, b->nphases, nsm, tick, cv.ns_per_cycle, cv.mark_cycles,
+                         b->trace_cap, lim);
+    }
     rc = finish(t, j, r, nsm, L, &cv, twice);
-    free(r);
     /* The heatmap and the shape are pictures the fold's figures do not
-     * need: without memory for the rates, neither is kept. */
-    if ((rates = pt__slot_rates(b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle))) {
-        pt__heat_keep(j->node, b, d, rates, cv.mark_cycles);
+     * need. The heatmap is the latest fold's, so a fold of the same
+     * records into the same section queued after this one (a replay
+     * folded behind the next) makes this one's a picture no report would
+     * show: not drawn. */
+    if (rates) {
+        if (b->pending <= 1 || b->fold_last != j->node)
+            pt__heat_keep(j->node, b, d, rates, cv.mark_cycles);
         pt__shape_fold(j->node, b, d, rates, cv.mark_cycles);
         free(rates);
     }
@@ -454,13 +492,13 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
      * spans' leftovers and intervals only where the overlap reads them. */
     launch = j->devtime ? j->node : j->launch;
     wanted = pt__overlap_wanted(launch, j->node, b);
-    if (pt__spans_fold(j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY, cv.ns_per_cycle,
+    if (pt__spans_fold(j->node, b, d, tick, cv.ns_per_cycle,
                        wanted ? &left : NULL, wanted ? &flight : NULL) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
                       "some are left out", title);
     if (wanted &&
-        pt__overlap_fold(launch, j->node, b, d, cv.calibrated ? cv.tick_ns : INFINITY,
+        pt__overlap_fold(launch, j->node, b, d, tick,
                          cv.ns_per_cycle, &left, &flight) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory figuring the overlap; "
@@ -468,7 +506,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
     if (t->trace) {
         pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host,
                                  b->span_names, b->nspan_names, b->wait, wanted };
-        pt__trace_fold(t, &shape, j->node, j->launch, d, cv.calibrated ? cv.tick_ns : INFINITY,
+        pt__trace_fold(t, &shape, j->node, j->launch, d, tick,
                        cv.ns_per_cycle);
     }
     return rc;

@@ -1,6 +1,5 @@
-/* A fold's per-block phase times for the heatmap (heat.h), and each
- * slot's conversion, figured once a fold for the passes over the blocks.
- * O(slots x phases) each. */
+/* A fold's per-block phase times for the heatmap (heat.h). O(slots x
+ * phases). */
 #include "gpu/heat.h"
 
 #include "core/tree.h"
@@ -9,22 +8,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-
-double *pt__slot_rates(const pt_dev_records *b, const long long *d, double tick_ns,
-                       double ns_per_cycle)
-{
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
-    double *rate = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * sizeof *rate);
-
-    for (int s = 0; rate && s < b->nslots; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, lim) > 0)
-            pt__slot_rate(rec, tick_ns, ns_per_cycle, &rate[s]);
-        else
-            rate[s] = NAN;
-    }
-    return rate;
-}
 
 void pt__heat_keep(pt_section *node, const pt_dev_records *b, const long long *d,
                    const double *rate, double mark_cycles)

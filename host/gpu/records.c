@@ -94,6 +94,7 @@ static void free_buffer(pt_dev_records *b)
     }
     if (b->red_dev)
         cu->Free(b->red_dev);
+    free(b->fold_sum);
     if (b->spare)
         cu->FreeHost(b->spare);
     if (b->read_mark)

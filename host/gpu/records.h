@@ -79,6 +79,9 @@ struct pt_dev_records {
     long reset_gen;           /* pt_dev_reset calls so far */
     long fold_gen;            /* reset_gen of the last fold taken, or -1 */
     pt_timing *fold_t;        /* the timing those jobs wait on */
+    const pt_section *fold_last; /* the section the latest fold job goes under */
+    void *fold_sum;           /* a host fold's summary (fold_apply.c), kept for the next */
+    size_t fold_sum_bytes;
     void *red_dev;            /* device scratch for the reduction's result */
     size_t red_bytes;
     /* A CUDA graph's replays and PT_LAUNCH's later launches are not reset

@@ -7,7 +7,7 @@
 /* Measures how the finished blocks in d (b's records, read on the host)
  * filled the device and pools it into node's shape, with the slowest
  * block's phases at the rates the fold converts with (rate[s] slot s's,
- * NaN for one the fold leaves out: pt__slot_rates, gpu/heat.h), net of
+ * NaN for one the fold leaves out, as gpu/heat.h says), net of
  * mark_cycles a hit. A fold with no block on an SM, or all of it inside
  * one globaltimer value, has no shape; without memory the fold keeps
  * none either (the fold's figures are whole without it). O(n log n) in
