@@ -14,14 +14,7 @@
 #include "common.h"
 #include "cuda_fake.h"
 #include "records_fake.h"
-
-/* What <cuda_runtime.h> gives a C program, as far as PT_LAUNCH uses it. */
-typedef struct dim3 {
-    unsigned x, y, z;
-} dim3;
-typedef void *cudaStream_t;
-int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
-                     cudaStream_t stream);
+#include "cuda_c.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -40,17 +33,10 @@ static struct {
     int skip_slot;            /* 1 + the slot whose block returns before END; 0 none */
 } got;
 
-/* The "kernel": every block of the grid (but got.skip_slot's, when not
- * 0: a block that returned before END) writes its record, with phase p
- * taking (p + 1) * 100000 cycles of 400000, as END would leave it (DONE
- * counted up, the rest stored). */
-static void step(const float *in, int n, pt_dev_buf buf)
-{
-    (void)in;
-    (void)n;
-    (void)buf;
-}
-
+/* The launch of `step` (cuda_c.h): every block of the grid (but
+ * got.skip_slot's, when not 0: a block that returned before END) writes
+ * its record, with phase p taking (p + 1) * 100000 cycles of 400000, as
+ * END would leave it (DONE counted up, the rest stored). */
 int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                      cudaStream_t stream)
 {

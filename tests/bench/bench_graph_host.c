@@ -14,28 +14,14 @@
  * Exits 1 where a replay was not folded, or a fold failed.
  */
 #include "../common.h"
+#include "../cuda_c.h"
 #include "../cuda_fake.h"
 
 #include <pt/pt_dev.h>
 
 #include <time.h>
 
-/* What <cuda_runtime.h> gives a C program, as far as PT_LAUNCH uses it. */
-typedef struct dim3 {
-    unsigned x, y, z;
-} dim3;
-typedef void *cudaStream_t;
-int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
-                     cudaStream_t stream);
-
 enum { KERNELS = 3, BLOCKS = 132, PHASES = 3, ROUNDS = 5 };
-
-static void kernel(const float *in, int n, pt_dev_buf buf)
-{
-    (void)in;
-    (void)n;
-    (void)buf;
-}
 
 /* A launch under the capture: its arguments, for the node's parameters. */
 int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
@@ -118,7 +104,7 @@ int main(int argc, char **argv)
     fake.capturing = st;
     for (int k = 0; k < KERNELS; k++) {
         dim3 grid = { BLOCKS, 1, 1 }, block = { 64, 1, 1 };
-        PT_LAUNCH(t, titles[k], recs[k], kernel, grid, block, 0, st, &in, &m);
+        PT_LAUNCH(t, titles[k], recs[k], step, grid, block, 0, st, &in, &m);
         bufs[k] = pt_dev_arg(recs[k]);
         nodes[k] = fake.capture_dep;
     }
