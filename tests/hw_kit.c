@@ -61,7 +61,7 @@ Test(hw_kit, holds_what_a_lease_runs_within_the_size_that_travels)
 {
     static const char *const need[] = {
         "run", "summary.py", "COMMIT", "bin/ptkit_gpu_tests", "bin/ptkit_gpu_probe",
-        "bin/bench_gpu", "samples/quickstart", "samples/transport_step",
+        "bin/bench_gpu", "bin/bench_graph_host", "samples/quickstart", "samples/transport_step",
         "samples/solver_phases", "samples/gpu_ops", "samples/nvrtc_phases", "samples/warp_roles",
         "samples/python/cupy_phases.py", "samples/python/three_phases.cuh",
         "samples/python/torch_ext/torch_phases.py", "python/ptkit/__init__.py",
@@ -130,6 +130,7 @@ Test(hw_kit, the_summary_reads_a_canned_log_into_its_table)
         "compute-sanitizer racecheck | **NOT met**",
         "report: 1 note; 4 slots skipped",
         "compute-sanitizer synccheck | skipped",
+        "|   graph replay, the host's work alone | ok, 0.4 s | 18.93 us a replay of 3 kernels",
         NULL,
     };
     char *text = summary_of("tests/hw/canned");
@@ -160,27 +161,31 @@ Test(hw_kit, the_summary_of_an_empty_folder_says_what_is_missing)
 
 Test(hw_kit, the_summary_reads_the_last_hardware_record)
 {
-    /* The logs an H100 gave (docs/hardware/2026-11-28-h100-2/run6): the
-     * parser must still read what the kit really writes, the phases'
-     * bounds as the suite now logs them among it. */
+    /* The logs an H200 gave (docs/hardware/2026-11-28-h200/run5): the
+     * parser must still read what the kit really writes, the graph's ring
+     * and its copy nodes among it. That kit had no bench_graph_host: its
+     * row says so. */
     static const char *const rows[] = {
-        "| card | NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0 |",
-        "| GPU suite, hardware size | 40 of 40 passed, 0 failed, 0 crashed |",
-        "|   phases against their spins and windows | met | worst phase off by 0.067% over 20 "
+        "| card | NVIDIA H200, driver 580.159.04, CUDA 13.0 |",
+        "| GPU suite, hardware size | 41 of 41 passed, 0 failed, 0 crashed |",
+        "|   phases against their spins and windows | met | worst phase off by 0.156% over 20 "
         "checks",
         "|   phases against their spins alone | **NOT met** (<= 1%) | most beside its spin: phase 1 "
-        "of 16 phases x 10000 ns x 10000 records, 530 ns (5.291%); 19 of 20 cases within 1% |",
+        "of 16 phases x 10000 ns x 10000 records, 544 ns (5.424%); 19 of 20 cases within 1% |",
         "SM 1.9795 GHz (rated 1.9800), globaltimer tick 32 ns",
-        "ptkit (registers) +2.55 %",
-        "| compute-sanitizer racecheck | met (0 errors in ptkit's code) | 34 tests ran",
+        "ptkit (registers) +1.88 %",
+        "| compute-sanitizer memcheck | met (0 errors in ptkit's code) | 35 tests ran",
         "1 errors, 0 of them in ptkit's code, 1 in the suite's own kernels",
-        "| sample torch | ok, 17.8 s, on the GPU | report: no warning |",
-        "|   graph replays, pt_graph_launch | **NOT met** (<= 1.01 of bare) | 1.2822 of bare "
-        "over 1000 replays; a replay bare 64.7 us, ptkit 83.0 us; the bare graph between "
-        "pt_start_gpu/pt_stop_gpu 1.0519 of bare |",
+        "| sample torch | ok, 17.9 s, on the GPU | report: no warning |",
+        "|   graph replays, pt_graph_launch | **NOT met** (<= 1.01 of bare) | 1.3058 of bare "
+        "over 1000 replays; a replay bare 63.7 us, ptkit 83.2 us; the bare graph between "
+        "pt_start_gpu/pt_stop_gpu 1.0504 of bare;",
+        "records back by the ring 1.3058, by copy nodes 1.2773 of bare |",
+        "|   graph replays, timed by its kernels | **NOT met** (<= 1.01 of bare) | 1.3730 of bare",
+        "|   graph replay, the host's work alone | not run | no log |",
         NULL,
     };
-    char *text = summary_of("docs/hardware/2026-11-28-h100-2/run6");
+    char *text = summary_of("docs/hardware/2026-11-28-h200/run5");
     expect_rows(text, rows);
     free(text);
 }

@@ -24,7 +24,7 @@ HW_KIT_ON     := $(if $(filter 1,$(HW_KIT)),$(filter 1,$(CUDA)))
 .PHONY: hw-kit
 
 ifeq ($(HW_KIT_ON),1)
-HW_KIT_BINS := $(GPU_TEST_BIN) $(GPU_PROBE) $(BENCH_GPU) \
+HW_KIT_BINS := $(GPU_TEST_BIN) $(GPU_PROBE) $(BENCH_GPU) $(BENCH_GRAPH_HOST) \
                $(filter-out $(BUILD)/samples/led_optimizer,$(SAMPLE_BINS))
 
 $(HW_KIT_DIR)/COMMIT: $(HW_KIT_BINS) $(LIB_SO) $(HW_KIT_SRC) $(wildcard python/ptkit/*.py) \

@@ -5,11 +5,13 @@
 #   build/hw-kit/run [STEP...]   OUT=DIR for what it writes (default ./hw-kit-out)
 #
 # STEPs (default: all) name the steps to run, each a prefix of a step's
-# name: card, gpu_suite, bench_gpu, proton, ncu, sample_NAME, sanitizer_TOOL
-# (`run bench proton` times the forms and the peer alone).
+# name: card, gpu_suite, bench_gpu, bench_host, proton, ncu, sample_NAME,
+# sanitizer_TOOL (`run bench proton` times the forms, the host's work of a
+# graph replay and the peer alone).
 # In about 5 minutes, each step under its own time limit and all of them
 # under PT_HW_KIT_SECONDS (300): the card and ptkit's calibration; the GPU
-# suite at hardware size; bench-gpu at GEMM sizes 1024, 2048 and 4096; the
+# suite at hardware size; bench-gpu at GEMM sizes 1024, 2048 and 4096 and,
+# beside it, this host's CPU on a graph replay's work (bench_graph_host); the
 # peer (Proton on Triton's matmul) in the same minute; ncu on one launch of
 # the quickstart beside ptkit's figures for it; every CUDA sample, the
 # NVRTC one and the CuPy and PyTorch ones; compute-sanitizer's memcheck,
@@ -123,6 +125,7 @@ fi
 step card 20 bash -c card
 step gpu_suite 150 env PT_GPU_SCALE=hw "$kit/bin/ptkit_gpu_tests" --verbose --jobs 1
 step bench_gpu 120 env PT_BENCH_GEMM_SIZES=1024,2048,4096 "$kit/bin/bench_gpu"
+step bench_host 30 "$kit/bin/bench_graph_host"
 step proton 100 bash -c proton_peer
 step ncu 60 ncu --clock-control none --cache-control none -k regex:scale_norm \
     --metrics gpu__time_duration.sum --csv --log-file "$logs/ncu.csv" \

@@ -250,6 +250,19 @@ def bench_rows(logs, st):
     return rows
 
 
+def host_rows(logs, st):
+    """This host's CPU on a graph replay's host work (bench_graph_host):
+    whether it keeps ahead of the GPU's replay, beside bench-gpu's rows."""
+    text = read(logs, "bench_host.log")
+    m = re.search(r"host work \(.*?\): ([\d.]+) us a replay, ([\d.]+) us a kernel", text or "")
+    if not m:
+        return [("  graph replay, the host's work alone", status(st, "bench_host"),
+                 "no log" if text is None else "no figure in its log")]
+    return [("  graph replay, the host's work alone", status(st, "bench_host"),
+             f"{m.group(1)} us a replay of 3 kernels of 132 blocks, {m.group(2)} us a kernel "
+             f"(pt_graph_launch against the fake runtime: aiming, bookkeeping, folds)")]
+
+
 def proton_rows(logs, st):
     text = read(logs, "proton.log")
     if text is None:
@@ -396,7 +409,8 @@ def main(argv):
     logs = argv[1]
     st, total = steps(logs)
     rows = []
-    for part in (card_rows(logs), suite_rows(logs, st), bench_rows(logs, st), proton_rows(logs, st),
+    for part in (card_rows(logs), suite_rows(logs, st), bench_rows(logs, st), host_rows(logs, st),
+                 proton_rows(logs, st),
                  ncu_rows(logs, st), sample_rows(logs, st), sanitizer_rows(logs, st)):
         rows += part
     print("# ptkit hardware kit: summary\n")
