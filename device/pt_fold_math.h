@@ -180,13 +180,18 @@ PT__HD int pt__slot_ok(const long long *rec, int nphases, int trace_cap, long lo
     return 1;
 }
 
+/* Whether a %smid is an SM's (below PT__SM_LIMIT). */
+PT__HD int pt__smid_ok(long long smid)
+{
+    return smid >= 0 && smid < PT__SM_LIMIT;
+}
+
 /* A slot placed on its SM: one a kernel wrote (pt__slot_ok) whose %smid
- * is an SM's (below PT__SM_LIMIT). The fold's SM count, the launch's
- * shape, the overlap and the trace's bubbles read only these. */
+ * is an SM's (pt__smid_ok). The fold's SM count, the launch's shape, the
+ * overlap and the trace's bubbles read only these. */
 PT__HD int pt__slot_on_sm(const long long *rec, int nphases, int trace_cap, long long lim)
 {
-    return pt__slot_ok(rec, nphases, trace_cap, lim) > 0 && rec[PT_DEV_S_SMID] >= 0 &&
-           rec[PT_DEV_S_SMID] < PT__SM_LIMIT;
+    return pt__slot_ok(rec, nphases, trace_cap, lim) > 0 && pt__smid_ok(rec[PT_DEV_S_SMID]);
 }
 
 /* A slot's conversion: 1 when it uses its own rate, which goes in *rate. */

@@ -215,7 +215,7 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, con
         double span;
         /* On an SM, as pt__slot_on_sm says: a slot the fold keeps, its
          * %smid an SM's. */
-        if (isnan(rate[s]) || sm < 0 || sm >= PT__SM_LIMIT || gt0 < 0 || gt1 < gt0)
+        if (isnan(rate[s]) || !pt__smid_ok(sm) || gt0 < 0 || gt1 < gt0)
             continue;
         v[n++] = (blk){ gt0, gt1, (int)sm };
         if (n == 1 || gt0 < s0)
