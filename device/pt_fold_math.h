@@ -63,7 +63,7 @@ enum {
     PT__R_CAL,               /* done slots converted at the calibrated rate */
     PT__R_BAD_PHASE,         /* marks with a phase out of range, all slots */
     PT__R_DROPPED,           /* trace events dropped, all slots */
-    PT__R_UNTRACED,          /* marks of done slots that stored and dropped no event */
+    PT__R_UNTRACED,          /* marks of done slots that stored and dropped no event (trace) */
     PT__R_SM_OVER,           /* done slots whose %smid had no per-SM column */
     PT__R_IMPLAUSIBLE,       /* done slots no kernel writes (pt__slot_ok): left out */
     PT__R_GT0_INV,           /* ~min GT0 */
@@ -226,10 +226,11 @@ PT__HD double pt__phase_ns(long long cyc, long long hits, double mark_cycles, do
 /* Adds one slot record into the summary r, its plausibility `ok` (as
  * pt__slot_ok says) and, where ok > 0, its conversion (`own`, `rate`, as
  * pt__slot_rate gives them) known. nsm: the per-SM columns r has;
- * mark_cycles: one mark's cost on the device (0: unknown); lim as
- * pt__slot_ok() takes it. */
+ * mark_cycles: one mark's cost on the device (0: unknown); trace_cap and
+ * lim as pt__slot_ok() takes them. */
 PT__HD void pt__red_slot_as(pt__rword *r, const long long *rec, int ok, int own, double rate,
-                            int nphases, int nsm, double mark_cycles, long long lim)
+                            int nphases, int nsm, double mark_cycles, int trace_cap,
+                            long long lim)
 {
     const long long *ph = rec + PT_DEV_SLOT_HDR;
     long long clk, smid;
@@ -262,9 +263,9 @@ PT__HD void pt__red_slot_as(pt__rword *r, const long long *rec, int ok, int own,
         PT__R_ADDI(r[PT__R_SM_OVER], 1);
     /* A kernel built without trace stores (pt_dev.h without
      * PT_DEV_TRACING) leaves NEVENTS and DROPPED at 0, where a tracing one
-     * stores or drops every mark; on a trace buffer the host counts such
-     * marks as dropped. */
-    if (rec[PT_DEV_S_NEVENTS] == 0 && rec[PT_DEV_S_DROPPED] == 0) {
+     * stores or drops every mark; on a trace buffer (the only one with
+     * room for events) the host counts such marks as dropped. */
+    if (trace_cap > 0 && rec[PT_DEV_S_NEVENTS] == 0 && rec[PT_DEV_S_DROPPED] == 0) {
         /* Held at lim, as each count is (pt__slot_ok), so that the sum
          * over the slots stays below 2^62: a slot's phases together may
          * hold nphases + 1 counts of lim. */
@@ -304,7 +305,7 @@ PT__HD void pt__red_slot(pt__rword *r, const long long *rec, int nphases, int ns
 
     if (ok > 0)
         own = pt__slot_rate(rec, tick_ns, cal_ns_per_cycle, &rate);
-    pt__red_slot_as(r, rec, ok, own, rate, nphases, nsm, mark_cycles, lim);
+    pt__red_slot_as(r, rec, ok, own, rate, nphases, nsm, mark_cycles, trace_cap, lim);
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pt/pt_dev.h>
@@ -15,6 +16,7 @@
 #include "cuda_fake.h"
 #include "records_fake.h"
 #include "cuda_c.h"
+#include "gpu/fold_worker.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -525,6 +527,7 @@ Test(launch, a_slot_that_several_blocks_wrote_is_said_with_the_fix)
 static pt_dev_buf graph_bufs[2];
 static void *graph_nodes[2]; /* their nodes, where the runtime gives them other records */
 static int replays, skip_slot = -1, reset_second;
+static int vary; /* each block's phases a little shorter by replay and slot */
 
 static void write_records(pt_dev_buf b, long long gt0, long long gt_span, int skip)
 {
@@ -539,7 +542,8 @@ static void write_records(pt_dev_buf b, long long gt0, long long gt_span, int sk
         r[PT_DEV_S_GT0] = gt0;
         r[PT_DEV_S_GT1] = gt0 + gt_span;
         for (int p = 0; p < b.nphases; p++) {
-            r[PT_DEV_SLOT_HDR + 2 * p] = 2 * gt_span / (b.nphases + 1);
+            r[PT_DEV_SLOT_HDR + 2 * p] = 2 * gt_span / (b.nphases + 1) -
+                                         (vary ? (replays * 37 + s * 11 + p * 5) % 997 : 0);
             r[PT_DEV_SLOT_HDR + 2 * p + 1] = 1;
         }
     }
@@ -1544,4 +1548,150 @@ Test(launch, kernel_nodes_added_by_hand_write_the_ring_where_their_records_come_
     cr_assert(r1->ring_reads == 10 && r2->node_reads == 10, "%lld by the ring, %lld by the node",
               r1->ring_reads, r2->node_reads);
     graph_done(g, r1, r2, 10);
+}
+
+/* ---- the fold's own thread ---------------------------------------- */
+
+static const char *const fold_paths[] = {
+    "step",         "step/k1",         "step/k1/phase 0", "step/k1/phase 1", "step/k1/(unattributed)",
+    "step/k2",      "step/k2/phase 0", "step/k2/phase 1", "step/k2/phase 2", "step/k2/(unattributed)",
+};
+enum { FOLD_PATHS = sizeof fold_paths / sizeof *fold_paths, FOLD_REPLAYS = 60 };
+
+/* A graph of capture_two's kernels replayed FOLD_REPLAYS times, each
+ * block's phases different by replay and slot, with the fold's own
+ * thread on ("1") or off ("0"): its time to find what it was handed
+ * before pt_sync. The sections' figures, k2's heatmap (4 blocks of 3
+ * phases), and the tasks the thread ran. */
+static void fold_thread_run(const char *thread, pt_section_stats *out, double *heat,
+                            long *on_thread)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
+    void *exec = (void *)(uintptr_t)0xee;
+    pt_dev_records *r1, *r2;
+    long on_caller = 0;
+    pt_graph *g;
+    pt__gpu *gpu;
+
+    setenv("PT_FOLD_THREAD", thread, 1);
+    ring_setup();
+    two_records(&r1, &r2);
+    g = capture_two(st, titles, r1, r2);
+    fake.graph_replay = replay;
+    replays = 0;
+    vary = 1;
+    for (int i = 0; i < FOLD_REPLAYS; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    gpu = pt__gpu_of(t);
+    *on_thread = 0;
+    for (int i = 0; i < 5000 && gpu->worker && *on_thread == 0; i++) {
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+        pt__worker_counts(gpu->worker, on_thread, &on_caller);
+    }
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    pt__worker_counts(gpu->worker, on_thread, &on_caller);
+    for (size_t k = 0; k < FOLD_PATHS; k++) {
+        cr_assert_eq(pt_section_get(t, find(fold_paths[k]), &out[k]), 0);
+        out[k].name = NULL;
+    }
+    const pt__heat *h = find("step/k2")->heat;
+    cr_assert(h && h->nrows == 4 && h->nphases == 3);
+    memcpy(heat, h->ns, 12 * sizeof *heat);
+    vary = 0;
+    graph_done(g, r1, r2, FOLD_REPLAYS);
+    unsetenv("PT_FOLD_THREAD");
+}
+
+/* Each replay's figures, found on the fold's own thread once its set has
+ * landed (fold_worker.c) while the launching thread goes on, make the
+ * same tree, figure for figure, as where every fold is the launching
+ * thread's (PT_FOLD_THREAD=0): its phases, their blocks, histograms and
+ * SMs, the launch's shape, the heatmap. */
+Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
+{
+    pt_section_stats one[FOLD_PATHS], two[FOLD_PATHS];
+    double h1[12], h2[12];
+    long n1, n2;
+
+    fold_thread_run("0", one, h1, &n1);
+    fold_thread_run("1", two, h2, &n2);
+    cr_assert_eq(n1, 0, "no thread where PT_FOLD_THREAD=0");
+    cr_assert_gt(n2, 0, "the thread found replays' figures");
+    cr_assert_eq(one[3].blocks, FOLD_REPLAYS * 8, "every block of every replay");
+    cr_assert_gt(one[3].block_max_ms, one[3].block_min_ms, "blocks that differ");
+    for (size_t k = 0; k < FOLD_PATHS; k++)
+        cr_assert(memcmp(&one[k], &two[k], sizeof one[k]) == 0, "%s: the same figures",
+                  fold_paths[k]);
+    cr_assert(memcmp(h1, h2, sizeof h1) == 0, "the same heatmap");
+}
+
+/* Folds handed to the fold's thread and dropped unrun by pt_reset are
+ * taken back (or waited for where it has begun one): nothing leaks
+ * (the suite runs under ASan in CI), and the replays after the reset
+ * fold whole. */
+Test(launch, a_reset_takes_back_what_the_fold_thread_holds)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
+    void *exec = (void *)(uintptr_t)0xee;
+    pt_dev_records *r1, *r2;
+    long on_thread, on_caller;
+
+    unsetenv("PT_FOLD_THREAD");
+    ring_setup();
+    two_records(&r1, &r2);
+    pt_graph *g = capture_two(st, titles, r1, r2);
+    fake.graph_replay = replay;
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_not_null(pt__gpu_of(t)->worker, "the thread was handed the landed sets");
+    pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller);
+    long before = on_caller;
+    pt_reset(t);
+    pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller);
+    cr_assert_eq(on_caller, before, "nothing dropped was run here to be dropped");
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    graph_done(g, r1, r2, 16);
+}
+
+/* A child forked while the fold's thread holds folds has no such thread:
+ * it folds what the thread had not begun itself, says the one it was in
+ * the middle of lost (at most one), and never waits for the thread; the
+ * parent folds every replay. */
+Test(launch, a_forked_child_folds_without_the_parents_fold_thread)
+{
+    static const char *const titles[] = { "k1", "k2" };
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
+    void *exec = (void *)(uintptr_t)0xee;
+    pt_dev_records *r1, *r2;
+    int status = 0;
+    pid_t pid;
+
+    unsetenv("PT_FOLD_THREAD");
+    ring_setup();
+    two_records(&r1, &r2);
+    pt_graph *g = capture_two(st, titles, r1, r2);
+    fake.graph_replay = replay;
+    for (int i = 0; i < FOLD_REPLAYS; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        pt_section_stats a, b;
+        alarm(20); /* a wait for the parent's thread would never end */
+        pt_sync(t);
+        if (pt_section_get(t, pt_find(t, "step/k1/phase 1"), &a) ||
+            pt_section_get(t, pt_find(t, "step/k2/phase 2"), &b))
+            _exit(2);
+        long lost = (FOLD_REPLAYS * 8 - (long)a.blocks) / 8 + (FOLD_REPLAYS * 4 - (long)b.blocks) / 4;
+        _exit(lost <= 1 && (long)a.blocks % 8 == 0 && (long)b.blocks % 4 == 0 ? 0 : 3);
+    }
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child folded what it held "
+              "(status %d)", status);
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    graph_done(g, r1, r2, FOLD_REPLAYS);
 }

@@ -18,11 +18,14 @@
 #include "core/tree.h"
 #include "gpu/calibrate.h"
 #include "gpu/fold_apply.h"
+#include "gpu/fold_copy.h"
+#include "gpu/fold_worker.h"
 #include "gpu/gpu.h"
 #include "gpu/queue.h"
 
 #include "pt_fold_math.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,11 +37,23 @@ typedef struct fold_job {
     pt__fold_src src;         /* what it reads and where it goes */
     pt__stage *stage;         /* the copy src.data lies in; NULL when reading the buffer */
     int counted;              /* its copy landed, with the replay's counts (job_ready_to_read) */
+    int count_err;            /* no memory for the replay's counts */
+    int in_replay;            /* a copy node of a graph's replay wrote its copy: whole once
+                                 the replay is, which only its resolution knows */
+    long seq;                 /* its place among the buffer's folds (b->fold_seq) */
+    pt__fold_fig fig;         /* its figures (fold_apply.h) */
+    pt__task task;            /* finding them on the fold's thread (job_prepare) */
+    pt__worker *worker;       /* that thread, once handed the task; NULL before */
 } fold_job;
 
 static void job_release(fold_job *j)
 {
     pt_dev_records *b = j->src.buf;
+    /* The fold's thread reads the copy: it is done with it first (a job
+     * dropped unrun is taken back where the thread has not begun it). */
+    if (j->worker)
+        pt__worker_cancel(j->worker, &j->task);
+    pt__fold_fig_free(&j->src, &j->fig);
     if (j->stage)
         j->stage->busy = 0;
     if (b->pending > 0 && --b->pending == 0)
@@ -88,15 +103,11 @@ static int replay_counts(fold_job *j)
     return 0;
 }
 
-/* Waits for the job's copy and makes its counts the replay's, once: 0;
- * else the copy's wait failed (its error, the copy still marked in
- * flight) or there was no memory for the counts (-1, nothing changed);
- * fold_run() says either, a span's reader (job_span) meets it again
- * there. */
-static pt__cuerr job_ready_to_read(fold_job *j)
+/* Waits for the job's copy: 0, or the wait's error (the copy still
+ * marked in flight). Its set of a ring not yet copied back is copied
+ * now (fill), which only the timing's thread does. */
+static pt__cuerr copy_wait(fold_job *j)
 {
-    if (j->counted)
-        return 0;
     if (j->stage && j->stage->unfilled) {
         pt__cuerr e = j->stage->fill(j->stage);
         if (e)
@@ -108,10 +119,61 @@ static pt__cuerr job_ready_to_read(fold_job *j)
         if (e)
             return e;
     }
-    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0)
+    return 0;
+}
+
+/* A fold the fold's thread was in the middle of when this process was
+ * forked from its parent: lost. */
+#define JOB_LOST (-2)
+
+/* Waits for the job's copy and makes its counts the replay's, once: 0;
+ * else the copy's wait failed (its error), there was no memory for the
+ * counts (-1, nothing changed), or JOB_LOST; fold_run() says each, a
+ * span's reader (job_span) meets it again there. A job handed to the
+ * fold's thread, its copy landed, has its counts taken there (job_find):
+ * its end is waited for. */
+static pt__cuerr job_ready_to_read(fold_job *j)
+{
+    if (j->worker && pt__worker_wait(j->worker, &j->task) == PT__TASK_LOST)
+        return JOB_LOST;
+    if (j->count_err)
         return -1;
+    if (j->counted)
+        return 0;
+    if (j->stage) {
+        pt__cuerr e = copy_wait(j);
+        if (e)
+            return e;
+    }
+    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0) {
+        j->count_err = 1;
+        return -1;
+    }
     j->counted = 1;
     return 0;
+}
+
+/* The figures' settings, on the timing's thread: the conversion; the
+ * heatmap, which is the latest fold's, drawn unless a fold of the same
+ * records into the same section was queued after this one (its picture
+ * no report would show); and the summary's memory, the buffer's. */
+static void fig_setup(pt_timing *t, fold_job *j)
+{
+    pt_dev_records *b = j->src.buf;
+
+    pt__fold_conv_get(t, &j->src, &j->fig.cv);
+    j->fig.want_heat = j->seq == b->fold_seq || b->fold_last != j->src.node;
+    pt__fold_fig_take(b, &j->fig);
+}
+
+/* The fold's thread's task: the figures of a copy landed and counted.
+ * It reads the copy and writes the figures, nothing else; no call into
+ * the runtime. */
+static void job_find(pt__task *k)
+{
+    fold_job *j = (fold_job *)(void *)((char *)k - offsetof(fold_job, task));
+
+    pt__fold_figure(&j->src, &j->fig);
 }
 
 /* Waits for the job's copy, folds it, frees the job. */
@@ -126,6 +188,14 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
         job_release(j);
         return rc;
     }
+    if (e == JOB_LOST) {
+        rc = pt__fail(t, PT_ESTATE, "pt_dev_fold(\"%s\"): the fold was under way on the "
+                      "parent's fold thread when this process was forked; nothing folded",
+                      j->src.node->name);
+        j->src.node->folded = 0;
+        job_release(j);
+        return rc;
+    }
     if (e) {
         rc = pt__fail(t, PT_ECUDA,
                       "pt_dev_fold(\"%s\"): waiting for the copy of the records: %s; nothing folded",
@@ -136,16 +206,20 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
         job_release(j);
         return rc;
     }
-    rc = pt__fold_apply(t, &j->src, launch_ns);
+    if (!j->worker && !j->src.reduced)
+        fig_setup(t, j);
+    rc = pt__fold_apply(t, &j->src, &j->fig, launch_ns);
     job_release(j);
     return rc;
 }
 
 /* ---- waiting in the queue ---------------------------------------- */
 
-static int job_ready(const pt__waiter *w)
+/* Whether the job's copy has landed, asked without waiting: 1, 0 not
+ * yet, or -1 where its copy failed (the fold's wait meets the error
+ * again and says it). */
+static int copy_landed(const fold_job *j)
 {
-    const fold_job *j = (const fold_job *)(const void *)w;
     pt__cuerr e;
 
     if (j->stage && j->stage->unfilled)
@@ -155,8 +229,62 @@ static int job_ready(const pt__waiter *w)
     e = j->src.buf->cu->EventQuery(j->stage->ev);
     if (e == PT__CU_NOT_READY)
         return 0;
-    j->stage->copying = e != 0; /* an error is met again, and said, by the fold's wait */
+    j->stage->copying = e != 0;
+    return e ? -1 : 1;
+}
+
+/* Ready once its copy has landed (or failed) and, where the fold's
+ * thread was handed its figures, they are found. */
+static int job_ready(const pt__waiter *w)
+{
+    fold_job *j = (fold_job *)(void *)w;
+
+    return j->worker ? pt__worker_ran(j->worker, &j->task) : copy_landed(j) != 0;
+}
+
+/* Hands the job to the fold's thread once its copy has landed (a copy
+ * of device records, not reduced), asked without waiting: its replay's
+ * counts are taken here, in the queue's order, which is the order the
+ * folds of the same records take them in; the thread then finds the
+ * figures while this one goes on. 1 when it is handed over, or needs
+ * not be (it is then folded on this thread at its turn); 0 while it
+ * cannot be yet, so that nothing queued after it is: its copy has not
+ * landed (or failed), or a node of the replay wrote it, which is whole
+ * only once the replay is. */
+static int job_prepare(pt_timing *t, pt__waiter *w)
+{
+    fold_job *j = (fold_job *)(void *)w;
+    pt__worker *wk;
+
+    if (j->worker || j->counted || j->count_err || !j->stage || j->src.reduced ||
+        j->src.buf->host)
+        return 1;
+    if (j->in_replay || copy_landed(j) != 1)
+        return 0;
+    if (!(wk = pt__fold_worker(t)))
+        return 1;
+    if (j->src.delta && replay_counts(j) < 0) {
+        j->count_err = 1; /* said by its fold */
+        return 1;
+    }
+    j->counted = 1;
+    fig_setup(t, j);
+    j->task.run = job_find;
+    j->worker = wk;
+    pt__worker_submit(wk, &j->task);
     return 1;
+}
+
+/* Waits for the job's copy, where it is to be handed over (job_prepare):
+ * before a fold is resolved by a wait, so the copies landed with its own
+ * go to the fold's thread. An error is met again, and said, by its fold. */
+static void job_land(pt__waiter *w)
+{
+    fold_job *j = (fold_job *)(void *)w;
+
+    if (!j->worker && !j->counted && !j->count_err && j->stage && !j->src.reduced &&
+        !j->src.buf->host && !j->in_replay)
+        (void)copy_wait(j);
 }
 
 static int job_run(pt_timing *t, pt__waiter *w, double launch_ns)
@@ -174,6 +302,11 @@ static void job_drop(pt__waiter *w)
      * those ENDs as its own. */
     if (j->src.delta)
         j->src.buf->reset_gen++;
+    /* A set of a ring counts on from its last fold's read: this one's
+     * ENDs were never taken, so the set is zeroed before it is written
+     * again (graph_ring.c). */
+    if (j->src.delta && j->stage && j->stage->ring)
+        j->stage->dropped = 1;
     job_release(j);
 }
 
@@ -213,145 +346,8 @@ static int job_span(const pt__waiter *w, long long *gt0, long long *gt1)
 }
 
 static const pt__waiter_ops job_ops = { .ready = job_ready, .run = job_run, .drop = job_drop,
-                                        .span = job_span };
-
-/* ---- copying the records back ------------------------------------ */
-
-/* Summarizes a large grid on the device and copies the summary back.
- * Returns 0 when it is under way, else nonzero and the caller copies
- * every record instead (a failure of the kernel's launch is counted). */
-static int reduce_on_device(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
-                            const char *title)
-{
-    const pt__cuda_api *cu = b->cu;
-    int nsm = PT__RED_NSM_DEVICE, nslots = b->nslots, nphases = b->nphases, cap = b->trace_cap;
-    size_t bytes = (size_t)PT__R_WORDS(nphases, nsm) * sizeof(pt__rword);
-    double tick, rate, mark;
-    const char *what;
-    pt__stage *st;
-    pt__cukernel k;
-    pt__calib cal;
-    pt__cuerr e;
-    char why[192];
-    void *args[9];
-    unsigned grid;
-
-    pt__calib_get(cu, b->device, &cal);
-    if (!cal.ok)
-        return 1; /* the fold on the host pools the launch's rate */
-    k = pt__reduce_kernel(cu, why, sizeof why);
-    if (!k) {
-        if (pt__gpu_once(t, PT__ONCE_REDUCE))
-            pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): no device reduction (%s); every record "
-                                  "is copied back", title, why);
-        return 1;
-    }
-    if (!b->red_dev) {
-        e = cu->Malloc(&b->red_dev, bytes);
-        if (e) {
-            b->red_dev = NULL;
-            pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): cudaMalloc for the reduction: %s; every "
-                                  "record is copied back", title, pt__cuda_errstr(cu, e));
-            return 1;
-        }
-    }
-    if (pt__stage_get(t, b, bytes, &st))
-        return 1;
-    tick = cal.tick_ns;
-    rate = 1.0 / cal.cycles_per_ns;
-    mark = cal.mark_cycles;
-    args[0] = &b->data;
-    args[1] = &b->red_dev;
-    args[2] = &nslots;
-    args[3] = &nphases;
-    args[4] = &cap;
-    args[5] = &nsm;
-    args[6] = &tick;
-    args[7] = &rate;
-    args[8] = &mark;
-    grid = (unsigned)((nslots + 255) / 256);
-    if (grid > 4096)
-        grid = 4096;
-    what = "cudaMemsetAsync";
-    e = cu->MemsetAsync(b->red_dev, 0, bytes, s);
-    if (!e) {
-        what = "cudaLaunchKernel(pt_reduce)";
-        e = cu->LaunchKernel(k, (pt__dim3){ grid, 1, 1 }, (pt__dim3){ 256, 1, 1 },
-                             args, 0, s);
-    }
-    if (!e) {
-        what = "cudaMemcpyAsync";
-        e = cu->MemcpyAsync(st->host, b->red_dev, bytes, PT__CU_MEMCPY_D2H, s);
-    }
-    if (!e) {
-        what = "cudaEventRecord";
-        e = cu->EventRecord(st->ev, s);
-        st->copying = !e;
-    }
-    if (e) {
-        st->busy = 0;
-        pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): the device reduction: %s: %s; every record "
-                              "is copied back", title, what, pt__cuda_errstr(cu, e));
-        return 1;
-    }
-    b->read_ev = st->ev;
-    b->read_stream = s;
-    b->read_in_graph = 0;
-    j->src.data = st->host;
-    j->stage = st;
-    j->src.reduced = 1;
-    j->src.nsm = nsm;
-    j->src.calibrated = 1;
-    j->src.tick_ns = tick;
-    j->src.ns_per_cycle = rate;
-    j->src.mark_cycles = mark;
-    return 0;
-}
-
-static int copy_back(pt_timing *t, pt_dev_records *b, fold_job *j, pt_stream s,
-                     const char *title)
-{
-    const pt__cuda_api *cu = b->cu;
-    size_t bytes = (size_t)b->words * sizeof(long long);
-    pt__stage *st;
-    pt__cuerr e;
-    int rc;
-
-    /* Stale records are read on the host, which can tell their DONE
-     * counts apart (fold_apply.c), and so are a graph's replays that reset
-     * nothing (replay_counts); the device reduction cannot. */
-    if (b->nslots >= pt__reduce_min_slots && !j->src.stale && !j->src.delta &&
-        reduce_on_device(t, b, j, s, title) == 0)
-        return 0;
-    if ((rc = pt__stage_get(t, b, bytes, &st)) != 0)
-        return rc;
-    e = cu->MemcpyAsync(st->host, b->data, bytes, PT__CU_MEMCPY_D2H, s);
-    if (e) {
-        st->busy = 0;
-        return pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): cudaMemcpyAsync: %s; nothing folded",
-                        title, pt__cuda_errstr(cu, e));
-    }
-    e = cu->EventRecord(st->ev, s);
-    if (!e) {
-        b->read_ev = st->ev;
-        b->read_stream = s;
-        b->read_in_graph = 0;
-        st->copying = 1;
-    }
-    if (e) {
-        /* Without an event to wait on later, wait for the copy now. */
-        pt__cuerr e2 = cu->StreamSynchronize(s);
-        if (e2) {
-            st->busy = 0;
-            return pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): cudaEventRecord: %s; "
-                                         "cudaStreamSynchronize: %s; nothing folded",
-                            title, pt__cuda_errstr(cu, e), pt__cuda_errstr(cu, e2));
-        }
-    }
-    j->src.data = st->host;
-    j->stage = st;
-    return 0;
-}
+                                        .span = job_span, .prepare = job_prepare,
+                                        .land = job_land };
 
 int pt__dev_fold(pt_timing *t, pt_dev_records *b, const char *title, int every_slot)
 {
@@ -453,6 +449,7 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
     b->pending++;
     b->fold_t = t;
     b->fold_last = dst;
+    j->seq = ++b->fold_seq;
     if (b->host && !queued) {
         j->src.data = b->data;
         return (rc = fold_run(t, j, node->last_ns)) ? rc : stale;
@@ -481,13 +478,14 @@ int pt__dev_fold_in(pt_timing *t, pt_dev_records *b, const char *title, const ch
          * enclose: nothing to copy or wait for but them. */
         j->stage = b->graph_stage;
         j->stage->copying = 0;
+        j->in_replay = 1;
         j->src.data = j->stage->host;
         b->graph_stage = NULL;
         b->node_reads++;
         b->read_ev = NULL;
         b->read_stream = b->stream;
         b->read_in_graph = 1;
-    } else if ((rc = copy_back(t, b, j, queued ? stream : b->stream, title)) != 0) {
+    } else if ((rc = pt__fold_copy_back(t, b, &j->src, &j->stage, queued ? stream : b->stream, title)) != 0) {
         job_release(j);
         dst->folded = 0;
         return rc;

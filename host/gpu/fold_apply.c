@@ -51,15 +51,13 @@
 
 static const char *const unattributed = "(unattributed)";
 
-/* How a fold's cycles become time. */
-typedef struct conv {
-    int calibrated;           /* the calibration holds (else: the launch's pooled rate) */
-    double tick_ns;           /* globaltimer tick; 0 when not calibrated */
-    double ns_per_cycle;      /* the rate for blocks without their own */
-    double mark_cycles;       /* one mark's measured cost; 0 when not measured */
-    int device;
-    char name[96];
-} conv;
+/* The device's name, copied a fold: a copy of its fixed size (snprintf's
+ * formatting cost as much as a tenth of a fold of 132 blocks). */
+static void name_copy(char *dst, const char *src, size_t n)
+{
+    memcpy(dst, src, n);
+    dst[n - 1] = '\0';
+}
 
 /* The header the host wrote at creation must still be there: a kernel
  * that overran another buffer, or a buffer of another shape passed in its
@@ -79,42 +77,31 @@ static int header_ok(pt_timing *t, const pt_dev_records *b, const long long *h, 
                     h[PT_DEV_H_MODE], PT_DEV_LAYOUT, b->nslots, b->nphases, b->trace_cap, b->mode);
 }
 
-/* The calibration of the buffer's device, or when there is none, the
- * launch's own average rate (its globaltimer spans over its clock64 spans,
- * pooled over the finished slots): still measured, never nominal. */
-static int conversion(pt_timing *t, const pt_dev_records *b, const long long *d, const char *title,
-                      conv *cv)
+void pt__fold_conv_get(pt_timing *t, const pt__fold_src *j, pt__fold_conv *cv)
 {
+    const pt_dev_records *b = j->buf;
     pt__calib cal;
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    double gt = 0, clk = 0;
 
     pt__calib_get(b->cu, b->device, &cal);
     memset(cv, 0, sizeof *cv);
     cv->device = b->host ? -1 : b->device;
-    snprintf(cv->name, sizeof cv->name, "%s", b->host ? "host" : cal.name);
+    _Static_assert(sizeof cv->name == sizeof cal.name, "a device's name, as calibrate.h keeps it");
+    if (b->host)
+        snprintf(cv->name, sizeof cv->name, "host");
+    else
+        name_copy(cv->name, cal.name, sizeof cv->name);
     if (cal.ok && cal.cycles_per_ns > 0) {
         cv->calibrated = 1;
         cv->tick_ns = cal.tick_ns;
         cv->ns_per_cycle = 1.0 / cal.cycles_per_ns;
         cv->mark_cycles = cal.mark_cycles;
-        return 0;
+        return;
     }
-    for (int s = 0; d && s < b->nslots; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        if (pt__slot_ok(rec, b->nphases, b->trace_cap, pt__count_limit(b->nslots)) > 0) {
-            clk += (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]);
-            gt += (double)(rec[PT_DEV_S_GT1] - rec[PT_DEV_S_GT0]);
-        }
-    }
+    /* The figures pool the launch's own rate (fold_figure.c). */
     if (pt__gpu_once(t, PT__ONCE_UNCALIBRATED))
         pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): the device clock is not calibrated (%s); "
                               "blocks are converted at their launch's average rate",
-                 title, cal.why[0] ? cal.why : "unknown reason");
-    /* 0 when nothing was measured: there is then no time to convert. */
-    cv->tick_ns = 0;
-    cv->ns_per_cycle = clk > 0 && gt > 0 ? gt / clk : 0;
-    return 0;
+                 j->node->name, cal.why[0] ? cal.why : "unknown reason");
 }
 
 /* ---- the arithmetic after the summary ---------------------------- */
@@ -185,7 +172,7 @@ static void bad_phases_seen(const pt__fold_src *j, char *out, size_t n)
 
 /* Turns the summary r of one launch (L ns) into the launch's children. */
 static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int nsm, double L,
-                  const conv *cv, long long twice)
+                  const pt__fold_conv *cv, long long twice)
 {
     pt_dev_records *b = j->buf;
     pt_section *node = j->node, *un, **kids;
@@ -329,8 +316,10 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
                 x->block_max_ns = mx;
             x->blocks += (uint64_t)done;
             x->block_sum_ns += r[PT__R_SUM(p)].d;
+            int lo, hi;
+            pt__fold_hist_range(r, p, &lo, &hi);
             if (x->hist || (x->hist = calloc(PT__HIST_BINS, sizeof *x->hist)) != NULL)
-                for (int k = 0; k < PT__HIST_BINS; k++)
+                for (int k = lo; k <= hi; k++)
                     x->hist[k] += r[PT__R_HIST(np, nsm, p) + k].u;
         }
         if (sm_top && grow_sm(x, sm_top) == 0)
@@ -352,7 +341,8 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     dc->blocks_own = pt__count_add(dc->blocks_own, r[PT__R_OWN].i);
     dc->blocks_cal = pt__count_add(dc->blocks_cal, r[PT__R_CAL].i);
     dc->device = cv->device;
-    snprintf(dc->device_name, sizeof dc->device_name, "%s", cv->name);
+    _Static_assert(sizeof dc->device_name == sizeof cv->name, "a device's name, as pt.h keeps it");
+    name_copy(dc->device_name, cv->name, sizeof dc->device_name);
     dc->folds++;
     dc->slots_skipped = pt__count_add(dc->slots_skipped, r[PT__R_UNDONE].i);
     /* The records hold exactly the launch's blocks (PT_LAUNCH sized them):
@@ -386,121 +376,42 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
     return rc;
 }
 
-/* DONE counts the ENDs that wrote a slot since the buffer was reset, so
- * on records folded before and not reset since (said by pt_dev_fold) a
- * slot each launch wrote reads the number of launches, not a slot
- * several blocks shared: there each written slot counts once, as it did
- * before, its latest END's figures whole. d is ptkit's memory (the host
- * buffer, or the copy of a device one). */
-static void stale_done(const pt__fold_src *j, const long long *d)
-{
-    const pt_dev_records *b = j->buf;
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    if (!j->stale)
-        return;
-    for (int s = 0; s < b->nslots; s++) {
-        long long *done = (long long *)d + PT_DEV_HDR + s * sw + PT_DEV_S_DONE;
-        if (*done > 1)
-            *done = 1;
-    }
-}
-
-/* Summarizes every slot record in d on the host. */
-static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d, double L)
+/* Puts f's figures of the records in d (found, fold_figure.c) in the
+ * tree: the launch's children, its heatmap and shape, its spans. */
+static int fold_records(pt_timing *t, const pt__fold_src *j, pt__fold_fig *f, double L)
 {
     pt_dev_records *b = j->buf;
     const char *title = j->node->name;
-    long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap), lim = pt__count_limit(b->nslots);
-    int nsm = 0, rc;
-    long long twice = 0;
-    pt__rword *r;
+    const long long *d = j->data;
+    double tick = f->cv.calibrated ? f->cv.tick_ns : INFINITY;
     pt__span_evs left = { 0 };
-    size_t bytes;
     pt__ivs flight = { 0 };
     pt_section *launch;
-    double *rates, tick;
-    signed char *how = NULL;
-    int wanted;
-    conv cv;
+    int rc, wanted;
 
-    stale_done(j, d);
-    conversion(t, b, d, title, &cv);
-    tick = cv.calibrated ? cv.tick_ns : INFINITY;
-    /* One pass finds each slot's plausibility and rate, which the summary,
-     * the heatmap and the shape all take: per slot, pt__slot_ok's answer
-     * (2 where it is 1 and the slot has its own rate) and the rate (NaN
-     * for a slot the fold leaves out). Without memory for them, the
-     * summary finds its own, and neither picture is kept. With no tick
-     * known no block's span counts as long, so every block takes the
-     * launch's pooled rate. */
-    if ((rates = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * (sizeof *rates + 1))))
-        how = (signed char *)(void *)(rates + (b->nslots > 0 ? b->nslots : 1));
-    for (int s = 0; s < b->nslots; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        long long smid = rec[PT_DEV_S_SMID];
-        int ok = pt__slot_ok(rec, b->nphases, b->trace_cap, lim), own = 0;
-        double rate = NAN;
-        twice += rec[PT_DEV_S_DONE] > 1;
-        if (ok > 0) {
-            own = pt__slot_rate(rec, tick, cv.ns_per_cycle, &rate);
-            if (pt__smid_ok(smid) && smid >= nsm) /* on its SM, as pt__slot_on_sm says */
-                nsm = (int)smid + 1;
-        }
-        if (rates) {
-            rates[s] = rate;
-            how[s] = (signed char)(ok > 0 ? 1 + own : ok);
-        }
+    if (f->err)
+        return pt__fail(t, f->err, "pt_dev_fold(\"%s\"): out of memory", title);
+    rc = finish(t, j, f->r, f->nsm, L, &f->cv, f->twice);
+    /* The heatmap is the latest fold's, so one of a fold queued before
+     * another of the same records into the same section was not drawn
+     * (fold.c): the one before stays until that one replaces it. */
+    if (f->want_heat) {
+        pt__heat_install(j->node, b, f->heat);
+        f->heat = NULL;
     }
-    /* The summary's memory is kept with the records for their next fold:
-     * a replay's fold allocates no summary (17 KB for three phases on 132
-     * SMs). */
-    bytes = (size_t)PT__R_WORDS(b->nphases, nsm) * sizeof *r;
-    if (bytes > b->fold_sum_bytes) {
-        free(b->fold_sum);
-        b->fold_sum_bytes = 0;
-        if (!(b->fold_sum = malloc(bytes))) {
-            free(rates);
-            return pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory", title);
-        }
-        b->fold_sum_bytes = bytes;
-    }
-    r = b->fold_sum;
-    memset(r, 0, bytes);
-    for (int k = 0; k < PT_DEV_HDR; k++)
-        r[k].i = d[k];
-    for (int s = 0; s < b->nslots; s++) {
-        const long long *rec = d + PT_DEV_HDR + s * sw;
-        if (rates)
-            pt__red_slot_as(r, rec, how[s] > 1 ? 1 : how[s], how[s] == 2, rates[s], b->nphases,
-                            nsm, cv.mark_cycles, lim);
-        else
-            pt__red_slot(r, rec, b->nphases, nsm, tick, cv.ns_per_cycle, cv.mark_cycles,
-                         b->trace_cap, lim);
-    }
-    rc = finish(t, j, r, nsm, L, &cv, twice);
-    /* The heatmap and the shape are pictures the fold's figures do not
-     * need. The heatmap is the latest fold's, so a fold of the same
-     * records into the same section queued after this one (a replay
-     * folded behind the next) makes this one's a picture no report would
-     * show: not drawn. */
-    if (rates) {
-        if (b->pending <= 1 || b->fold_last != j->node)
-            pt__heat_keep(j->node, b, d, rates, cv.mark_cycles);
-        pt__shape_fold(j->node, b, d, rates, cv.mark_cycles);
-        free(rates);
-    }
+    pt__shape_add(j->node, b, &f->shape);
     /* A graph's kernel is a launch of its own, whose roles none are. The
      * spans' leftovers and intervals only where the overlap reads them. */
     launch = j->devtime ? j->node : j->launch;
     wanted = pt__overlap_wanted(launch, j->node, b);
-    if (pt__spans_fold(j->node, b, d, tick, cv.ns_per_cycle,
+    if (pt__spans_fold(j->node, b, d, tick, f->cv.ns_per_cycle,
                        wanted ? &left : NULL, wanted ? &flight : NULL) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory pairing the spans; "
                       "some are left out", title);
     if (wanted &&
         pt__overlap_fold(launch, j->node, b, d, tick,
-                         cv.ns_per_cycle, &left, &flight) < 0 &&
+                         f->cv.ns_per_cycle, &left, &flight) < 0 &&
         !rc)
         rc = pt__fail(t, PT_ENOMEM, "pt_dev_fold(\"%s\"): out of memory figuring the overlap; "
                       "it is left out", title);
@@ -508,7 +419,7 @@ static int fold_records(pt_timing *t, const pt__fold_src *j, const long long *d,
         pt__fold_shape shape = { b->nslots, b->nphases, b->trace_cap, b->names, b->host,
                                  b->span_names, b->nspan_names, b->wait, wanted };
         pt__trace_fold(t, &shape, j->node, j->launch, d, tick,
-                       cv.ns_per_cycle);
+                       f->cv.ns_per_cycle);
     }
     return rc;
 }
@@ -530,11 +441,11 @@ static int note_sample(pt_timing *t, const pt__fold_src *j)
     return 0;
 }
 
-int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
+int pt__fold_apply(pt_timing *t, const pt__fold_src *j, pt__fold_fig *f, double launch_ns)
 {
     const char *title = j->node->name;
     pt__calib cal;
-    conv cv;
+    pt__fold_conv cv;
     int rc;
 
     /* Records that do not match the buffer fold nothing, and the launch
@@ -555,8 +466,11 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
         pt__record(j->node, launch_ns);
     if ((rc = note_sample(t, j)) != 0)
         return rc;
-    if (!j->reduced)
-        return fold_records(t, j, j->data, launch_ns);
+    if (!j->reduced) {
+        if (!f->found)
+            pt__fold_figure(j, f);
+        return fold_records(t, j, f, launch_ns);
+    }
     memset(&cv, 0, sizeof cv);
     cv.calibrated = j->calibrated;
     cv.tick_ns = j->tick_ns;
@@ -564,7 +478,7 @@ int pt__fold_apply(pt_timing *t, const pt__fold_src *j, double launch_ns)
     cv.mark_cycles = j->mark_cycles;
     cv.device = j->buf->device;
     pt__calib_get(j->buf->cu, j->buf->device, &cal);
-    snprintf(cv.name, sizeof cv.name, "%s", cal.name);
+    name_copy(cv.name, cal.name, sizeof cv.name);
     rc = finish(t, j, (const pt__rword *)(const void *)j->data, j->nsm, launch_ns, &cv, 0);
     /* Only the summary came back: no per-block picture of this fold. */
     free(j->node->heat);

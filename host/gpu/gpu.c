@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/roofline.h"
 #include "gpu/event_pool.h"
+#include "gpu/fold_worker.h"
 #include "gpu/queue.h"
 
 #include <stdio.h>
@@ -198,6 +199,8 @@ static void destroy(pt_timing *t)
     pt__gpu *g = pt__gpu_of(t);
 
     reset(t);
+    pt__worker_free(g->worker); /* after the folds it held, which reset waited for */
+    g->worker = NULL;
     pt__event_pool_free(g);
     if (g->ref)
         pt__event_destroy(g, g->ref);

@@ -375,6 +375,19 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
         if (!ringed(c) || !st->ring || st->busy)
             continue;
         c->aimed.data = (long long *)(void *)(r->dev + (size_t)set * r->set_bytes + c->part);
+        if (st->dropped) {
+            /* Its last fold was dropped (pt_reset): zeroed as a reset
+             * zeroes records, its header kept, and counted from 0. */
+            size_t head = PT_DEV_H_BAD_SLOT * sizeof(long long);
+            if ((e = cu->MemsetAsync((char *)c->aimed.data + head, 0, c->bytes - head, s)) != 0)
+                pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): zeroing a set of the ring whose "
+                         "fold was dropped: %s; its next fold may find slots written twice",
+                         c->title, pt__cuda_errstr(cu, e));
+            if (st->seen.v)
+                memset(st->seen.v, 0, (size_t)st->seen.n * sizeof *st->seen.v);
+            st->seen.bad = 0;
+            st->dropped = 0;
+        }
         c->kp.args[c->nargs - 1] = &c->aimed;
         if ((e = cu->GraphExecKernelNodeSetParams(exec, c->node, &c->kp)) != 0) {
             snprintf(c->recs->ring_off, sizeof c->recs->ring_off,

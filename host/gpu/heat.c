@@ -9,37 +9,27 @@
 #include <math.h>
 #include <stdlib.h>
 
-void pt__heat_keep(pt_section *node, const pt_dev_records *b, const long long *d,
-                   const double *rate, double mark_cycles)
+pt__heat *pt__heat_figure(const pt_dev_records *b, const long long *d, const double *rate,
+                          double mark_cycles)
 {
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
     int nrows = b->nslots < PT__HEAT_MAX_ROWS ? b->nslots : PT__HEAT_MAX_ROWS, np = b->nphases;
     size_t cells = (size_t)nrows * (size_t)np;
     pt__heat *h;
 
-    free(node->heat);
-    node->heat = h = malloc(sizeof *h + 2 * cells * sizeof(double) +
-                            (size_t)np * sizeof *h->names + (cells + (size_t)nrows) * sizeof(int));
+    h = malloc(sizeof *h + 2 * cells * sizeof(double) + (size_t)np * sizeof *h->names +
+               (cells + (size_t)nrows) * sizeof(int));
     if (!h)
-        return;
+        return NULL;
     h->nslots = b->nslots;
     h->nrows = nrows;
     h->nphases = np;
     h->mean = h->ns + cells;
-    /* The names the phases have as children of the launch, which live as
-     * long as the launch does; the buffer's own copies may be freed first. */
     h->names = (const char **)(void *)(h->mean + cells);
     h->at = (int *)(void *)(h->names + np);
     h->missing = h->at + cells;
-    for (int p = 0; p < np; p++) {
-        const pt_section *c = pt__child_find(node, b->names[p]);
-        if (!c) {
-            free(h);
-            node->heat = NULL;
-            return;
-        }
-        h->names[p] = c->name;
-    }
+    for (int p = 0; p < np; p++)
+        h->names[p] = NULL;
     for (int i = 0, hi = 0; i < nrows; i++) {
         /* A row a slot where there are no more slots than rows: no
          * division a row, as none a slot. */
@@ -71,5 +61,23 @@ void pt__heat_keep(pt_section *node, const pt_dev_records *b, const long long *d
         for (int p = 0; p < np && done > 0; p++)
             mean[p] /= done;
         h->missing[i] = hi - lo - done;
+    }
+    return h;
+}
+
+void pt__heat_install(pt_section *node, const pt_dev_records *b, pt__heat *h)
+{
+    free(node->heat);
+    node->heat = h;
+    /* The names the phases have as children of the launch, which live as
+     * long as the launch does; the buffer's own copies may be freed first. */
+    for (int p = 0; h && p < h->nphases; p++) {
+        const pt_section *c = pt__child_find(node, b->names[p]);
+        if (!c) {
+            free(h);
+            node->heat = NULL;
+            return;
+        }
+        h->names[p] = c->name;
     }
 }

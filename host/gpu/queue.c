@@ -249,6 +249,33 @@ static int span_resolve(pt_timing *t, pt__gpu *g, pt__pair *p)
 
 /* ---- resolving --------------------------------------------------- */
 
+/* Starts what the waiters of the oldest queued items can do before they
+ * run (their folds' figures, on the fold's thread), oldest first, up to
+ * the first that cannot yet (one query of a copy's event) or
+ * PREPARE_AHEAD items. O(PREPARE_AHEAD + their waiters). */
+#define PREPARE_AHEAD 256
+static void prepare(pt_timing *t, pt__gpu *g)
+{
+    if (!g)
+        return;
+    for (size_t k = 0; k < g->qlen && k < PREPARE_AHEAD; k++)
+        for (pt__waiter *w = g->pairs[queue_at(g, k)].waiters; w; w = w->next)
+            if (w->ops->prepare && !w->ops->prepare(t, w))
+                return;
+}
+
+/* Before the oldest is resolved by a wait: its waiters' copies waited
+ * for, and what has landed started (prepare), so that the fold's thread
+ * finds the figures of the folds queued after it while this thread
+ * resolves it (or helps: fold_worker.c). */
+static void land_head(pt_timing *t, pt__gpu *g)
+{
+    for (pt__waiter *w = g->pairs[queue_at(g, 0)].waiters; w; w = w->next)
+        if (w->ops->land)
+            w->ops->land(w);
+    prepare(t, g);
+}
+
 /* Whether the oldest queued item can be resolved without waiting. */
 static int head_ready(pt__gpu *g)
 {
@@ -369,7 +396,9 @@ int pt__queue_resolve_n(pt_timing *t, size_t n)
     if (g && n > 1)
         settle(g, n);
     while (g && n-- > 0 && g->qlen) {
-        int r = resolve_head(t);
+        int r;
+        land_head(t, g);
+        r = resolve_head(t);
         if (r && !rc)
             rc = r;
     }
@@ -387,6 +416,7 @@ int pt__queue_harvest(pt_timing *t)
     pt__gpu *g = t ? pt__gpu_of(t) : NULL;
     int rc = 0;
 
+    prepare(t, g);
     while (g && g->qlen && head_ready(g)) {
         int r = resolve_head(t);
         if (r && !rc)
@@ -401,7 +431,9 @@ int pt__queue_resolve_until(pt_timing *t, const int *pending, int keep)
     int rc = 0;
 
     while (g && *pending > keep && g->qlen) {
-        int r = resolve_head(t);
+        int r;
+        land_head(t, g);
+        r = resolve_head(t);
         if (r && !rc)
             rc = r;
     }

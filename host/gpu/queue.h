@@ -24,6 +24,14 @@ typedef struct pt__waiter_ops {
      * %globaltimer, of the blocks that ended in it; 1, or 0 when it knows
      * none. Called once the launch completed, before run; may be NULL. */
     int (*span)(const pt__waiter *w, long long *gt0, long long *gt1);
+    /* Starts what it can before its launch is resolved (a fold hands its
+     * figures to the fold's thread once its copy has landed): 1, or 0
+     * where it cannot yet, so nothing queued after it is started. May be
+     * NULL. */
+    int (*prepare)(pt_timing *t, pt__waiter *w);
+    /* Waits for what prepare waits for (a fold's copy), before its launch
+     * is resolved by a wait. May be NULL. */
+    void (*land)(pt__waiter *w);
 } pt__waiter_ops;
 struct pt__waiter {
     pt__waiter *next;

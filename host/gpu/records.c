@@ -94,7 +94,10 @@ static void free_buffer(pt_dev_records *b)
     }
     if (b->red_dev)
         cu->Free(b->red_dev);
-    free(b->fold_sum);
+    for (pt__sum_mem *m = b->sums, *n; m; m = n) {
+        n = m->next;
+        free(m);
+    }
     if (b->spare)
         cu->FreeHost(b->spare);
     if (b->read_mark)

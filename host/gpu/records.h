@@ -29,6 +29,16 @@ typedef struct pt__seen {
     long long bad;
 } pt__seen;
 
+/* A host fold's summary memory (fold_figure.c), kept with the records for
+ * their next folds: a list as long as the most of their folds whose
+ * figures were found at once. The summary's words follow it; its
+ * histograms are left zeroed for nsm SM columns (-1: not). */
+typedef struct pt__sum_mem {
+    struct pt__sum_mem *next;
+    size_t bytes;             /* of the words */
+    int nsm;
+} pt__sum_mem;
+
 /* A host copy of a buffer's records (or of a reduction's result), pinned
  * where the runtime allows so the copy back stays asynchronous. `ev`
  * marks the end of the latest copy into it; reusing or freeing the copy
@@ -48,6 +58,8 @@ typedef struct pt__stage {
     int unfilled;
     pt__cuerr (*fill)(struct pt__stage *s);
     pt__seen seen;
+    int dropped;              /* a fold of the set was dropped unread: zeroed before its next
+                                 replay, the counts it holds unknown */
 } pt__stage;
 
 struct pt_dev_records {
@@ -80,8 +92,8 @@ struct pt_dev_records {
     long fold_gen;            /* reset_gen of the last fold taken, or -1 */
     pt_timing *fold_t;        /* the timing those jobs wait on */
     const pt_section *fold_last; /* the section the latest fold job goes under */
-    void *fold_sum;           /* a host fold's summary (fold_apply.c), kept for the next */
-    size_t fold_sum_bytes;
+    long fold_seq;            /* fold jobs made so far (the latest's number) */
+    struct pt__sum_mem *sums; /* host folds' summary memory, kept for the next (below) */
     void *red_dev;            /* device scratch for the reduction's result */
     size_t red_bytes;
     /* A CUDA graph's replays and PT_LAUNCH's later launches are not reset

@@ -55,17 +55,22 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* base (n elements of size bytes) sorted by cmp: qsort, unless they are
- * in order already (one pass, as they mostly come on a GPU). */
-static void sort_unless_sorted(void *base, int n, size_t size,
-                               int (*cmp)(const void *, const void *))
+/* Whether v[0..n) is in order already, as a GPU's blocks mostly come:
+ * then no qsort (nor its call of the comparison a pair) is needed. */
+static int blocks_sorted(const blk *v, int n)
 {
-    const char *v = base;
     for (int i = 1; i < n; i++)
-        if (cmp(v + (size_t)(i - 1) * size, v + (size_t)i * size) > 0) {
-            qsort(base, (size_t)n, size, cmp);
-            return;
-        }
+        if (v[i - 1].sm > v[i].sm || (v[i - 1].sm == v[i].sm && v[i - 1].gt0 > v[i].gt0))
+            return 0;
+    return 1;
+}
+
+static int values_sorted(const long long *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        if (v[i - 1] > v[i])
+            return 0;
+    return 1;
 }
 
 /* v (n blocks, SMs below top_sm) sorted by SM and BEGIN: a counting sort
@@ -78,7 +83,7 @@ static void sort_blocks(blk *v, blk *tmp, int n, int top_sm)
 {
     int *at;
 
-    if (n < 2)
+    if (n < 2 || blocks_sorted(v, n))
         return;
     at = top_sm <= 4 * n + 1024 ? calloc((size_t)top_sm + 1, sizeof *at) : NULL;
     if (!at) {
@@ -95,7 +100,8 @@ static void sort_blocks(blk *v, blk *tmp, int n, int top_sm)
     for (int i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && v[j].sm == v[i].sm; j++) {
         }
-        sort_unless_sorted(v + i, j - i, sizeof *v, by_sm_begin);
+        if (!blocks_sorted(v + i, j - i))
+            qsort(v + i, (size_t)(j - i), sizeof *v, by_sm_begin);
     }
     free(at);
 }
@@ -145,13 +151,6 @@ static int device_sms(pt_dev_records *b)
     return b->sms > 0 ? b->sms : 0;
 }
 
-/* One fold's figures. */
-typedef struct fold_shape {
-    double waves, span, tail, idle;
-    uint64_t resident, sms, stragglers;
-    long long straggler_sm;
-} fold_shape;
-
 /* Over the n blocks sorted by SM and BEGIN: per SM its busy time, most
  * resident blocks and last END. ends and lasts have room for n. */
 static void per_sm(const blk *v, int n, long long *ends, long long *lasts, int *ngroups,
@@ -175,7 +174,8 @@ static void per_sm(const blk *v, int n, long long *ends, long long *lasts, int *
                 e = v[j].gt1;
         }
         *busy += (double)(e - s);
-        sort_unless_sorted(ends, j - i, sizeof *ends, by_value);
+        if (!values_sorted(ends, j - i))
+            qsort(ends, (size_t)(j - i), sizeof *ends, by_value);
         /* Blocks begun by the m-th BEGIN less those ended by then. */
         for (int m = i; m < j; m++) {
             while (k < j - i && ends[k] <= v[m].gt0)
@@ -192,22 +192,25 @@ static void per_sm(const blk *v, int n, long long *ends, long long *lasts, int *
     *ngroups = g;
 }
 
-void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, const double *rate,
-                    double mark_cycles)
+void pt__shape_figure(const pt_dev_records *b, const long long *d, const double *rate,
+                      double mark_cycles, pt__shape_fig *f)
 {
     long long sw = PT_DEV_SLOT_WORDS(b->nphases, b->trace_cap);
-    long long s0 = 0, s1 = 0, *ends, *lasts, slow_at = -1;
-    double slow_ns = -1, slow_rate = 0, busy, *ph;
-    int n = 0, g = 0, top_sm = 0;
-    fold_shape f = { 0 };
-    pt__shape *sh;
+    long long s0 = 0, s1 = 0, *ends, *lasts;
+    double slow_rate = 0;
+    size_t ns = (size_t)(b->nslots > 0 ? b->nslots : 1);
     blk *v;
 
-    v = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * 2 * sizeof *v);
-    ends = malloc((size_t)(b->nslots > 0 ? b->nslots : 1) * 2 * sizeof *ends);
-    ph = malloc((size_t)(b->nphases > 0 ? b->nphases : 1) * sizeof *ph);
-    if (!v || !ends || !ph)
+    memset(f, 0, sizeof *f);
+    f->slow_ns = -1;
+    f->slow_at = -1;
+    /* One allocation: the blocks twice (the sort's room), their ENDs and
+     * the SMs' last ENDs; and the slowest block's phases, kept. */
+    v = malloc(ns * 2 * sizeof *v + ns * 2 * sizeof *ends);
+    f->ph = malloc((size_t)(b->nphases > 0 ? b->nphases : 1) * sizeof *f->ph);
+    if (!v || !f->ph)
         goto out;
+    ends = (long long *)(void *)(v + 2 * ns);
     lasts = ends + b->nslots;
     for (int s = 0; s < b->nslots; s++) {
         const long long *rec = d + PT_DEV_HDR + s * sw;
@@ -217,73 +220,90 @@ void pt__shape_fold(pt_section *node, pt_dev_records *b, const long long *d, con
          * %smid an SM's. */
         if (isnan(rate[s]) || !pt__smid_ok(sm) || gt0 < 0 || gt1 < gt0)
             continue;
-        v[n++] = (blk){ gt0, gt1, (int)sm };
-        if (n == 1 || gt0 < s0)
+        v[f->n++] = (blk){ gt0, gt1, (int)sm };
+        if (f->n == 1 || gt0 < s0)
             s0 = gt0;
-        if (n == 1 || gt1 > s1)
+        if (f->n == 1 || gt1 > s1)
             s1 = gt1;
-        if (sm >= top_sm)
-            top_sm = (int)sm + 1;
+        if (sm >= f->top_sm)
+            f->top_sm = (int)sm + 1;
         span = (double)(rec[PT_DEV_S_CLK1] - rec[PT_DEV_S_CLK0]) * rate[s];
-        if (span > slow_ns) {
-            slow_ns = span;
-            slow_at = s;
+        if (span > f->slow_ns) {
+            f->slow_ns = span;
+            f->slow_at = s;
             slow_rate = rate[s];
         }
     }
-    if (n == 0 || s1 <= s0)
+    if (f->n == 0 || s1 <= s0)
         goto out;
-    f.span = (double)(s1 - s0);
-    sort_blocks(v, v + b->nslots, n, top_sm);
-    per_sm(v, n, ends, lasts, &g, &busy, &f.resident, &f.straggler_sm);
-    f.sms = (uint64_t)(b->host ? g : top_sm);
-    if (!b->host && (uint64_t)device_sms(b) > f.sms)
-        f.sms = (uint64_t)device_sms(b);
+    f->span = (double)(s1 - s0);
+    sort_blocks(v, v + b->nslots, f->n, f->top_sm);
+    per_sm(v, f->n, ends, lasts, &f->g, &f->busy, &f->resident, &f->straggler_sm);
     /* A block is resident at its own BEGIN, whatever its END says (a
      * record whose END equals its BEGIN left the count at 0). */
-    if (f.resident == 0)
-        f.resident = 1;
-    f.waves = (double)n / ((double)f.resident * (double)f.sms);
-    f.idle = 1.0 - busy / ((double)f.sms * f.span);
-    if (f.idle < 0)
-        f.idle = 0;
+    if (f->resident == 0)
+        f->resident = 1;
     {
         long long first_idle = lasts[0], median;
-        for (int i = 1; i < g; i++)
+        double tenth = f->span / 10;
+        for (int i = 1; i < f->g; i++)
             if (lasts[i] < first_idle)
                 first_idle = lasts[i];
-        median = kth(lasts, g, (g - 1) / 2);
-        f.tail = (double)(s1 - first_idle);
-        for (int i = 0; i < g; i++)
-            f.stragglers += (double)(lasts[i] - median) > f.span / 10;
+        median = kth(lasts, f->g, (f->g - 1) / 2);
+        f->tail = (double)(s1 - first_idle);
+        for (int i = 0; i < f->g; i++)
+            f->stragglers += (double)(lasts[i] - median) > tenth;
     }
+    f->slow_sm = d[PT_DEV_HDR + f->slow_at * sw + PT_DEV_S_SMID];
     for (int p = 0; p < b->nphases; p++) {
-        const long long *rec = d + PT_DEV_HDR + slow_at * sw;
+        const long long *rec = d + PT_DEV_HDR + f->slow_at * sw;
         double ovh;
-        ph[p] = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p], rec[PT_DEV_SLOT_HDR + 2 * p + 1],
-                             mark_cycles, slow_rate, &ovh);
+        f->ph[p] = pt__phase_ns(rec[PT_DEV_SLOT_HDR + 2 * p], rec[PT_DEV_SLOT_HDR + 2 * p + 1],
+                                mark_cycles, slow_rate, &ovh);
     }
-
-    if (!(sh = pt__shape_of(node)) ||
-        pt__shape_slowest(sh, slow_ns, slow_at, d[PT_DEV_HDR + slow_at * sw + PT_DEV_S_SMID],
-                          b->nphases, (const char *const *)b->names, ph) < 0)
-        goto out;
-    sh->folds++;
-    sh->on_host |= b->host;
-    sh->waves_sum += f.waves;
-    sh->span_ns_sum += f.span;
-    sh->tail_ns_sum += f.tail;
-    sh->idle_sum += f.idle;
-    if (f.resident > sh->resident)
-        sh->resident = f.resident;
-    if (f.sms > sh->sms)
-        sh->sms = f.sms;
-    if (f.stragglers >= sh->stragglers) {
-        sh->stragglers = f.stragglers;
-        sh->straggler_sm = f.straggler_sm;
-    }
+    f->ok = 1;
 out:
     free(v);
-    free(ends);
-    free(ph);
+}
+
+void pt__shape_add(pt_section *node, pt_dev_records *b, pt__shape_fig *f)
+{
+    pt__shape *sh;
+    uint64_t sms;
+    double waves, idle;
+
+    if (!f->ok)
+        return;
+    sms = (uint64_t)(b->host ? f->g : f->top_sm);
+    if (!b->host && (uint64_t)device_sms(b) > sms)
+        sms = (uint64_t)device_sms(b);
+    waves = (double)f->n / ((double)f->resident * (double)sms);
+    idle = 1.0 - f->busy / ((double)sms * f->span);
+    if (idle < 0)
+        idle = 0;
+    if (!(sh = pt__shape_of(node)) ||
+        pt__shape_slowest(sh, f->slow_ns, f->slow_at, f->slow_sm, b->nphases,
+                          (const char *const *)b->names, f->ph) < 0)
+        return;
+    sh->folds++;
+    sh->on_host |= b->host;
+    sh->waves_sum += waves;
+    sh->span_ns_sum += f->span;
+    sh->tail_ns_sum += f->tail;
+    sh->idle_sum += idle;
+    if (f->resident > sh->resident)
+        sh->resident = f->resident;
+    if (sms > sh->sms)
+        sh->sms = sms;
+    if (f->stragglers >= sh->stragglers) {
+        sh->stragglers = f->stragglers;
+        sh->straggler_sm = f->straggler_sm;
+    }
+}
+
+void pt__shape_fig_free(pt__shape_fig *f)
+{
+    free(f->ph);
+    f->ph = NULL;
+    f->ok = 0;
 }

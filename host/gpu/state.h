@@ -61,6 +61,10 @@ typedef struct pt__gpu {
      * copy back, which then records no event of its own); NULL when
      * taken. The pool may record it again later. */
     pt__cuevent closed;
+    /* The fold's own thread (fold_worker.c), started with the first fold
+     * that hands it work; worker_tried once asked for. */
+    struct pt__worker *worker;
+    int worker_tried;
 } pt__gpu;
 
 /* t's GPU state, or NULL before the first GPU call. */
