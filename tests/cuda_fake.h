@@ -26,9 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct fake_event {
     double ms;                /* fake.now_ms when last recorded */
+    double due_us;            /* a paced GPU's (below): when it completes, on fake_wall_us */
 } fake_event;
 
 typedef struct fake_gpu {
@@ -58,6 +60,13 @@ typedef struct fake_gpu {
     void *graph_exec;         /* the last one's graph */
     void (*graph_replay)(void *exec); /* what a replay does (the test's kernels), or NULL */
     long long capture_asks;
+    /* A GPU with a pace, for benchmarks (0: every call completes at
+     * once): each graph replay keeps it busy pace_us of wall time from
+     * the later of its launch and the end of the work before it, so an
+     * event recorded after a replay completes then; a query says not
+     * ready before, a wait spins until then. busy_until_us: when the
+     * work launched so far ends. */
+    double pace_us, busy_until_us;
     /* cudaGraphAddMemsetNode / cudaGraphAddKernelNode: the nodes added (handles
      * 1, 2, ... in order), the last memsets' and kernel's parameters and
      * dependencies. */
@@ -169,6 +178,23 @@ static pt__cuerr f_ev_create(pt__cuevent *ev, unsigned flags)
     fake.created++;
     return 0;
 }
+/* The wall clock a paced GPU keeps, in microseconds. */
+static inline double fake_wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+/* A wait for a paced GPU sleeps (a benchmark sets its timer slack low):
+ * the waiting thread's CPU time is then its own work's. */
+static inline void fake_wait_until(double us)
+{
+    double left;
+    while (fake.pace_us > 0 && (left = us - fake_wall_us()) > 0) {
+        struct timespec ts = { 0, (long)(left * 1e3) };
+        nanosleep(&ts, NULL);
+    }
+}
 static pt__cuerr f_ev_record(pt__cuevent ev, pt_stream s)
 {
     (void)s;
@@ -178,18 +204,21 @@ static pt__cuerr f_ev_record(pt__cuevent ev, pt_stream s)
         fake.records_before_err--;
     }
     ((fake_event *)(void *)ev)->ms = fake.now_ms;
+    ((fake_event *)(void *)ev)->due_us = fake.busy_until_us;
     fake.records++;
     return 0;
 }
 static pt__cuerr f_ev_query(pt__cuevent ev)
 {
-    (void)ev;
     fake.queries++;
+    if (fake.pace_us > 0 && fake_wall_us() < ((fake_event *)(void *)ev)->due_us)
+        return PT__CU_NOT_READY;
     return fake.not_ready ? PT__CU_NOT_READY : 0;
 }
 static pt__cuerr f_ev_sync(pt__cuevent ev)
 {
     fake.syncs++;
+    fake_wait_until(((fake_event *)(void *)ev)->due_us);
     if (fake.nsynced < 64)
         fake.synced_ms[fake.nsynced++] = ((fake_event *)(void *)ev)->ms;
     return fake.sync_err;
@@ -207,6 +236,10 @@ static pt__cuerr f_graph_launch(void *exec, pt_stream s)
     (void)s;
     fake.graph_launches++;
     fake.graph_exec = exec;
+    if (fake.pace_us > 0) {
+        double now = fake_wall_us();
+        fake.busy_until_us = (fake.busy_until_us > now ? fake.busy_until_us : now) + fake.pace_us;
+    }
     if (fake.graph_replay)
         fake.graph_replay(exec);
     for (long long i = 0; i < fake.copy_nodes && i < 8; i++, fake.graph_copies++)
@@ -422,6 +455,7 @@ static pt__cuerr f_stream_sync(pt_stream s)
 {
     (void)s;
     fake.stream_syncs++;
+    fake_wait_until(fake.busy_until_us);
     return 0;
 }
 static pt__cuerr f_stream_destroy(pt_stream s)

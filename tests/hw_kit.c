@@ -131,6 +131,9 @@ Test(hw_kit, the_summary_reads_a_canned_log_into_its_table)
         "report: 1 note; 4 slots skipped",
         "compute-sanitizer synccheck | skipped",
         "|   graph replay, the host's work alone | ok, 0.4 s | 18.93 us a replay of 3 kernels",
+        "|   graph replays on a paced fake GPU | ok, 0.4 s | at 64, 32, 16 and 12 us a replay: "
+        "1.0129, 1.0049, 1.0159 and 1.0297 of its pace with the fold's own thread, 1.0062, "
+        "1.0050, 1.3707 and 1.7380 without",
         NULL,
     };
     char *text = summary_of("tests/hw/canned");

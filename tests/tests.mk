@@ -155,8 +155,15 @@ $(BUILD)/tests/threads_tsan: tests/tsan/threads_tsan.c tests/threads_jobs.h $(LI
 	@mkdir -p $(@D)
 	$(CC) $(PT_CPPFLAGS) $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(PT_LDLIBS)
 
-tsan-run: $(BUILD)/tests/threads_tsan
+# The fold's own thread (host/gpu/fold_worker.c) beside the launching
+# one: bench_graph_host's replays, fewer of them, under TSan.
+$(BUILD)/tests/fold_tsan: tests/bench/bench_graph_host.c tests/cuda_fake.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(PT_CPPFLAGS) -Itests $(PT_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(PT_LDLIBS)
+
+tsan-run: $(BUILD)/tests/threads_tsan $(BUILD)/tests/fold_tsan
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" $(BUILD)/tests/threads_tsan
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" $(BUILD)/tests/fold_tsan 200
 
 # bench-static: the device macros' registers, stack and code on the
 # benchmark kernels (tests/kernels/kernels.mk builds them), no GPU needed.

@@ -19,6 +19,7 @@
 
 #include <pt/pt_dev.h>
 
+#include <sys/prctl.h>
 #include <time.h>
 
 enum { KERNELS = 3, BLOCKS = 132, PHASES = 3, ROUNDS = 5 };
@@ -66,10 +67,10 @@ static void replay(void *exec)
     fake.now_ms += 0.064;
 }
 
-static double now_s(void)
+static double now_s(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(c, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -79,24 +80,29 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
+/* One form's rounds: a timing whose graph of KERNELS marked kernels,
+ * captured by PT_LAUNCH, is replayed n times a round by pt_graph_launch
+ * (and synchronized), the fold's own thread on or off, on the fake GPU
+ * at pace_us a replay (0: at once). Per round, the wall time and the
+ * launching thread's CPU time a replay, into wall[] and cpu[] (sorted).
+ * Returns 0, or 1 where a replay was not folded by the ring. */
+static int rounds(long n, int thread, double pace_us, double *wall, double *cpu)
 {
-    static const size_t sizes[] = { sizeof(float *), sizeof(int), sizeof(pt_dev_buf) };
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
-    const long n = argc > 1 ? atol(argv[1]) : 2000;
     test_clock clk = { 0 };
     pt_dev_records *recs[KERNELS];
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
-    double us[ROUNDS];
     float data = 0, *in = &data;
     int m = 1, bad = 0;
+    pt_section_stats ss;
+    const pt_section *k0;
     pt_timing *t;
     pt_graph *g;
 
-    fake_install_ring(3, sizes);
-    pt__calib_set(-1, 2.0, 1000.0);
-    pt__calib_set(0, 2.0, 1000.0);
+    setenv("PT_FOLD_THREAD", thread ? "1" : "0", 1);
+    fake.pace_us = 0;
+    fake.nkaim = 0; /* the fake's kernel nodes are the last graph's */
     t = test_timing(&clk, "graph", PT_GPU_EVENTS);
     for (int k = 0; k < KERNELS; k++)
         if (!(recs[k] = pt_dev_records_create(t, BLOCKS, PHASES, NULL, PT_DEV_AGGREGATE, 0)))
@@ -111,31 +117,65 @@ int main(int argc, char **argv)
     fake.capturing = NULL;
     g = pt_graph_capture_end(t, st);
     fake.graph_replay = replay;
+    fake.pace_us = pace_us;
     for (int r = 0; g && r < ROUNDS; r++) {
-        double t0 = now_s();
+        double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
         for (long i = 0; i < n; i++)
             bad |= pt_graph_launch(t, g, "step", exec, st) != 0;
         bad |= pt_sync(t) != 0;
-        us[r] = (now_s() - t0) * 1e6 / (double)n;
+        wall[r] = (now_s(CLOCK_MONOTONIC) - t0) * 1e6 / (double)n;
+        cpu[r] = (now_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1e6 / (double)n;
     }
-    {
-        pt_section_stats s;
-        const pt_section *k0 = pt_find(t, "step/k0");
-        if (!g || bad || !k0 || pt_section_get(t, k0, &s) != 0 ||
-            s.count != (uint64_t)(n * ROUNDS) || recs[0]->ring_reads != n * ROUNDS) {
-            fprintf(stderr, "bench_graph_host: not every replay folded by the ring: %s\n",
-                    pt_last_error(t));
-            return 1;
-        }
+    fake.pace_us = 0;
+    k0 = pt_find(t, "step/k0");
+    if (!g || bad || !k0 || pt_section_get(t, k0, &ss) != 0 ||
+        ss.count != (uint64_t)(n * ROUNDS) || recs[0]->ring_reads != n * ROUNDS) {
+        fprintf(stderr, "bench_graph_host: not every replay folded by the ring (%d, %llu of %ld, "
+                "%lld): %s\n", bad, k0 ? (unsigned long long)ss.count : 0ULL, n * ROUNDS,
+                recs[0]->ring_reads, recs[0]->ring_off);
+        return 1;
     }
-    qsort(us, ROUNDS, sizeof *us, cmp);
-    printf("a graph replay's host work (pt_graph_launch, 3 kernels of 132 blocks, 3 phases, the "
-           "ring, the fake runtime): %.2f us a replay, %.2f us a kernel (median of %d rounds of "
-           "%ld)\n", us[ROUNDS / 2], us[ROUNDS / 2] / KERNELS, ROUNDS, n);
+    qsort(wall, ROUNDS, sizeof *wall, cmp);
+    qsort(cpu, ROUNDS, sizeof *cpu, cmp);
     pt_graph_free(g);
     for (int k = 0; k < KERNELS; k++)
         pt_dev_records_free(recs[k]);
     pt_destroy(t);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t sizes[] = { sizeof(float *), sizeof(int), sizeof(pt_dev_buf) };
+    static const double paces[] = { 64, 32, 16, 12 };
+    const long n = argc > 1 ? atol(argv[1]) : 2000;
+    double wall[ROUNDS], cpu[ROUNDS], ratio[2][4];
+
+    fake_install_ring(3, sizes);
+    pt__calib_set(-1, 2.0, 1000.0);
+    pt__calib_set(0, 2.0, 1000.0);
+    /* The paced GPU's waits sleep to the microsecond, not to the 50 us
+     * of a thread's default timer slack. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    if (rounds(n, 0, 0, wall, cpu))
+        return 1;
+    printf("a graph replay's host work (pt_graph_launch, 3 kernels of 132 blocks, 3 phases, the "
+           "ring, the fake runtime): %.2f us a replay, %.2f us a kernel (median of %d rounds of "
+           "%ld)\n", wall[ROUNDS / 2], wall[ROUNDS / 2] / KERNELS, ROUNDS, n);
+    /* The same replays on a GPU that takes pace_us a replay: the host
+     * keeps up where they take as long as the GPU's pace (the bare
+     * graph's, which has no host work to wait for). */
+    for (int i = 0; i < 4; i++)
+        for (int thread = 0; thread < 2; thread++) {
+            if (rounds(n, thread, paces[i], wall, cpu))
+                return 1;
+            ratio[thread][i] = wall[ROUNDS / 2] / paces[i];
+        }
+    printf("graph replays on a GPU paced at %.0f, %.0f, %.0f and %.0f us a replay, of the GPU's "
+           "pace: %.4f, %.4f, %.4f and %.4f with the fold's own thread; %.4f, %.4f, %.4f and "
+           "%.4f without it (median of %d rounds of %ld)\n", paces[0], paces[1], paces[2],
+           paces[3], ratio[1][0], ratio[1][1], ratio[1][2], ratio[1][3], ratio[0][0],
+           ratio[0][1], ratio[0][2], ratio[0][3], ROUNDS, n);
     fake_uninstall();
     return 0;
 }

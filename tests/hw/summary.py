@@ -258,9 +258,16 @@ def host_rows(logs, st):
     if not m:
         return [("  graph replay, the host's work alone", status(st, "bench_host"),
                  "no log" if text is None else "no figure in its log")]
-    return [("  graph replay, the host's work alone", status(st, "bench_host"),
+    rows = [("  graph replay, the host's work alone", status(st, "bench_host"),
              f"{m.group(1)} us a replay of 3 kernels of 132 blocks, {m.group(2)} us a kernel "
              f"(pt_graph_launch against the fake runtime: aiming, bookkeeping, folds)")]
+    p = re.search(r"paced at ([\d, and]+) us a replay, of the GPU's pace: ([\d., and]+) with "
+                  r"the fold's own thread; ([\d., and]+) without it", text)
+    if p:
+        rows.append(("  graph replays on a paced fake GPU", status(st, "bench_host"),
+                     f"at {p.group(1)} us a replay: {p.group(2)} of its pace with the fold's "
+                     f"own thread, {p.group(3)} without (this host's CPU keeps up where 1)"))
+    return rows
 
 
 def proton_rows(logs, st):
