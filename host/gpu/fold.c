@@ -130,8 +130,8 @@ static pt__cuerr copy_wait(fold_job *j)
  * else the copy's wait failed (its error), there was no memory for the
  * counts (-1, nothing changed), or JOB_LOST; fold_run() says each, a
  * span's reader (job_span) meets it again there. A job handed to the
- * fold's thread, its copy landed, has its counts taken there (job_find):
- * its end is waited for. */
+ * fold's thread had its copy landed and its counts taken then
+ * (job_prepare): the thread's figures are waited for. */
 static pt__cuerr job_ready_to_read(fold_job *j)
 {
     if (j->worker && pt__worker_wait(j->worker, &j->task) == PT__TASK_LOST)
@@ -193,6 +193,9 @@ static int fold_run(pt_timing *t, fold_job *j, double launch_ns)
                       "parent's fold thread when this process was forked; nothing folded",
                       j->src.node->name);
         j->src.node->folded = 0;
+        /* What the parent's thread was writing is left as it is (not
+         * freed): it may be half written. */
+        memset(&j->fig, 0, sizeof j->fig);
         job_release(j);
         return rc;
     }
