@@ -380,8 +380,9 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
     pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
     pt_timing *kt = pt_create("kernels", PT_GPU_EVENTS), *ct = pt_create("nodes", PT_GPU_EVENTS);
-    pt_dev_records *recs[KERNELS], *krecs[KERNELS], *crecs[KERNELS];
-    enum { GRAPHS = 6, FORMS = 11, EVENTS = 64, BATCH = 8 };
+    pt_timing *ot = pt_create("one thread", PT_GPU_EVENTS);
+    pt_dev_records *recs[KERNELS], *krecs[KERNELS], *crecs[KERNELS], *orecs[KERNELS];
+    enum { GRAPHS = 7, FORMS = 12, EVENTS = 64, BATCH = 8 };
     /* Forms 7, 8, 9: timed by the kernels, an event each 8, 1 and 32. */
     static const int batch[3] = { BATCH, 1, 32 };
     cudaGraph_t graph[GRAPHS] = {};
@@ -391,7 +392,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     cudaError_t copy_e = cudaSuccess;
     std::vector<double> ms[FORMS], issue[FORMS];
     cudaEvent_t ev[2][EVENTS] = {};
-    pt_graph *pg = NULL, *pk = NULL, *pc = NULL;
+    pt_graph *pg = NULL, *pk = NULL, *pc = NULL, *po = NULL;
     cudaError_t e = cudaSuccess;
 
     for (int i = 0; i < EVENTS && e == cudaSuccess; i++) {
@@ -404,6 +405,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         recs[k] = pt_dev_records_create(gt, BLOCKS, PH_COUNT, phase_names, 0, 0);
         krecs[k] = pt_dev_records_create(kt, BLOCKS, PH_COUNT, phase_names, 0, 0);
         crecs[k] = pt_dev_records_create(ct, BLOCKS, PH_COUNT, phase_names, 0, 0);
+        orecs[k] = pt_dev_records_create(ot, BLOCKS, PH_COUNT, phase_names, 0, 0);
         if (e == cudaSuccess)
             e = cudaMallocHost(&copies[k], rec_bytes);
         if (e == cudaSuccess)
@@ -411,10 +413,11 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     }
     /* Graph 0 bare, 1 ptkit's, 4 ptkit's on kt (timed by its kernels), 5
      * ptkit's on ct with copy nodes in place of the ring (PT_GRAPH_RING=0
-     * while it is captured). */
+     * while it is captured), 6 ptkit's on ot, whose folds stay on the
+     * launching thread (form 11). */
     for (int form = 0; form < GRAPHS && e == cudaSuccess; form += form == 1 ? 3 : 1) {
-        pt_timing *ft = form == 1 ? gt : form == 4 ? kt : ct;
-        pt_dev_records **fr = form == 1 ? recs : form == 4 ? krecs : crecs;
+        pt_timing *ft = form == 1 ? gt : form == 4 ? kt : form == 5 ? ct : ot;
+        pt_dev_records **fr = form == 1 ? recs : form == 4 ? krecs : form == 5 ? crecs : orecs;
         if (form == 5)
             setenv("PT_GRAPH_RING", "0", 1);
         e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
@@ -456,13 +459,17 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         pg = pt_graph_capture_end(gt, (pt_stream)st);
         pk = pt_graph_capture_end(kt, (pt_stream)st);
         pc = pt_graph_capture_end(ct, (pt_stream)st);
+        po = pt_graph_capture_end(ot, (pt_stream)st);
         pt_graph_time_by_kernels(pk, BATCH);
     }
-    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk && pc; r++) {
+    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk && pc && po; r++) {
         for (int form = 0; form < FORMS; form++) {
             double t0, t1;
-            if (form >= 7)
+            if (form >= 7 && form <= 9)
                 pt_graph_time_by_kernels(pk, batch[form - 7]);
+            /* Read when ot first hands a fold over, in its first round. */
+            if (form == 11)
+                setenv("PT_FOLD_THREAD", "0", 1);
             t0 = now_s();
             for (int i = 0; i < replays; i++) {
                 if (form == 0) {
@@ -476,6 +483,8 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                 } else if (form < 5) {
                     cudaGraphLaunch(exec[0], st);
                     cudaEventRecord(ev[form - 3][i % EVENTS], st);
+                } else if (form == 11) {
+                    pt_graph_launch(ot, po, "step", exec[6], (pt_stream)st);
                 } else if (form == 10) {
                     pt_graph_launch(ct, pc, "step", exec[5], (pt_stream)st);
                 } else if (form >= 7) {
@@ -486,7 +495,8 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             }
             t1 = now_s();
             e = cudaStreamSynchronize(st);
-            pt_sync(form == 1 ? gt : form == 10 ? ct : form >= 7 ? kt : et);
+            pt_sync(form == 1 ? gt : form == 10 ? ct : form == 11 ? ot : form >= 7 ? kt : et);
+            unsetenv("PT_FOLD_THREAD");
             if (r > 0) { /* the first round warms up */
                 ms[form].push_back((now_s() - t0) * 1e3);
                 issue[form].push_back((t1 - t0) * 1e6 / replays);
@@ -528,6 +538,9 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         printf("graph replays, pt_graph_launch, records back by the ring: %.4f of bare; by "
                "copy nodes (PT_GRAPH_RING=0): %.4f of bare\n", median(ms[1]) / median(ms[0]),
                median(ms[10]) / median(ms[0]));
+        printf("graph replays, pt_graph_launch by the ring, its folds on the launching thread "
+               "alone (PT_FOLD_THREAD=0): %.4f of bare (with the fold's own thread: %.4f)\n",
+               median(ms[11]) / median(ms[0]), median(ms[1]) / median(ms[0]));
         if (copy_e == cudaSuccess)
             printf("graph replays, copy nodes of %zu bytes alone: after each kernel %.4f of "
                    "bare, after the last only %.4f of bare\n", rec_bytes,
@@ -542,6 +555,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     pt_graph_free(pg);
     pt_graph_free(pk);
     pt_graph_free(pc);
+    pt_graph_free(po);
     for (int k = 0; k < KERNELS; k++) {
         if (copies[k])
             cudaFreeHost(copies[k]);
@@ -558,11 +572,13 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         pt_dev_records_free(recs[k]);
         pt_dev_records_free(krecs[k]);
         pt_dev_records_free(crecs[k]);
+        pt_dev_records_free(orecs[k]);
     }
     pt_destroy(gt);
     pt_destroy(et);
     pt_destroy(kt);
     pt_destroy(ct);
+    pt_destroy(ot);
     return ratio;
 }
 

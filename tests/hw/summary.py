@@ -223,6 +223,8 @@ def bench_rows(logs, st):
                           r"([\d.]+) of bare, after the last only ([\d.]+) of bare", text)
         ring = re.search(r"graph replays, pt_graph_launch, records back by the ring: ([\d.]+) of "
                          r"bare; by copy nodes \(PT_GRAPH_RING=0\): ([\d.]+) of bare", text)
+        alone = re.search(r"its folds on the launching thread alone \(PT_FOLD_THREAD=0\): "
+                          r"([\d.]+) of bare", text)
         rows.append(("  graph replays, pt_graph_launch", goal(float(gr.group(2)) <= 1.01) +
                      " (<= 1.01 of bare)", f"{gr.group(2)} of bare over {gr.group(1)} replays" +
                      (f"; a replay bare {split.group(1)} us, ptkit {split.group(2)} us; the bare "
@@ -233,7 +235,9 @@ def bench_rows(logs, st):
                      (f"; copy nodes alone: after each kernel {nodes.group(1)}, after the last "
                       f"only {nodes.group(2)} of bare" if nodes else "") +
                      (f"; records back by the ring {ring.group(1)}, by copy nodes "
-                      f"{ring.group(2)} of bare" if ring else "")))
+                      f"{ring.group(2)} of bare" if ring else "") +
+                     (f"; the folds on the launching thread alone (PT_FOLD_THREAD=0) "
+                      f"{alone.group(1)} of bare" if alone else "")))
     kr = re.search(r"^graph replays, timed by their kernels \(an event each (\d+)\): ([\d.]+) of "
                    r"bare, ([\d.]+) us a replay .*?; (\d+) timed, a replay ([\d.]+) ms by its "
                    r"kernels, ([\d.]+) ms by events", text, re.M)
