@@ -113,6 +113,13 @@ PT__HD double pt__bitsd(unsigned long long u)
 #endif
 }
 
+/* A minimum kept as the complement of its bits (above): the value, 0 where
+ * none was kept. */
+PT__HD double pt__r_min(pt__rword w)
+{
+    return w.u ? pt__bitsd(~w.u) : 0.0;
+}
+
 /* The three ways a summary word changes: atomics on the device, where
  * many slots add at once; plain arithmetic on the host. */
 #if defined(__CUDA_ARCH__)

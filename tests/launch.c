@@ -1558,6 +1558,19 @@ static const char *const fold_paths[] = {
 };
 enum { FOLD_PATHS = sizeof fold_paths / sizeof *fold_paths, FOLD_REPLAYS = 60 };
 
+/* A timing on the runtime with the ring (ring_setup), capture_two's
+ * graph of "k1" and "k2" on st with new records, replayed by `replay`. */
+static pt_graph *ring_graph(cudaStream_t st, pt_dev_records **r1, pt_dev_records **r2)
+{
+    static const char *const titles[] = { "k1", "k2" };
+
+    ring_setup();
+    two_records(r1, r2);
+    pt_graph *g = capture_two(st, titles, *r1, *r2);
+    fake.graph_replay = replay;
+    return g;
+}
+
 /* A graph of capture_two's kernels replayed FOLD_REPLAYS times, each
  * block's phases different by replay and slot, with the fold's own
  * thread on ("1") or off ("0"): its time to find what it was handed
@@ -1566,19 +1579,14 @@ enum { FOLD_PATHS = sizeof fold_paths / sizeof *fold_paths, FOLD_REPLAYS = 60 };
 static void fold_thread_run(const char *thread, pt_section_stats *out, double *heat,
                             long *on_thread)
 {
-    static const char *const titles[] = { "k1", "k2" };
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
     long on_caller = 0;
-    pt_graph *g;
     pt__gpu *gpu;
 
     setenv("PT_FOLD_THREAD", thread, 1);
-    ring_setup();
-    two_records(&r1, &r2);
-    g = capture_two(st, titles, r1, r2);
-    fake.graph_replay = replay;
+    pt_graph *g = ring_graph(st, &r1, &r2);
     replays = 0;
     vary = 1;
     for (int i = 0; i < FOLD_REPLAYS; i++)
@@ -1632,17 +1640,13 @@ Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
  * fold whole. */
 Test(launch, a_reset_takes_back_what_the_fold_thread_holds)
 {
-    static const char *const titles[] = { "k1", "k2" };
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
     long on_thread, on_caller;
 
     unsetenv("PT_FOLD_THREAD");
-    ring_setup();
-    two_records(&r1, &r2);
-    pt_graph *g = capture_two(st, titles, r1, r2);
-    fake.graph_replay = replay;
+    pt_graph *g = ring_graph(st, &r1, &r2);
     for (int i = 0; i < 40; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     cr_assert_not_null(pt__gpu_of(t)->worker, "the thread was handed the landed sets");
@@ -1663,7 +1667,6 @@ Test(launch, a_reset_takes_back_what_the_fold_thread_holds)
  * parent folds every replay. */
 Test(launch, a_forked_child_folds_without_the_parents_fold_thread)
 {
-    static const char *const titles[] = { "k1", "k2" };
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
@@ -1671,10 +1674,7 @@ Test(launch, a_forked_child_folds_without_the_parents_fold_thread)
     pid_t pid;
 
     unsetenv("PT_FOLD_THREAD");
-    ring_setup();
-    two_records(&r1, &r2);
-    pt_graph *g = capture_two(st, titles, r1, r2);
-    fake.graph_replay = replay;
+    pt_graph *g = ring_graph(st, &r1, &r2);
     for (int i = 0; i < FOLD_REPLAYS; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     pid = fork();

@@ -122,6 +122,18 @@ static pt__cuerr copy_wait(fold_job *j)
     return 0;
 }
 
+/* Takes the replay's counts (records read as differences), once: 0, or
+ * -1 without memory for them (count_err, said by the fold). */
+static int take_counts(fold_job *j)
+{
+    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0) {
+        j->count_err = 1;
+        return -1;
+    }
+    j->counted = 1;
+    return 0;
+}
+
 /* A fold the fold's thread was in the middle of when this process was
  * forked from its parent: lost. */
 #define JOB_LOST (-2)
@@ -145,12 +157,7 @@ static pt__cuerr job_ready_to_read(fold_job *j)
         if (e)
             return e;
     }
-    if (j->src.delta && j->stage && !j->src.reduced && replay_counts(j) < 0) {
-        j->count_err = 1;
-        return -1;
-    }
-    j->counted = 1;
-    return 0;
+    return take_counts(j);
 }
 
 /* The figures' settings, on the timing's thread: the conversion; the
@@ -245,6 +252,15 @@ static int job_ready(const pt__waiter *w)
     return j->worker ? pt__worker_ran(j->worker, &j->task) : copy_landed(j) != 0;
 }
 
+/* Whether the job is one for the fold's thread not yet handed over: a
+ * copy of device records, not a reduced summary, nothing taken from it
+ * yet. */
+static int to_hand_over(const fold_job *j)
+{
+    return !j->worker && !j->counted && !j->count_err && j->stage && !j->src.reduced &&
+           !j->src.buf->host;
+}
+
 /* Hands the job to the fold's thread once its copy has landed (a copy
  * of device records, not reduced), asked without waiting: its replay's
  * counts are taken here, in the queue's order, which is the order the
@@ -259,18 +275,12 @@ static int job_prepare(pt_timing *t, pt__waiter *w)
     fold_job *j = (fold_job *)(void *)w;
     pt__worker *wk;
 
-    if (j->worker || j->counted || j->count_err || !j->stage || j->src.reduced ||
-        j->src.buf->host)
+    if (!to_hand_over(j))
         return 1;
     if (j->in_replay || copy_landed(j) != 1)
         return 0;
-    if (!(wk = pt__fold_worker(t)))
+    if (!(wk = pt__fold_worker(t)) || take_counts(j) < 0)
         return 1;
-    if (j->src.delta && replay_counts(j) < 0) {
-        j->count_err = 1; /* said by its fold */
-        return 1;
-    }
-    j->counted = 1;
     fig_setup(t, j);
     j->task.run = job_find;
     j->worker = wk;
@@ -285,8 +295,7 @@ static void job_land(pt__waiter *w)
 {
     fold_job *j = (fold_job *)(void *)w;
 
-    if (!j->worker && !j->counted && !j->count_err && j->stage && !j->src.reduced &&
-        !j->src.buf->host && !j->in_replay)
+    if (to_hand_over(j) && !j->in_replay)
         (void)copy_wait(j);
 }
 

@@ -120,11 +120,6 @@ static int grow_sm(pt__phase_ext *x, int nsm)
     return 0;
 }
 
-static double summary_min(const pt__rword *w)
-{
-    return w->u ? pt__bitsd(~w->u) : 0.0;
-}
-
 /* The out-of-range phases the marks named, as " (phase 7, 9 ...)" in
  * out: trace events keep the index a mark was given; aggregate records
  * only count such marks, and out says how to see them. At most 4 named,
@@ -309,7 +304,7 @@ static int finish(pt_timing *t, const pt__fold_src *j, const pt__rword *r, int n
         x->hits += (double)r[PT__R_HITS(p)].i;
         x->on_host |= cv->device < 0;
         if (done > 0) {
-            double mn = summary_min(&r[PT__R_MIN_INV(p)]), mx = pt__bitsd(r[PT__R_MAX(p)].u);
+            double mn = pt__r_min(r[PT__R_MIN_INV(p)]), mx = pt__bitsd(r[PT__R_MAX(p)].u);
             if (x->blocks == 0 || mn < x->block_min_ns)
                 x->block_min_ns = mn;
             if (x->blocks == 0 || mx > x->block_max_ns)

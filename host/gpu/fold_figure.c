@@ -7,9 +7,10 @@
  * does); the heatmap and the shape read the slots once more each. Nothing
  * here reads or writes the timing, its tree or the buffer's state beyond
  * its shape (slots, phases, trace room, host or device): the summary's
- * memory is the figures' own while they are found, so the fold's thread (fold_worker.c) finds a replay's figures
- * while the thread that launches goes on, and fold_apply.c puts them in
- * the tree on that thread. O(slots x phases), and O(slots log slots) at
+ * memory is the figures' own while they are found. So the fold's thread
+ * (fold_worker.c) finds a replay's figures while the thread that
+ * launches goes on, and fold_apply.c puts them in the tree on that
+ * thread. O(slots x phases), and O(slots log slots) at
  * worst for the shape. */
 #include "gpu/fold_apply.h"
 
@@ -165,9 +166,8 @@ void pt__fold_figure(const pt__fold_src *j, pt__fold_fig *f)
 void pt__fold_hist_range(const void *sum, int p, int *lo, int *hi)
 {
     const pt__rword *r = sum;
-    unsigned long long mn = r[PT__R_MIN_INV(p)].u;
 
-    *lo = pt__hist_bin(mn ? pt__bitsd(~mn) : 0.0);
+    *lo = pt__hist_bin(pt__r_min(r[PT__R_MIN_INV(p)]));
     *hi = pt__hist_bin(pt__bitsd(r[PT__R_MAX(p)].u));
 }
 

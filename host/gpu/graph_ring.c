@@ -378,8 +378,8 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
         if (st->dropped) {
             /* Its last fold was dropped (pt_reset): zeroed as a reset
              * zeroes records, its header kept, and counted from 0. */
-            size_t head = PT_DEV_H_BAD_SLOT * sizeof(long long);
-            if ((e = cu->MemsetAsync((char *)c->aimed.data + head, 0, c->bytes - head, s)) != 0)
+            pt__reset_part part = pt__reset_at(c->aimed.data, c->bytes);
+            if ((e = cu->MemsetAsync(part.dst, 0, part.bytes, s)) != 0)
                 pt__fail(t, PT_ECUDA, "pt_graph_launch(\"%s\"): zeroing a set of the ring whose "
                          "fold was dropped: %s; its next fold may find slots written twice",
                          c->title, pt__cuda_errstr(cu, e));

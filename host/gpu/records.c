@@ -325,11 +325,16 @@ pt_dev_records *pt_dev_records_create(pt_timing *t, int nslots, int nphases,
     return b;
 }
 
-pt__reset_part pt__reset_of(const pt_dev_records *b)
+pt__reset_part pt__reset_at(long long *data, size_t bytes)
 {
     /* The bad slots' count and the largest of them end the header. */
-    return (pt__reset_part){ b->data + PT_DEV_H_BAD_SLOT,
-                             (size_t)(b->words - PT_DEV_H_BAD_SLOT) * sizeof(long long) };
+    return (pt__reset_part){ data + PT_DEV_H_BAD_SLOT,
+                             bytes - PT_DEV_H_BAD_SLOT * sizeof(long long) };
+}
+
+pt__reset_part pt__reset_of(const pt_dev_records *b)
+{
+    return pt__reset_at(b->data, (size_t)b->words * sizeof(long long));
 }
 
 long long pt__launch_slots(pt_dev_records *b, long long blocks, long long threads)

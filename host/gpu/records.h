@@ -141,6 +141,9 @@ typedef struct pt__reset_part {
     size_t bytes;
 } pt__reset_part;
 PT__HIDDEN pt__reset_part pt__reset_of(const pt_dev_records *b);
+/* The same in records of `bytes` at data laid out as b's are (a set of a
+ * graph's ring, graph_ring.c). */
+PT__HIDDEN pt__reset_part pt__reset_at(long long *data, size_t bytes);
 
 /* The slots a launch of blocks x threads writes into b: a block's (or
  * with PT_DEV_WARP_SLOTS a warp's), one in b->sample of them; -1 when

@@ -56,11 +56,12 @@ static int by_value(const void *a, const void *b)
 }
 
 /* Whether v[0..n) is in order already, as a GPU's blocks mostly come:
- * then no qsort (nor its call of the comparison a pair) is needed. */
+ * then no qsort is needed. The comparisons are called directly, not
+ * through qsort's pointer, so they are inlined. */
 static int blocks_sorted(const blk *v, int n)
 {
     for (int i = 1; i < n; i++)
-        if (v[i - 1].sm > v[i].sm || (v[i - 1].sm == v[i].sm && v[i - 1].gt0 > v[i].gt0))
+        if (by_sm_begin(&v[i - 1], &v[i]) > 0)
             return 0;
     return 1;
 }
@@ -68,7 +69,7 @@ static int blocks_sorted(const blk *v, int n)
 static int values_sorted(const long long *v, int n)
 {
     for (int i = 1; i < n; i++)
-        if (v[i - 1] > v[i])
+        if (by_value(&v[i - 1], &v[i]) > 0)
             return 0;
     return 1;
 }
