@@ -23,6 +23,7 @@
 #include "gpu/memory.h"
 #include "gpu/queue.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,15 @@ typedef struct fake_gpu {
      * ready before, a wait spins until then. busy_until_us: when the
      * work launched so far ends. */
     double pace_us, busy_until_us;
+    /* cudaMemcpyAsync leaves what it wrote out of the CPU's caches, as a
+     * GPU's copy into pinned memory does (x86; elsewhere a plain copy):
+     * the time its flushing takes is added up in flushed_us, for a
+     * benchmark to leave out. */
+    int cold_copies;
+    double flushed_us;
+    /* Called as a wait for the paced GPU begins, with the wall time it
+     * waits until (a test's look at what the host did before it). */
+    void (*on_wait)(double until_us);
     /* cudaGraphAddMemsetNode / cudaGraphAddKernelNode: the nodes added (handles
      * 1, 2, ... in order), the last memsets' and kernel's parameters and
      * dependencies. */
@@ -185,14 +195,22 @@ static inline double fake_wall_us(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
-/* A wait for a paced GPU sleeps (a benchmark sets its timer slack low):
- * the waiting thread's CPU time is then its own work's. */
+/* A wait for a paced GPU returns when the GPU is done, as CUDA's does by
+ * default (it spins where the process has a core to spare): it sleeps
+ * until shortly before then (a benchmark sets its timer slack low) and
+ * spins the rest, so that a sleep's late wake-up (a VM's can be
+ * hundreds of microseconds) does not leave the GPU idle. */
+#define FAKE_SPIN_US 200.0
 static inline void fake_wait_until(double us)
 {
     double left;
-    while (fake.pace_us > 0 && (left = us - fake_wall_us()) > 0) {
-        struct timespec ts = { 0, (long)(left * 1e3) };
+    if (fake.pace_us > 0 && fake.on_wait)
+        fake.on_wait(us);
+    while (fake.pace_us > 0 && (left = us - fake_wall_us()) > FAKE_SPIN_US) {
+        struct timespec ts = { 0, (long)((left - FAKE_SPIN_US) * 1e3) };
         nanosleep(&ts, NULL);
+    }
+    while (fake.pace_us > 0 && us > fake_wall_us()) {
     }
 }
 static pt__cuerr f_ev_record(pt__cuevent ev, pt_stream s)
@@ -435,12 +453,29 @@ static pt__cuerr f_memset(void *p, int v, size_t n, pt_stream s)
     fake.memsets++;
     return 0;
 }
+/* n bytes at d out of the CPU's caches, each line written back and
+ * dropped (fake.cold_copies); the time it takes into fake.flushed_us. */
+static inline void fake_uncache(const void *d, size_t n)
+{
+#if defined(__x86_64__)
+    double t0 = fake_wall_us();
+    for (uintptr_t a = (uintptr_t)d & ~(uintptr_t)63; a < (uintptr_t)d + n; a += 64)
+        __builtin_ia32_clflush((const void *)a);
+    __builtin_ia32_mfence();
+    fake.flushed_us += fake_wall_us() - t0;
+#else
+    (void)d;
+    (void)n;
+#endif
+}
 static pt__cuerr f_memcpy(void *d, const void *src, size_t n, int kind, pt_stream s)
 {
     (void)kind;
     if (fake.memcpy_err)
         return fake.memcpy_err;
     memcpy(d, src, n);
+    if (fake.cold_copies)
+        fake_uncache(d, n);
     fake.memcpys++;
     fake.copied_stream = s;
     return 0;

@@ -17,6 +17,7 @@
 #include "records_fake.h"
 #include "cuda_c.h"
 #include "gpu/fold_worker.h"
+#include "thread_cpu.h"
 
 static test_clock clk;
 static pt_timing *t;
@@ -1577,12 +1578,13 @@ static pt_graph *ring_graph(cudaStream_t st, pt_dev_records **r1, pt_dev_records
  * before pt_sync. The sections' figures, k2's heatmap (4 blocks of 3
  * phases), and the tasks the thread ran. */
 static void fold_thread_run(const char *thread, pt_section_stats *out, double *heat,
-                            long *on_thread)
+                            long *on_thread, int *named)
 {
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
     long on_caller = 0;
+    int64_t busy;
     pt__gpu *gpu;
 
     setenv("PT_FOLD_THREAD", thread, 1);
@@ -1595,10 +1597,11 @@ static void fold_thread_run(const char *thread, pt_section_stats *out, double *h
     *on_thread = 0;
     for (int i = 0; i < 5000 && gpu->worker && *on_thread == 0; i++) {
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-        pt__worker_counts(gpu->worker, on_thread, &on_caller);
+        pt__worker_counts(gpu->worker, on_thread, &on_caller, &busy);
     }
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
-    pt__worker_counts(gpu->worker, on_thread, &on_caller);
+    pt__worker_counts(gpu->worker, on_thread, &on_caller, &busy);
+    cr_assert_geq(threads_cpu_ns(PT__FOLD_THREAD_NAME, named), 0, "/proc/self/task read");
     for (size_t k = 0; k < FOLD_PATHS; k++) {
         cr_assert_eq(pt_section_get(t, find(fold_paths[k]), &out[k]), 0);
         out[k].name = NULL;
@@ -1615,23 +1618,126 @@ static void fold_thread_run(const char *thread, pt_section_stats *out, double *h
  * landed (fold_worker.c) while the launching thread goes on, make the
  * same tree, figure for figure, as where every fold is the launching
  * thread's (PT_FOLD_THREAD=0): its phases, their blocks, histograms and
- * SMs, the launch's shape, the heatmap. */
+ * SMs, the launch's shape, the heatmap. The thread is one, by its name
+ * (what top -H and a debugger show, and the benchmarks look for). */
 Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
 {
     pt_section_stats one[FOLD_PATHS], two[FOLD_PATHS];
     double h1[12], h2[12];
     long n1, n2;
+    int named1, named2;
 
-    fold_thread_run("0", one, h1, &n1);
-    fold_thread_run("1", two, h2, &n2);
+    fold_thread_run("0", one, h1, &n1, &named1);
+    fold_thread_run("1", two, h2, &n2, &named2);
     cr_assert_eq(n1, 0, "no thread where PT_FOLD_THREAD=0");
+    cr_assert_eq(named1, 0, "no thread named \"%s\" where PT_FOLD_THREAD=0",
+                 PT__FOLD_THREAD_NAME);
     cr_assert_gt(n2, 0, "the thread found replays' figures");
+    cr_assert_eq(named2, 1, "one thread named \"%s\", not %d", PT__FOLD_THREAD_NAME, named2);
     cr_assert_eq(one[3].blocks, FOLD_REPLAYS * 8, "every block of every replay");
     cr_assert_gt(one[3].block_max_ms, one[3].block_min_ms, "blocks that differ");
     for (size_t k = 0; k < FOLD_PATHS; k++)
         cr_assert(memcmp(&one[k], &two[k], sizeof one[k]) == 0, "%s: the same figures",
                   fold_paths[k]);
     cr_assert(memcmp(h1, h2, sizeof h1) == 0, "the same heatmap");
+}
+
+/* FOLD_REPLAYS replays of ring_graph's graph with the fold's own thread
+ * as needed (PT_FOLD_THREAD unset), on the fake GPU paced at pace_us a
+ * replay (0: each replay done at once): the wall time a replay, us, and
+ * the folds handed to the thread (run there or by a wait). */
+static double as_needed_run(double pace_us, long *handed)
+{
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
+    void *exec = (void *)(uintptr_t)0xee;
+    pt_dev_records *r1, *r2;
+    long on_thread = 0, on_caller = 0;
+    int64_t busy;
+    double t0;
+
+    unsetenv("PT_FOLD_THREAD");
+    pt_graph *g = ring_graph(st, &r1, &r2);
+    replays = 0;
+    fake.pace_us = pace_us;
+    t0 = fake_wall_us();
+    for (int i = 0; i < FOLD_REPLAYS; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    t0 = (fake_wall_us() - t0) / FOLD_REPLAYS;
+    fake.pace_us = 0;
+    if (pt__gpu_of(t)->worker)
+        pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller, &busy);
+    *handed = on_thread + on_caller;
+    graph_done(g, r1, r2, FOLD_REPLAYS);
+    return t0;
+}
+
+/* By default the folds go to the fold's own thread only as the host
+ * needs it: where each copy has landed before the launching thread
+ * meets it (a GPU ahead of the host: here, one done at once) they go
+ * there; where the launching thread waits for the GPU most of the time
+ * (paced at 30 times the host's own work a replay, as measured here,
+ * so under a sanitizer too) they stay on it, all but those a final wait
+ * finds landed (the ring's last two batches). */
+Test(launch, the_fold_thread_is_used_as_the_host_needs_it)
+{
+    long fast, slow, folds = 2 * FOLD_REPLAYS;
+    double host_us = as_needed_run(0, &fast);
+
+    cr_assert_geq(fast, folds * 3 / 4, "a GPU ahead of the host: %ld of %ld folds handed over",
+                  fast, folds);
+    as_needed_run(host_us * 30 > 200 ? host_us * 30 : 200, &slow);
+    cr_assert_leq(slow, folds / 2, "a host with time to spare: %ld of %ld folds handed over",
+                  slow, folds);
+}
+
+/* The folds k1's section had when the host began its wait for the GPU's
+ * last replay (read from the section itself: a wait is inside ptkit),
+ * and when that replay ends (fake.busy_until_us then). */
+static const pt_section *k1_node;
+static uint64_t folded_at_end;
+static double end_us;
+
+static void note_end_wait(double until_us)
+{
+    if (until_us >= end_us && folded_at_end == UINT64_MAX)
+        folded_at_end = k1_node->count;
+}
+
+/* pt_sync after replays still on the GPU folds each batch of the ring
+ * as its copy lands, while the GPU runs the replays after it: when it
+ * comes to wait for the last replay, every batch before the last is
+ * folded (it waited for the newest replay first, and only then folded
+ * them all: the folds no replay hid grew with the GPU's queue). The
+ * GPU's pace is 50 times the host's work a replay, as measured here (so
+ * under a sanitizer too), for its queue to hold the ring's 16. */
+Test(launch, a_sync_folds_the_replays_while_the_gpu_runs_the_later_ones)
+{
+    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
+    pt_dev_records *r1, *r2;
+    long handed;
+    double host_us = as_needed_run(0, &handed);
+    enum { N = 24 };
+
+    setenv("PT_FOLD_THREAD", "0", 1);
+    pt_graph *g = ring_graph(st, &r1, &r2);
+    replays = 0;
+    fake.pace_us = host_us * 50 > 1000 ? host_us * 50 : 1000;
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xee, st), 0, "%s",
+                     pt_last_error(t));
+    k1_node = find("step/k1");
+    end_us = fake.busy_until_us;
+    folded_at_end = UINT64_MAX;
+    fake.on_wait = note_end_wait;
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    fake.on_wait = NULL;
+    fake.pace_us = 0;
+    unsetenv("PT_FOLD_THREAD");
+    cr_assert_neq(folded_at_end, UINT64_MAX, "pt_sync waited for the last replay");
+    cr_assert_geq(folded_at_end, N - 8, "%llu of %d replays folded before the wait for the last",
+                  (unsigned long long)folded_at_end, N);
+    graph_done(g, r1, r2, N);
 }
 
 /* Folds handed to the fold's thread and dropped unrun by pt_reset are
@@ -1644,16 +1750,17 @@ Test(launch, a_reset_takes_back_what_the_fold_thread_holds)
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
     long on_thread, on_caller;
+    int64_t busy;
 
     unsetenv("PT_FOLD_THREAD");
     pt_graph *g = ring_graph(st, &r1, &r2);
     for (int i = 0; i < 40; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
     cr_assert_not_null(pt__gpu_of(t)->worker, "the thread was handed the landed sets");
-    pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller);
+    pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller, &busy);
     long before = on_caller;
     pt_reset(t);
-    pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller);
+    pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller, &busy);
     cr_assert_eq(on_caller, before, "nothing dropped was run here to be dropped");
     for (int i = 0; i < 16; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));

@@ -13,6 +13,7 @@
  * only the summary is copied back. */
 #include "gpu/fold.h"
 
+#include "core/clock.h"
 #include "core/errors.h"
 #include "core/threads.h"
 #include "core/tree.h"
@@ -268,8 +269,9 @@ static int to_hand_over(const fold_job *j)
  * figures while this one goes on. 1 when it is handed over, or needs
  * not be (it is then folded on this thread at its turn); 0 while it
  * cannot be yet, so that nothing queued after it is: its copy has not
- * landed (or failed), or a node of the replay wrote it, which is whole
- * only once the replay is. */
+ * landed (or failed), a node of the replay wrote it, which is whole only
+ * once the replay is, or folds stay on this thread for now: the first
+ * job of each copy met landed has that judged (pt__fold_judge). */
 static int job_prepare(pt_timing *t, pt__waiter *w)
 {
     fold_job *j = (fold_job *)(void *)w;
@@ -277,7 +279,11 @@ static int job_prepare(pt_timing *t, pt__waiter *w)
 
     if (!to_hand_over(j))
         return 1;
-    if (j->in_replay || copy_landed(j) != 1)
+    if (j->in_replay || pt__fold_mode(t) == PT__FOLD_NEVER || copy_landed(j) != 1)
+        return 0;
+    /* Met landed, unwaited for: the host is behind the GPU, or near. */
+    pt__fold_judge(t, j->stage->copy_no, 1);
+    if (!pt__fold_hand_over(t))
         return 0;
     if (!(wk = pt__fold_worker(t)) || take_counts(j) < 0)
         return 1;
@@ -290,13 +296,24 @@ static int job_prepare(pt_timing *t, pt__waiter *w)
 
 /* Waits for the job's copy, where it is to be handed over (job_prepare):
  * before a fold is resolved by a wait, so the copies landed with its own
- * go to the fold's thread. An error is met again, and said, by its fold. */
-static void job_land(pt__waiter *w)
+ * go to the fold's thread. The wait says whether the folds to come go to
+ * it (pt__fold_judge). An error is met again, and said, by its fold. */
+static void job_land(pt_timing *t, pt__waiter *w)
 {
     fold_job *j = (fold_job *)(void *)w;
+    pt__gpu *g = pt__gpu_of(t);
+    int64_t t0;
+    int landed;
 
-    if (to_hand_over(j) && !j->in_replay)
+    if (!to_hand_over(j) || j->in_replay)
+        return;
+    landed = copy_landed(j) == 1;
+    if (!landed) {
+        t0 = pt__mono_ns();
         (void)copy_wait(j);
+        g->waited += pt__mono_ns() - t0;
+    }
+    pt__fold_judge(t, j->stage->copy_no, landed);
 }
 
 static int job_run(pt_timing *t, pt__waiter *w, double launch_ns)

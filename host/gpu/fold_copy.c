@@ -125,6 +125,7 @@ int pt__fold_copy_back(pt_timing *t, pt_dev_records *b, pt__fold_src *src, pt__s
         return pt__fail(t, PT_ECUDA, "pt_dev_fold(\"%s\"): cudaMemcpyAsync: %s; nothing folded",
                         title, pt__cuda_errstr(cu, e));
     }
+    st->copy_no = ++pt__gpu_of(t)->copies;
     e = cu->EventRecord(st->ev, s);
     if (!e) {
         b->read_ev = st->ev;

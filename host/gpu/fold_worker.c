@@ -14,12 +14,20 @@
  * figures are found (a report, a wait for a ring's set) waits for them,
  * or finds them itself where the thread has not begun them.
  *
- * The thread takes no signal (it is started with every one blocked) and
- * runs nothing of the program's. PT_FOLD_THREAD=0 in the environment
- * keeps every fold on the timing's thread. A child forked since has no
+ * A fold on the thread costs more CPU than on the launching one (its
+ * records and figures cross between cores; the threads wake each
+ * other), so by default it goes there only as the launching thread
+ * needs (pt__fold_judge); PT_FOLD_THREAD=1 in the environment hands over
+ * every fold whose copy has landed, PT_FOLD_THREAD=0 keeps every fold on
+ * the timing's thread. The thread is named "ptkit fold" (what top -H,
+ * gdb and Nsight Systems show), takes no signal (it is started with
+ * every one blocked) and runs nothing of the program's. A child forked since has no
  * such thread: its folds run on its own thread, and one the parent's
  * thread was in the middle of at the fork is lost (said by its fold). */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "gpu/fold_worker.h"
+
+#include "core/clock.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -34,6 +42,7 @@ struct pt__worker {
     pt__task *head, *tail;    /* handed over, not begun */
     int idle;                 /* the thread waits for work (a hand-over wakes it once) */
     long on_thread, on_caller; /* tasks run by the thread, and by the thread waiting */
+    int64_t busy;             /* ns the thread spent running tasks */
     int stop;
     unsigned gen;             /* forks when it was started: another in a child forked since */
     pthread_t thread;
@@ -64,9 +73,11 @@ static void *loop(void *arg)
 {
     pt__worker *w = arg;
 
+    (void)pthread_setname_np(pthread_self(), PT__FOLD_THREAD_NAME);
     pthread_mutex_lock(&w->lock);
     for (;;) {
         pt__task *k;
+        int64_t took;
         while (!w->head && !w->stop) {
             w->idle = 1;
             pthread_cond_wait(&w->work, &w->lock);
@@ -78,10 +89,13 @@ static void *loop(void *arg)
             w->tail = NULL;
         k->state = PT__TASK_RUNNING;
         pthread_mutex_unlock(&w->lock);
+        took = pt__mono_ns();
         k->run(k);
+        took = pt__mono_ns() - took;
         pthread_mutex_lock(&w->lock);
         k->state = PT__TASK_DONE; /* the waiter may free k from here on */
         w->on_thread++;
+        w->busy += took;
         pthread_cond_broadcast(&w->ran);
     }
     pthread_mutex_unlock(&w->lock);
@@ -121,10 +135,61 @@ static pt__worker *start(void)
     return w;
 }
 
+int pt__fold_mode(pt_timing *t)
+{
+    pt__gpu *g = pt__gpu_of(t);
+
+    if (!g)
+        return PT__FOLD_NEVER;
+    if (!g->fold_mode) {
+        const char *env = getenv("PT_FOLD_THREAD");
+        g->fold_mode = !env ? PT__FOLD_AUTO
+                       : strcmp(env, "0") == 0 ? PT__FOLD_NEVER
+                       : strcmp(env, "1") == 0 ? PT__FOLD_ALWAYS : PT__FOLD_AUTO;
+    }
+    return g->fold_mode;
+}
+
+int pt__fold_hand_over(pt_timing *t)
+{
+    int mode = pt__fold_mode(t);
+
+    return mode == PT__FOLD_ALWAYS || (mode == PT__FOLD_AUTO && pt__gpu_of(t)->hand_over);
+}
+
+/* The launching thread keeps the folds while, with them, it would be
+ * busy at most four fifths of the time: beyond, only the GPU's queue
+ * stands between the GPU and a wait for the host, and the host's jitter
+ * (a page fault, a thread of the program's) would make it wait. */
+#define KEEP_BUSY_NUM 4
+#define KEEP_BUSY_DEN 5
+
+void pt__fold_judge(pt_timing *t, long copy_no, int landed)
+{
+    pt__gpu *g = pt__gpu_of(t);
+    int64_t busy = 0, now, cycle;
+    long on_thread, on_caller;
+
+    if (!g || !copy_no || copy_no == g->judged || pt__fold_mode(t) != PT__FOLD_AUTO)
+        return;
+    now = pt__mono_ns();
+    if (g->worker)
+        pt__worker_counts(g->worker, &on_thread, &on_caller, &busy);
+    cycle = now - g->judged_at;
+    if (!g->judged_at)
+        g->hand_over = landed;
+    else
+        g->hand_over = (cycle - (g->waited - g->waited_at) + (busy - g->busy_at)) *
+                       KEEP_BUSY_DEN > cycle * KEEP_BUSY_NUM;
+    g->judged = copy_no;
+    g->judged_at = now;
+    g->waited_at = g->waited;
+    g->busy_at = busy;
+}
+
 pt__worker *pt__fold_worker(pt_timing *t)
 {
     pt__gpu *g = pt__gpu_of(t);
-    const char *env;
 
     if (!g)
         return NULL;
@@ -133,8 +198,7 @@ pt__worker *pt__fold_worker(pt_timing *t)
     if (g->worker_tried)
         return NULL;
     g->worker_tried = 1;
-    env = getenv("PT_FOLD_THREAD");
-    if (env && strcmp(env, "0") == 0)
+    if (pt__fold_mode(t) == PT__FOLD_NEVER)
         return NULL;
     return g->worker = start();
 }
@@ -249,14 +313,16 @@ int pt__worker_ran(pt__worker *w, pt__task *k)
     return state == PT__TASK_DONE;
 }
 
-void pt__worker_counts(pt__worker *w, long *on_thread, long *on_caller)
+void pt__worker_counts(pt__worker *w, long *on_thread, long *on_caller, int64_t *busy)
 {
     *on_thread = *on_caller = 0;
+    *busy = 0;
     if (!here(w))
         return;
     pthread_mutex_lock(&w->lock);
     *on_thread = w->on_thread;
     *on_caller = w->on_caller;
+    *busy = w->busy;
     pthread_mutex_unlock(&w->lock);
 }
 

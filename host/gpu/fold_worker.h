@@ -18,6 +18,25 @@ enum { PT__TASK_IDLE, PT__TASK_QUEUED, PT__TASK_RUNNING, PT__TASK_DONE, PT__TASK
 
 typedef struct pt__worker pt__worker;
 
+/* The thread's name (docs/gpu.md): what top -H, gdb and a trace show. */
+#define PT__FOLD_THREAD_NAME "ptkit fold"
+
+/* How t's folds use its thread, PT_FOLD_THREAD read the first time it
+ * is asked: "0" never, "1" each fold whose copy has landed, else as
+ * needed (pt__fold_judge). */
+enum { PT__FOLD_AUTO = 1, PT__FOLD_ALWAYS, PT__FOLD_NEVER };
+PT__HIDDEN int pt__fold_mode(pt_timing *t);
+/* Whether t's folds whose copies have landed go to its thread now. */
+PT__HIDDEN int pt__fold_hand_over(pt_timing *t);
+/* Judges, where the launching thread first meets a copy (by its number,
+ * pt__stage's copy_no; a ring's batch of copies is one), whether the
+ * folds after it go to the thread: they do where, since the copy judged
+ * before, the launching thread would have been busy more than four
+ * fifths of the time had it also done the thread's work (the time less
+ * its waits for copies, plus the thread's busy time), so that the GPU
+ * would come to wait for it; at the first copy, where it had landed
+ * before it was waited for (the host behind). */
+PT__HIDDEN void pt__fold_judge(pt_timing *t, long copy_no, int landed);
 /* t's fold thread, started the first time it is asked for; NULL where
  * there is none: PT_FOLD_THREAD=0 in the environment when it was first
  * asked for, a thread that could not be started, or a child process
@@ -40,8 +59,10 @@ PT__HIDDEN void pt__worker_cancel(pt__worker *w, pt__task *k);
  * wait runs it, or says it lost). */
 PT__HIDDEN int pt__worker_ran(pt__worker *w, pt__task *k);
 /* The tasks handed over so far that the thread ran, and that a wait ran
- * on the waiting thread (0 and 0 without a thread). */
-PT__HIDDEN void pt__worker_counts(pt__worker *w, long *on_thread, long *on_caller);
+ * on the waiting thread, and the thread's time running them, ns (0
+ * without a thread). */
+PT__HIDDEN void pt__worker_counts(pt__worker *w, long *on_thread, long *on_caller,
+                                  int64_t *busy);
 /* Stops the thread once it has run what it holds, and frees it. */
 PT__HIDDEN void pt__worker_free(pt__worker *w);
 

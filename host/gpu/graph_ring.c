@@ -269,6 +269,7 @@ static pt__cuerr flush(pt__ring *r, pt__cuevent after)
     size_t at = (size_t)a * r->set_bytes;
     pt_stream cs = r->side ? r->side : r->stream;
     pt__cuerr e = 0;
+    long no;
 
     if (!n)
         return 0;
@@ -293,6 +294,7 @@ static pt__cuerr flush(pt__ring *r, pt__cuevent after)
     if (e)
         return e;
     r->last = r->ev[a];
+    no = ++pt__gpu_of(r->t)->copies;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < r->nk; k++) {
             pt__stage *st = &r->stage[(size_t)((a + i) % r->sets) * (size_t)r->nk + (size_t)k];
@@ -300,6 +302,7 @@ static pt__cuerr flush(pt__ring *r, pt__cuevent after)
                 st->unfilled = 0;
                 st->ev = r->ev[a];
                 st->copying = 1;
+                st->copy_no = no;
             }
         }
     return 0;

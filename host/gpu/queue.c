@@ -272,7 +272,7 @@ static void land_head(pt_timing *t, pt__gpu *g)
 {
     for (pt__waiter *w = g->pairs[queue_at(g, 0)].waiters; w; w = w->next)
         if (w->ops->land)
-            w->ops->land(w);
+            w->ops->land(t, w);
     prepare(t, g);
 }
 
@@ -360,21 +360,29 @@ static int resolve_head(pt_timing *t)
  * were all recorded on one stream, one wait for the newest of them, which
  * a stream completes after the older ones, stands for all of them, each
  * then resolved as seen complete (resolve_head). A wait a pair cost the
- * host a runtime call each, as much as the launch it timed. O(n). */
-static void settle(pt__gpu *g, size_t n)
+ * host a runtime call each, as much as the launch it timed. The run stops
+ * before the first pair with a fold that waits for its copy: that one is
+ * resolved alone, so that it folds while the GPU runs what comes after
+ * it (a wait for the newest first left every fold of a pt_sync until the
+ * GPU was done). Returns how many of the oldest need no settling again:
+ * the run settled, 0 where the oldest is such a fold, n where the events
+ * are on two streams (each pair waits for itself). O(the run). */
+static size_t settle(pt__gpu *g, size_t n)
 {
-    size_t last = 0;
+    size_t last = 0, k;
     int any = 0, have = 0;
     pt_stream s = NULL;
 
     if (n > g->qlen)
         n = g->qlen;
-    for (size_t k = 0; k < n; k++) {
+    for (k = 0; k < n; k++) {
         const pt__pair *p = &g->pairs[queue_at(g, k)];
+        if (p->waiters && p->waiters->ops->land)
+            break;
         if (p->known || p->ended)
             continue;
         if (any && p->stream != s)
-            return; /* two streams: each pair waits for itself */
+            return n;
         s = p->stream;
         any = 1;
         if (p->e1) { /* a span pair without one waits behind the next that has one */
@@ -383,24 +391,29 @@ static void settle(pt__gpu *g, size_t n)
         }
     }
     if (!have || g->cu->EventSynchronize(g->pairs[queue_at(g, last)].e1) != 0)
-        return; /* a failed wait is met again, and said, by the pair's own */
-    for (size_t k = 0; k <= last; k++)
-        g->pairs[queue_at(g, k)].ended = 1;
+        return k; /* a failed wait is met again, and said, by the pair's own */
+    for (size_t i = 0; i <= last; i++)
+        g->pairs[queue_at(g, i)].ended = 1;
+    return k;
 }
 
 int pt__queue_resolve_n(pt_timing *t, size_t n)
 {
     pt__gpu *g = t ? pt__gpu_of(t) : NULL;
+    size_t settled = 0;
     int rc = 0;
 
-    if (g && n > 1)
-        settle(g, n);
-    while (g && n-- > 0 && g->qlen) {
+    while (g && n > 0 && g->qlen) {
         int r;
+        if (!settled && n > 1)
+            settled = settle(g, n);
         land_head(t, g);
         r = resolve_head(t);
         if (r && !rc)
             rc = r;
+        n--;
+        if (settled)
+            settled--;
     }
     return rc;
 }

@@ -31,7 +31,7 @@ typedef struct pt__waiter_ops {
     int (*prepare)(pt_timing *t, pt__waiter *w);
     /* Waits for what prepare waits for (a fold's copy), before its launch
      * is resolved by a wait. May be NULL. */
-    void (*land)(pt__waiter *w);
+    void (*land)(pt_timing *t, pt__waiter *w);
 } pt__waiter_ops;
 struct pt__waiter {
     pt__waiter *next;

@@ -50,6 +50,8 @@ typedef struct pt__stage {
     int busy;                 /* a fold job reads it */
     int copying;              /* ev recorded after a copy into it, not yet seen complete */
     pt__cuevent ev;           /* NULL until a device copy used it */
+    long copy_no;             /* the timing's count of copies back when this one was made
+                                 (a ring's batch is one): what the fold thread's judge meets */
     /* A set of a graph's ring (graph_ring.c), owned there: `ring` its
      * ring, NULL for a buffer's own copies; `unfilled` until the copy
      * back of its set is on the stream, which `fill` puts there now

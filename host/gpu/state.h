@@ -65,6 +65,14 @@ typedef struct pt__gpu {
      * that hands it work; worker_tried once asked for. */
     struct pt__worker *worker;
     int worker_tried;
+    /* Whether folds go to that thread now (pt__fold_judge): how, as
+     * PT_FOLD_THREAD says (fold_mode, read once; 0 before), the answer
+     * (hand_over); the time this thread has waited for folds' copies
+     * (waited, ns), and at the last judgement the time, that wait and
+     * the fold thread's busy time. */
+    int fold_mode, hand_over;
+    long copies, judged;      /* copies back made (pt__stage's copy_no), the last judged */
+    int64_t waited, judged_at, waited_at, busy_at;
 } pt__gpu;
 
 /* t's GPU state, or NULL before the first GPU call. */
