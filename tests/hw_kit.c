@@ -130,10 +130,20 @@ Test(hw_kit, the_summary_reads_a_canned_log_into_its_table)
         "compute-sanitizer racecheck | **NOT met**",
         "report: 1 note; 4 slots skipped",
         "compute-sanitizer synccheck | skipped",
-        "|   graph replay, the host's work alone | ok, 0.4 s | 18.93 us a replay of 3 kernels",
+        "|   graph replay, the host's work alone | ok, 0.4 s | 14.02 us a replay of 3 kernels",
+        "|   graph replay, records out of the caches | ok, 0.4 s | 19.06 us a replay against "
+        "14.43 with them in the caches",
         "|   graph replays on a paced fake GPU | ok, 0.4 s | at 64, 32, 16 and 12 us a replay: "
-        "1.0129, 1.0049, 1.0159 and 1.0297 of its pace with the fold's own thread, 1.0062, "
-        "1.0050, 1.3707 and 1.7380 without",
+        "1.0008, 1.0021, 1.0068 and 1.2704 of its pace with the fold's own thread as needed "
+        "(the default), 1.0018, 1.0019, 1.0169 and 1.3246 with it always, 1.0008, 1.0021, "
+        "1.0986 and 1.2866 without",
+        "|   the fold's own thread's CPU | ok, 0.4 s | 0.00, 0.26, 13.16 and 15.01 us a replay as "
+        "needed, 9.68, 13.38, 14.52 and 15.61 us always",
+        "|   pt_sync after the paced GPU's last replay | ok, 0.4 s | at 64 us a replay: 104 us as "
+        "needed, 228 us always, 96 us never",
+        "the fold's own thread as needed (the default) 1.0850, always 1.0790, never 1.1920 of "
+        "bare (its CPU 9.85 us a replay as needed, 38.40 always; pt_sync after the GPU's last "
+        "replay 310 us as needed, 290 always, 520 never)",
         NULL,
     };
     char *text = summary_of("tests/hw/canned");

@@ -42,6 +42,7 @@
 #include <cuda_runtime.h>
 
 #include "../kernels/inputs.h"
+#include "../thread_cpu.h"
 
 #include <algorithm>
 #include <stdio.h>
@@ -372,8 +373,12 @@ static cudaError_t copy_node_after(cudaStream_t st, void *dst, const void *src, 
  * 1 and 32), says what a replay costs without its two events, beside the
  * replay's time by each. And ptkit's once more, its records brought back
  * by copy nodes in each replay (PT_GRAPH_RING=0) rather than by the ring
- * of sets copied back a batch at a time. Returns ptkit's (with events)
- * over bare, or 0 on a failure (said). */
+ * of sets copied back a batch at a time; and twice more by the ring,
+ * its folds never on the fold's own thread (PT_FOLD_THREAD=0) and on it
+ * whenever their copies have landed (=1), beside the default, which uses
+ * it as the host needs it, with that thread's CPU time a replay (it is
+ * named "ptkit fold"). Returns ptkit's (with events) over bare, or 0 on
+ * a failure (said). */
 static double graph_replays(cudaStream_t st, long long ns, int replays, double *bare_ms)
 {
     enum { KERNELS = 3, BLOCKS = 132 };
@@ -381,8 +386,10 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     pt_timing *gt = pt_create("graph", PT_GPU_EVENTS), *et = pt_create("events", PT_GPU_EVENTS);
     pt_timing *kt = pt_create("kernels", PT_GPU_EVENTS), *ct = pt_create("nodes", PT_GPU_EVENTS);
     pt_timing *ot = pt_create("one thread", PT_GPU_EVENTS);
+    pt_timing *at = pt_create("always", PT_GPU_EVENTS);
     pt_dev_records *recs[KERNELS], *krecs[KERNELS], *crecs[KERNELS], *orecs[KERNELS];
-    enum { GRAPHS = 7, FORMS = 12, EVENTS = 64, BATCH = 8 };
+    pt_dev_records *arecs[KERNELS];
+    enum { GRAPHS = 8, FORMS = 13, EVENTS = 64, BATCH = 8 };
     /* Forms 7, 8, 9: timed by the kernels, an event each 8, 1 and 32. */
     static const int batch[3] = { BATCH, 1, 32 };
     cudaGraph_t graph[GRAPHS] = {};
@@ -390,9 +397,9 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     const size_t rec_bytes = (size_t)PT_DEV_BUF_WORDS(BLOCKS, PH_COUNT, 0) * sizeof(long long);
     void *copies[KERNELS] = {}, *srcs[KERNELS] = {};
     cudaError_t copy_e = cudaSuccess;
-    std::vector<double> ms[FORMS], issue[FORMS];
+    std::vector<double> ms[FORMS], issue[FORMS], fold_us[FORMS], tail_us[FORMS];
     cudaEvent_t ev[2][EVENTS] = {};
-    pt_graph *pg = NULL, *pk = NULL, *pc = NULL, *po = NULL;
+    pt_graph *pg = NULL, *pk = NULL, *pc = NULL, *po = NULL, *pa = NULL;
     cudaError_t e = cudaSuccess;
 
     for (int i = 0; i < EVENTS && e == cudaSuccess; i++) {
@@ -406,6 +413,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         krecs[k] = pt_dev_records_create(kt, BLOCKS, PH_COUNT, phase_names, 0, 0);
         crecs[k] = pt_dev_records_create(ct, BLOCKS, PH_COUNT, phase_names, 0, 0);
         orecs[k] = pt_dev_records_create(ot, BLOCKS, PH_COUNT, phase_names, 0, 0);
+        arecs[k] = pt_dev_records_create(at, BLOCKS, PH_COUNT, phase_names, 0, 0);
         if (e == cudaSuccess)
             e = cudaMallocHost(&copies[k], rec_bytes);
         if (e == cudaSuccess)
@@ -414,10 +422,16 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     /* Graph 0 bare, 1 ptkit's, 4 ptkit's on kt (timed by its kernels), 5
      * ptkit's on ct with copy nodes in place of the ring (PT_GRAPH_RING=0
      * while it is captured), 6 ptkit's on ot, whose folds stay on the
-     * launching thread (form 11). */
+     * launching thread (form 11), 7 ptkit's on at, whose folds go to the
+     * fold's own thread whenever their copies have landed (form 12);
+     * gt's use that thread as the host needs it (the default). */
     for (int form = 0; form < GRAPHS && e == cudaSuccess; form += form == 1 ? 3 : 1) {
-        pt_timing *ft = form == 1 ? gt : form == 4 ? kt : form == 5 ? ct : ot;
-        pt_dev_records **fr = form == 1 ? recs : form == 4 ? krecs : form == 5 ? crecs : orecs;
+        pt_timing *ft = form == 1 ? gt : form == 4 ? kt : form == 5 ? ct : form == 6 ? ot : at;
+        pt_dev_records **fr = form == 1   ? recs
+                              : form == 4 ? krecs
+                              : form == 5 ? crecs
+                              : form == 6 ? orecs
+                                          : arecs;
         if (form == 5)
             setenv("PT_GRAPH_RING", "0", 1);
         e = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
@@ -460,16 +474,19 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         pk = pt_graph_capture_end(kt, (pt_stream)st);
         pc = pt_graph_capture_end(ct, (pt_stream)st);
         po = pt_graph_capture_end(ot, (pt_stream)st);
+        pa = pt_graph_capture_end(at, (pt_stream)st);
         pt_graph_time_by_kernels(pk, BATCH);
     }
-    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk && pc && po; r++) {
+    for (int r = 0; r < 6 && e == cudaSuccess && pg && pk && pc && po && pa; r++) {
         for (int form = 0; form < FORMS; form++) {
             double t0, t1;
+            long long f0 = threads_cpu_ns("ptkit fold", NULL);
             if (form >= 7 && form <= 9)
                 pt_graph_time_by_kernels(pk, batch[form - 7]);
-            /* Read when ot first hands a fold over, in its first round. */
-            if (form == 11)
-                setenv("PT_FOLD_THREAD", "0", 1);
+            /* Read by ot and at with their first folds, in their first
+             * round. */
+            if (form == 11 || form == 12)
+                setenv("PT_FOLD_THREAD", form == 11 ? "0" : "1", 1);
             t0 = now_s();
             for (int i = 0; i < replays; i++) {
                 if (form == 0) {
@@ -485,6 +502,8 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
                     cudaEventRecord(ev[form - 3][i % EVENTS], st);
                 } else if (form == 11) {
                     pt_graph_launch(ot, po, "step", exec[6], (pt_stream)st);
+                } else if (form == 12) {
+                    pt_graph_launch(at, pa, "step", exec[7], (pt_stream)st);
                 } else if (form == 10) {
                     pt_graph_launch(ct, pc, "step", exec[5], (pt_stream)st);
                 } else if (form >= 7) {
@@ -495,11 +514,20 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
             }
             t1 = now_s();
             e = cudaStreamSynchronize(st);
-            pt_sync(form == 1 ? gt : form == 10 ? ct : form == 11 ? ot : form >= 7 ? kt : et);
+            double t2 = now_s();
+            pt_sync(form == 1    ? gt
+                    : form == 10 ? ct
+                    : form == 11 ? ot
+                    : form == 12 ? at
+                    : form >= 7  ? kt
+                                 : et);
             unsetenv("PT_FOLD_THREAD");
             if (r > 0) { /* the first round warms up */
                 ms[form].push_back((now_s() - t0) * 1e3);
                 issue[form].push_back((t1 - t0) * 1e6 / replays);
+                fold_us[form].push_back(
+                    (double)(threads_cpu_ns("ptkit fold", NULL) - f0) * 1e-3 / replays);
+                tail_us[form].push_back((now_s() - t2) * 1e6);
             }
         }
     }
@@ -538,9 +566,14 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         printf("graph replays, pt_graph_launch, records back by the ring: %.4f of bare; by "
                "copy nodes (PT_GRAPH_RING=0): %.4f of bare\n", median(ms[1]) / median(ms[0]),
                median(ms[10]) / median(ms[0]));
-        printf("graph replays, pt_graph_launch by the ring, its folds on the launching thread "
-               "alone (PT_FOLD_THREAD=0): %.4f of bare (with the fold's own thread: %.4f)\n",
-               median(ms[11]) / median(ms[0]), median(ms[1]) / median(ms[0]));
+        printf("graph replays, pt_graph_launch by the ring, the fold's own thread as needed (the "
+               "default): %.4f of bare; always (PT_FOLD_THREAD=1): %.4f; never, the folds on the "
+               "launching thread alone (PT_FOLD_THREAD=0): %.4f; the fold's thread's CPU a "
+               "replay: %.2f us as needed, %.2f us always; pt_sync after the GPU's last "
+               "replay: %.0f us as needed, %.0f us always, %.0f us never\n",
+               median(ms[1]) / median(ms[0]), median(ms[12]) / median(ms[0]),
+               median(ms[11]) / median(ms[0]), median(fold_us[1]), median(fold_us[12]),
+               median(tail_us[1]), median(tail_us[12]), median(tail_us[11]));
         if (copy_e == cudaSuccess)
             printf("graph replays, copy nodes of %zu bytes alone: after each kernel %.4f of "
                    "bare, after the last only %.4f of bare\n", rec_bytes,
@@ -556,6 +589,7 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
     pt_graph_free(pk);
     pt_graph_free(pc);
     pt_graph_free(po);
+    pt_graph_free(pa);
     for (int k = 0; k < KERNELS; k++) {
         if (copies[k])
             cudaFreeHost(copies[k]);
@@ -573,12 +607,14 @@ static double graph_replays(cudaStream_t st, long long ns, int replays, double *
         pt_dev_records_free(krecs[k]);
         pt_dev_records_free(crecs[k]);
         pt_dev_records_free(orecs[k]);
+        pt_dev_records_free(arecs[k]);
     }
     pt_destroy(gt);
     pt_destroy(et);
     pt_destroy(kt);
     pt_destroy(ct);
     pt_destroy(ot);
+    pt_destroy(at);
     return ratio;
 }
 

@@ -7,7 +7,11 @@
  * the host's work a replay: pointing the kernels at their sets and back,
  * the launch's bookkeeping, and the three folds. On hardware the GPU sets
  * a replay's pace only while this stays well below the replay's own time
- * (64 us for bench-gpu's graph; docs/hardware/2026-11-28-h200.md).
+ * (64 us for bench-gpu's graph; docs/hardware/2026-11-28-h200.md). Then
+ * the same with the copies out of the CPU's caches, as a GPU's copy
+ * leaves them; and the replays on the fake runtime paced as a GPU, with
+ * the fold's own thread as needed (the default), always, and never:
+ * their time against the GPU's pace, and the thread's CPU time.
  *
  *   bench_graph_host [REPLAYS]     (2,000 a round; the median of 5 rounds)
  *
@@ -18,6 +22,9 @@
 #include "../cuda_fake.h"
 
 #include <pt/pt_dev.h>
+
+#include "gpu/fold_worker.h"
+#include "../thread_cpu.h"
 
 #include <sys/prctl.h>
 #include <time.h>
@@ -80,14 +87,27 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A form's figures, one a round, each sorted: the wall time (less the
+ * flushing of cold copies) and the fold's own thread's CPU time, us a
+ * replay, and pt_sync's time after the paced GPU's last replay, us. (The
+ * launching thread's CPU time is no figure: it spins in its waits for
+ * the paced GPU, as CUDA's waits do.) */
+typedef struct {
+    double wall[ROUNDS], fold[ROUNDS], tail[ROUNDS];
+} figures;
+
+/* The fold's own thread: as needed (PT_FOLD_THREAD unset), always, never. */
+enum { AS_NEEDED, ALWAYS, NEVER };
+
 /* One form's rounds: a timing whose graph of KERNELS marked kernels,
  * captured by PT_LAUNCH, is replayed n times a round by pt_graph_launch
- * (and synchronized), the fold's own thread on or off, on the fake GPU
- * at pace_us a replay (0: at once). Per round, the wall time and the
- * launching thread's CPU time a replay, into wall[] and cpu[] (sorted).
- * Returns 0, or 1 where a replay was not folded by the ring. */
-static int rounds(long n, int thread, double pace_us, double *wall, double *cpu)
+ * (and synchronized), the fold's own thread used as `thread` says, on
+ * the fake GPU at pace_us a replay (0: at once), its copies left in the
+ * CPU's caches or not (cold). Returns 0, or 1 where a replay was not
+ * folded by the ring. */
+static int rounds(long n, int thread, double pace_us, int cold, figures *f)
 {
+    double *wall = f->wall;
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
     test_clock clk = { 0 };
     pt_dev_records *recs[KERNELS];
@@ -100,7 +120,10 @@ static int rounds(long n, int thread, double pace_us, double *wall, double *cpu)
     pt_timing *t;
     pt_graph *g;
 
-    setenv("PT_FOLD_THREAD", thread ? "1" : "0", 1);
+    if (thread == AS_NEEDED)
+        unsetenv("PT_FOLD_THREAD");
+    else
+        setenv("PT_FOLD_THREAD", thread == ALWAYS ? "1" : "0", 1);
     fake.pace_us = 0;
     fake.nkaim = 0; /* the fake's kernel nodes are the last graph's */
     t = test_timing(&clk, "graph", PT_GPU_EVENTS);
@@ -118,15 +141,21 @@ static int rounds(long n, int thread, double pace_us, double *wall, double *cpu)
     g = pt_graph_capture_end(t, st);
     fake.graph_replay = replay;
     fake.pace_us = pace_us;
+    fake.cold_copies = cold;
     for (int r = 0; g && r < ROUNDS; r++) {
-        double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+        long long f0 = threads_cpu_ns(PT__FOLD_THREAD_NAME, NULL);
+        double t0 = now_s(CLOCK_MONOTONIC);
+        fake.flushed_us = 0;
         for (long i = 0; i < n; i++)
             bad |= pt_graph_launch(t, g, "step", exec, st) != 0;
+        f->tail[r] = fake.busy_until_us;
         bad |= pt_sync(t) != 0;
-        wall[r] = (now_s(CLOCK_MONOTONIC) - t0) * 1e6 / (double)n;
-        cpu[r] = (now_s(CLOCK_THREAD_CPUTIME_ID) - c0) * 1e6 / (double)n;
+        f->tail[r] = pace_us > 0 ? fake_wall_us() - f->tail[r] : 0;
+        wall[r] = ((now_s(CLOCK_MONOTONIC) - t0) * 1e6 - fake.flushed_us) / (double)n;
+        f->fold[r] = (double)(threads_cpu_ns(PT__FOLD_THREAD_NAME, NULL) - f0) * 1e-3 / (double)n;
     }
     fake.pace_us = 0;
+    fake.cold_copies = 0;
     k0 = pt_find(t, "step/k0");
     if (!g || bad || !k0 || pt_section_get(t, k0, &ss) != 0 ||
         ss.count != (uint64_t)(n * ROUNDS) || recs[0]->ring_reads != n * ROUNDS) {
@@ -136,7 +165,8 @@ static int rounds(long n, int thread, double pace_us, double *wall, double *cpu)
         return 1;
     }
     qsort(wall, ROUNDS, sizeof *wall, cmp);
-    qsort(cpu, ROUNDS, sizeof *cpu, cmp);
+    qsort(f->tail, ROUNDS, sizeof *f->tail, cmp);
+    qsort(f->fold, ROUNDS, sizeof *f->fold, cmp);
     pt_graph_free(g);
     for (int k = 0; k < KERNELS; k++)
         pt_dev_records_free(recs[k]);
@@ -149,33 +179,68 @@ int main(int argc, char **argv)
     static const size_t sizes[] = { sizeof(float *), sizeof(int), sizeof(pt_dev_buf) };
     static const double paces[] = { 64, 32, 16, 12 };
     const long n = argc > 1 ? atol(argv[1]) : 2000;
-    double wall[ROUNDS], cpu[ROUNDS], ratio[2][4];
+    const int M = ROUNDS / 2;
+    double ratio[3][4], fold_us[3][4], tail_us[3] = { 0 };
+    figures f, cold;
 
     fake_install_ring(3, sizes);
     pt__calib_set(-1, 2.0, 1000.0);
     pt__calib_set(0, 2.0, 1000.0);
-    /* The paced GPU's waits sleep to the microsecond, not to the 50 us
-     * of a thread's default timer slack. */
+    /* The paced GPU's waits sleep to within their last microseconds, not
+     * to the 50 us of a thread's default timer slack. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    if (rounds(n, 0, 0, wall, cpu))
+    if (rounds(n, NEVER, 0, 0, &f))
         return 1;
     printf("a graph replay's host work (pt_graph_launch, 3 kernels of 132 blocks, 3 phases, the "
            "ring, the fake runtime): %.2f us a replay, %.2f us a kernel (median of %d rounds of "
-           "%ld)\n", wall[ROUNDS / 2], wall[ROUNDS / 2] / KERNELS, ROUNDS, n);
+           "%ld)\n", f.wall[M], f.wall[M] / KERNELS, ROUNDS, n);
+    /* The same with each copy back out of the CPU's caches, as a GPU's
+     * copy into pinned memory leaves it: the folds then read their
+     * records from memory, as on a GPU's host. */
+#if defined(__x86_64__)
+    if (rounds(n, NEVER, 0, 1, &cold) || rounds(n, NEVER, 0, 0, &f))
+        return 1;
+    printf("the same with each copy's records out of the CPU's caches, as a GPU's copy leaves "
+           "them (the flushing left out): %.2f us a replay, %.2f in the caches (medians of %d "
+           "rounds of %ld each)\n", cold.wall[M], f.wall[M], ROUNDS, n);
+#else
+    (void)cold;
+    printf("the same with each copy's records out of the CPU's caches: not measured on this "
+           "CPU (x86 only)\n");
+#endif
     /* The same replays on a GPU that takes pace_us a replay: the host
      * keeps up where they take as long as the GPU's pace (the bare
      * graph's, which has no host work to wait for). */
     for (int i = 0; i < 4; i++)
-        for (int thread = 0; thread < 2; thread++) {
-            if (rounds(n, thread, paces[i], wall, cpu))
+        for (int form = 0; form < 3; form++) {
+            if (rounds(n, form, paces[i], 0, &f))
                 return 1;
-            ratio[thread][i] = wall[ROUNDS / 2] / paces[i];
+            ratio[form][i] = f.wall[M] / paces[i];
+            fold_us[form][i] = f.fold[M];
+            if (i == 0)
+                tail_us[form] = f.tail[M];
         }
     printf("graph replays on a GPU paced at %.0f, %.0f, %.0f and %.0f us a replay, of the GPU's "
-           "pace: %.4f, %.4f, %.4f and %.4f with the fold's own thread; %.4f, %.4f, %.4f and "
-           "%.4f without it (median of %d rounds of %ld)\n", paces[0], paces[1], paces[2],
-           paces[3], ratio[1][0], ratio[1][1], ratio[1][2], ratio[1][3], ratio[0][0],
-           ratio[0][1], ratio[0][2], ratio[0][3], ROUNDS, n);
+           "pace: %.4f, %.4f, %.4f and %.4f with the fold's own thread as needed (the default); "
+           "%.4f, %.4f, %.4f and %.4f with it always (PT_FOLD_THREAD=1); %.4f, %.4f, %.4f and "
+           "%.4f without it (PT_FOLD_THREAD=0) (median of %d rounds of %ld)\n", paces[0],
+           paces[1], paces[2], paces[3], ratio[AS_NEEDED][0], ratio[AS_NEEDED][1],
+           ratio[AS_NEEDED][2], ratio[AS_NEEDED][3], ratio[ALWAYS][0], ratio[ALWAYS][1],
+           ratio[ALWAYS][2], ratio[ALWAYS][3], ratio[NEVER][0], ratio[NEVER][1],
+           ratio[NEVER][2], ratio[NEVER][3], ROUNDS, n);
+    /* What the thread did: as needed, little where the launching thread
+     * has time to spare. */
+    printf("the fold's own thread's CPU a replay at the same paces: %.2f, %.2f, %.2f and %.2f us "
+           "as needed; %.2f, %.2f, %.2f and %.2f us always (medians of %d rounds of %ld)\n",
+           fold_us[AS_NEEDED][0], fold_us[AS_NEEDED][1], fold_us[AS_NEEDED][2],
+           fold_us[AS_NEEDED][3], fold_us[ALWAYS][0], fold_us[ALWAYS][1], fold_us[ALWAYS][2],
+           fold_us[ALWAYS][3], ROUNDS, n);
+    /* Of the wall time at the slowest pace, what pt_sync took after the
+     * GPU's last replay: the folds of the sets that landed last, which no
+     * replay hides; a run's, not a replay's. */
+    printf("pt_sync after the GPU's last replay at %.0f us a replay: %.0f us as needed, %.0f us "
+           "always, %.0f us never (medians of %d rounds of %ld)\n", paces[0],
+           tail_us[AS_NEEDED], tail_us[ALWAYS], tail_us[NEVER], ROUNDS, n);
     fake_uninstall();
     return 0;
 }

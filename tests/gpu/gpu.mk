@@ -67,7 +67,7 @@ $(BENCH_LOOP_OBJS): tests/bench/bench_loops.cu $(GPU_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) $(BENCH_LOOP_FLAGS) -Iinclude -c -o $@ $<
 
-$(BENCH_GPU): tests/bench/bench_gpu.cu tests/kernels/inputs.h $(LIB_A) $(GPU_HDRS) $(BENCH_LOOP_OBJS)
+$(BENCH_GPU): tests/bench/bench_gpu.cu tests/kernels/inputs.h tests/thread_cpu.h $(LIB_A) $(GPU_HDRS) $(BENCH_LOOP_OBJS)
 	@mkdir -p $(@D)
 	$(NVCC_CMD) $(BENCH_GPU_NVCCFLAGS) $(NVCCFLAGS) $(PT_GENCODE) --cudart $(CUDART) -Iinclude -o $@ $< \
 	    $(BENCH_GPU_KOBJS) $(BENCH_LOOP_OBJS) $(LIB_A) \

@@ -223,8 +223,12 @@ def bench_rows(logs, st):
                           r"([\d.]+) of bare, after the last only ([\d.]+) of bare", text)
         ring = re.search(r"graph replays, pt_graph_launch, records back by the ring: ([\d.]+) of "
                          r"bare; by copy nodes \(PT_GRAPH_RING=0\): ([\d.]+) of bare", text)
-        alone = re.search(r"its folds on the launching thread alone \(PT_FOLD_THREAD=0\): "
-                          r"([\d.]+) of bare", text)
+        folds = re.search(r"the fold's own thread as needed \(the default\): ([\d.]+) of bare; "
+                          r"always \(PT_FOLD_THREAD=1\): ([\d.]+); never, the folds on the "
+                          r"launching thread alone \(PT_FOLD_THREAD=0\): ([\d.]+); the fold's "
+                          r"thread's CPU a replay: ([\d.]+) us as needed, ([\d.]+) us always"
+                          r"(?:; pt_sync after the GPU's last replay: (\d+) us as needed, (\d+) us "
+                          r"always, (\d+) us never)?", text)
         rows.append(("  graph replays, pt_graph_launch", goal(float(gr.group(2)) <= 1.01) +
                      " (<= 1.01 of bare)", f"{gr.group(2)} of bare over {gr.group(1)} replays" +
                      (f"; a replay bare {split.group(1)} us, ptkit {split.group(2)} us; the bare "
@@ -236,8 +240,12 @@ def bench_rows(logs, st):
                       f"only {nodes.group(2)} of bare" if nodes else "") +
                      (f"; records back by the ring {ring.group(1)}, by copy nodes "
                       f"{ring.group(2)} of bare" if ring else "") +
-                     (f"; the folds on the launching thread alone (PT_FOLD_THREAD=0) "
-                      f"{alone.group(1)} of bare" if alone else "")))
+                     (f"; the fold's own thread as needed (the default) {folds.group(1)}, always "
+                      f"{folds.group(2)}, never {folds.group(3)} of bare (its CPU "
+                      f"{folds.group(4)} us a replay as needed, {folds.group(5)} always" +
+                      (f"; pt_sync after the GPU's last replay {folds.group(6)} us as needed, "
+                       f"{folds.group(7)} always, {folds.group(8)} never" if folds.group(6) else "") +
+                      ")" if folds else "")))
     kr = re.search(r"^graph replays, timed by their kernels \(an event each (\d+)\): ([\d.]+) of "
                    r"bare, ([\d.]+) us a replay .*?; (\d+) timed, a replay ([\d.]+) ms by its "
                    r"kernels, ([\d.]+) ms by events", text, re.M)
@@ -265,12 +273,33 @@ def host_rows(logs, st):
     rows = [("  graph replay, the host's work alone", status(st, "bench_host"),
              f"{m.group(1)} us a replay of 3 kernels of 132 blocks, {m.group(2)} us a kernel "
              f"(pt_graph_launch against the fake runtime: aiming, bookkeeping, folds)")]
-    p = re.search(r"paced at ([\d, and]+) us a replay, of the GPU's pace: ([\d., and]+) with "
-                  r"the fold's own thread; ([\d., and]+) without it", text)
-    if p:
-        rows.append(("  graph replays on a paced fake GPU", status(st, "bench_host"),
-                     f"at {p.group(1)} us a replay: {p.group(2)} of its pace with the fold's "
-                     f"own thread, {p.group(3)} without (this host's CPU keeps up where 1)"))
+    # Each later line of the log, where it is there: its row's label,
+    # what finds it, and what the row says of it.
+    lines = (
+        ("  graph replay, records out of the caches",
+         r"out of the CPU's caches, .*?: ([\d.]+) us a replay, ([\d.]+) in the caches",
+         "{0} us a replay against {1} with them in the caches (as a GPU's copy leaves them: "
+         "the folds read them from memory)"),
+        ("  graph replays on a paced fake GPU",
+         r"paced at ([\d, and]+) us a replay, of the GPU's pace: ([\d., and]+) with the fold's "
+         r"own thread as needed \(the default\); ([\d., and]+) with it always "
+         r"\(PT_FOLD_THREAD=1\); ([\d., and]+) without it",
+         "at {0} us a replay: {1} of its pace with the fold's own thread as needed (the "
+         "default), {2} with it always, {3} without (this host's CPU keeps up where 1)"),
+        ("  the fold's own thread's CPU",
+         r"the fold's own thread's CPU a replay at the same paces: ([\d., and]+) us as needed; "
+         r"([\d., and]+) us always",
+         "{0} us a replay as needed, {1} us always, at the same paces"),
+        ("  pt_sync after the paced GPU's last replay",
+         r"pt_sync after the GPU's last replay at (\d+) us a replay: (\d+) us as needed, "
+         r"(\d+) us always, (\d+) us never",
+         "at {0} us a replay: {1} us as needed, {2} us always, {3} us never (the folds no "
+         "replay hides)"),
+    )
+    for label, pattern, says in lines:
+        found = re.search(pattern, text)
+        if found:
+            rows.append((label, status(st, "bench_host"), says.format(*found.groups())))
     return rows
 
 
