@@ -1574,12 +1574,17 @@ static pt_graph *ring_graph(cudaStream_t st, pt_dev_records **r1, pt_dev_records
 
 /* A graph of capture_two's kernels replayed FOLD_REPLAYS times, each
  * block's phases different by replay and slot, with the fold's own
- * thread on ("1") or off ("0"): its time to find what it was handed
- * before pt_sync. The sections' figures, k2's heatmap (4 blocks of 3
- * phases), and the tasks the thread ran. */
+ * thread on ("1") or off ("0"), or in turn off and on every 20 replays
+ * ("mixed", as the host's need for it may come and go): its time to
+ * find what it was handed before pt_sync. The sections' figures, k2's
+ * heatmap (4 blocks of 3 phases), and the tasks the thread ran; those
+ * handed to it (run there or by a wait) in fold_handed. */
+static long fold_handed;
+
 static void fold_thread_run(const char *thread, pt_section_stats *out, double *heat,
                             long *on_thread, int *named)
 {
+    int mixed = strcmp(thread, "mixed") == 0;
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
@@ -1587,20 +1592,24 @@ static void fold_thread_run(const char *thread, pt_section_stats *out, double *h
     int64_t busy;
     pt__gpu *gpu;
 
-    setenv("PT_FOLD_THREAD", thread, 1);
+    setenv("PT_FOLD_THREAD", mixed ? "1" : thread, 1);
     pt_graph *g = ring_graph(st, &r1, &r2);
     replays = 0;
     vary = 1;
-    for (int i = 0; i < FOLD_REPLAYS; i++)
+    for (int i = 0; i < FOLD_REPLAYS; i++) {
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
+        if (mixed) /* a phase outlasts the ring's 16 sets: each folds some */
+            pt__gpu_of(t)->fold_mode = i / 20 % 2 ? PT__FOLD_ALWAYS : PT__FOLD_NEVER;
+    }
     gpu = pt__gpu_of(t);
     *on_thread = 0;
-    for (int i = 0; i < 5000 && gpu->worker && *on_thread == 0; i++) {
+    for (int i = 0; i < 5000 && !mixed && gpu->worker && *on_thread == 0; i++) {
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
         pt__worker_counts(gpu->worker, on_thread, &on_caller, &busy);
     }
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     pt__worker_counts(gpu->worker, on_thread, &on_caller, &busy);
+    fold_handed = *on_thread + on_caller;
     cr_assert_geq(threads_cpu_ns(PT__FOLD_THREAD_NAME, named), 0, "/proc/self/task read");
     for (size_t k = 0; k < FOLD_PATHS; k++) {
         cr_assert_eq(pt_section_get(t, find(fold_paths[k]), &out[k]), 0);
@@ -1618,17 +1627,23 @@ static void fold_thread_run(const char *thread, pt_section_stats *out, double *h
  * landed (fold_worker.c) while the launching thread goes on, make the
  * same tree, figure for figure, as where every fold is the launching
  * thread's (PT_FOLD_THREAD=0): its phases, their blocks, histograms and
- * SMs, the launch's shape, the heatmap. The thread is one, by its name
- * (what top -H and a debugger show, and the benchmarks look for). */
+ * SMs, the launch's shape, the heatmap; and so does the thread taken up
+ * and left in turn, as the host's need for it comes and goes (the
+ * replays' counts taken in order however the folds go). The thread is
+ * one, by its name (what top -H and a debugger show, and the benchmarks
+ * look for). */
 Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
 {
-    pt_section_stats one[FOLD_PATHS], two[FOLD_PATHS];
-    double h1[12], h2[12];
-    long n1, n2;
-    int named1, named2;
+    pt_section_stats one[FOLD_PATHS], two[FOLD_PATHS], three[FOLD_PATHS];
+    double h1[12], h2[12], h3[12];
+    long n1, n2, n3;
+    int named1, named2, named3;
 
     fold_thread_run("0", one, h1, &n1, &named1);
     fold_thread_run("1", two, h2, &n2, &named2);
+    fold_thread_run("mixed", three, h3, &n3, &named3);
+    cr_assert(fold_handed > 0 && fold_handed < 2 * FOLD_REPLAYS,
+              "taken up and left: %ld of %d folds handed over", fold_handed, 2 * FOLD_REPLAYS);
     cr_assert_eq(n1, 0, "no thread where PT_FOLD_THREAD=0");
     cr_assert_eq(named1, 0, "no thread named \"%s\" where PT_FOLD_THREAD=0",
                  PT__FOLD_THREAD_NAME);
@@ -1636,10 +1651,14 @@ Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
     cr_assert_eq(named2, 1, "one thread named \"%s\", not %d", PT__FOLD_THREAD_NAME, named2);
     cr_assert_eq(one[3].blocks, FOLD_REPLAYS * 8, "every block of every replay");
     cr_assert_gt(one[3].block_max_ms, one[3].block_min_ms, "blocks that differ");
-    for (size_t k = 0; k < FOLD_PATHS; k++)
+    for (size_t k = 0; k < FOLD_PATHS; k++) {
         cr_assert(memcmp(&one[k], &two[k], sizeof one[k]) == 0, "%s: the same figures",
                   fold_paths[k]);
+        cr_assert(memcmp(&one[k], &three[k], sizeof one[k]) == 0, "%s: the same figures, the "
+                  "thread taken up and left", fold_paths[k]);
+    }
     cr_assert(memcmp(h1, h2, sizeof h1) == 0, "the same heatmap");
+    cr_assert(memcmp(h1, h3, sizeof h1) == 0, "the same heatmap, the thread taken up and left");
 }
 
 /* FOLD_REPLAYS replays of ring_graph's graph with the fold's own thread
