@@ -1574,40 +1574,55 @@ static pt_graph *ring_graph(cudaStream_t st, pt_dev_records **r1, pt_dev_records
 
 /* A graph of capture_two's kernels replayed FOLD_REPLAYS times, each
  * block's phases different by replay and slot, with the fold's own
- * thread on ("1") or off ("0"), or in turn off and on every 20 replays
- * ("mixed", as the host's need for it may come and go): its time to
+ * thread on ("1"), off ("0"), in turn off and on every 20 replays
+ * ("mixed", as the host's need for it may come and go) or as needed
+ * (NULL: PT_FOLD_THREAD unset), on the fake GPU paced at pace_us a
+ * replay (0: each replay done at once). With "1" at once, its time to
  * find what it was handed before pt_sync. The sections' figures, k2's
- * heatmap (4 blocks of 3 phases), and the tasks the thread ran; those
- * handed to it (run there or by a wait) in fold_handed. */
+ * heatmap (4 blocks of 3 phases), the tasks the thread ran, and the
+ * threads named as it is; those handed to it (run there or by a wait)
+ * in fold_handed. Returns the wall time a replay of the launches and
+ * pt_sync, us. */
 static long fold_handed;
 
-static void fold_thread_run(const char *thread, pt_section_stats *out, double *heat,
-                            long *on_thread, int *named)
+static double fold_thread_run(const char *thread, double pace_us, pt_section_stats *out,
+                              double *heat, long *on_thread, int *named)
 {
-    int mixed = strcmp(thread, "mixed") == 0;
+    int mixed = thread && strcmp(thread, "mixed") == 0;
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     void *exec = (void *)(uintptr_t)0xee;
     pt_dev_records *r1, *r2;
     long on_caller = 0;
     int64_t busy;
+    double us, t0;
     pt__gpu *gpu;
 
-    setenv("PT_FOLD_THREAD", mixed ? "1" : thread, 1);
+    if (thread)
+        setenv("PT_FOLD_THREAD", mixed ? "1" : thread, 1);
+    else
+        unsetenv("PT_FOLD_THREAD");
     pt_graph *g = ring_graph(st, &r1, &r2);
     replays = 0;
     vary = 1;
+    fake.pace_us = pace_us;
+    t0 = fake_wall_us();
     for (int i = 0; i < FOLD_REPLAYS; i++) {
         cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
         if (mixed) /* a phase outlasts the ring's 16 sets: each folds some */
             pt__gpu_of(t)->fold_mode = i / 20 % 2 ? PT__FOLD_ALWAYS : PT__FOLD_NEVER;
     }
+    us = fake_wall_us() - t0;
     gpu = pt__gpu_of(t);
     *on_thread = 0;
-    for (int i = 0; i < 5000 && !mixed && gpu->worker && *on_thread == 0; i++) {
+    for (int i = 0; i < 5000 && thread && !mixed && !pace_us && gpu->worker && *on_thread == 0;
+         i++) {
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
         pt__worker_counts(gpu->worker, on_thread, &on_caller, &busy);
     }
+    t0 = fake_wall_us();
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    us = (us + fake_wall_us() - t0) / FOLD_REPLAYS;
+    fake.pace_us = 0;
     pt__worker_counts(gpu->worker, on_thread, &on_caller, &busy);
     fold_handed = *on_thread + on_caller;
     cr_assert_geq(threads_cpu_ns(PT__FOLD_THREAD_NAME, named), 0, "/proc/self/task read");
@@ -1621,6 +1636,7 @@ static void fold_thread_run(const char *thread, pt_section_stats *out, double *h
     vary = 0;
     graph_done(g, r1, r2, FOLD_REPLAYS);
     unsetenv("PT_FOLD_THREAD");
+    return us;
 }
 
 /* Each replay's figures, found on the fold's own thread once its set has
@@ -1639,9 +1655,9 @@ Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
     long n1, n2, n3;
     int named1, named2, named3;
 
-    fold_thread_run("0", one, h1, &n1, &named1);
-    fold_thread_run("1", two, h2, &n2, &named2);
-    fold_thread_run("mixed", three, h3, &n3, &named3);
+    fold_thread_run("0", 0, one, h1, &n1, &named1);
+    fold_thread_run("1", 0, two, h2, &n2, &named2);
+    fold_thread_run("mixed", 0, three, h3, &n3, &named3);
     cr_assert(fold_handed > 0 && fold_handed < 2 * FOLD_REPLAYS,
               "taken up and left: %ld of %d folds handed over", fold_handed, 2 * FOLD_REPLAYS);
     cr_assert_eq(n1, 0, "no thread where PT_FOLD_THREAD=0");
@@ -1661,34 +1677,18 @@ Test(launch, the_fold_thread_finds_what_the_launching_thread_would)
     cr_assert(memcmp(h1, h3, sizeof h1) == 0, "the same heatmap, the thread taken up and left");
 }
 
-/* FOLD_REPLAYS replays of ring_graph's graph with the fold's own thread
- * as needed (PT_FOLD_THREAD unset), on the fake GPU paced at pace_us a
- * replay (0: each replay done at once): the wall time a replay, us, and
- * the folds handed to the thread (run there or by a wait). */
+/* fold_thread_run with the fold's own thread as needed at pace_us: the
+ * wall time a replay, us, and the folds handed to the thread. */
 static double as_needed_run(double pace_us, long *handed)
 {
-    cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
-    void *exec = (void *)(uintptr_t)0xee;
-    pt_dev_records *r1, *r2;
-    long on_thread = 0, on_caller = 0;
-    int64_t busy;
-    double t0;
+    pt_section_stats out[FOLD_PATHS];
+    double heat[12], us;
+    long on_thread;
+    int named;
 
-    unsetenv("PT_FOLD_THREAD");
-    pt_graph *g = ring_graph(st, &r1, &r2);
-    replays = 0;
-    fake.pace_us = pace_us;
-    t0 = fake_wall_us();
-    for (int i = 0; i < FOLD_REPLAYS; i++)
-        cr_assert_eq(pt_graph_launch(t, g, "step", exec, st), 0, "%s", pt_last_error(t));
-    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
-    t0 = (fake_wall_us() - t0) / FOLD_REPLAYS;
-    fake.pace_us = 0;
-    if (pt__gpu_of(t)->worker)
-        pt__worker_counts(pt__gpu_of(t)->worker, &on_thread, &on_caller, &busy);
-    *handed = on_thread + on_caller;
-    graph_done(g, r1, r2, FOLD_REPLAYS);
-    return t0;
+    us = fold_thread_run(NULL, pace_us, out, heat, &on_thread, &named);
+    *handed = fold_handed;
+    return us;
 }
 
 /* By default the folds go to the fold's own thread only as the host
