@@ -281,7 +281,7 @@ static int job_prepare(pt_timing *t, pt__waiter *w)
         return 1;
     if (j->in_replay || pt__fold_mode(t) == PT__FOLD_NEVER || copy_landed(j) != 1)
         return 0;
-    /* Met landed, unwaited for: the host is behind the GPU, or near. */
+    /* Met landed, unwaited for: the first job of its copy has it judged. */
     pt__fold_judge(t, j->stage->copy_no, 1);
     if (!pt__fold_hand_over(t))
         return 0;

@@ -21,9 +21,10 @@
  * every fold whose copy has landed, PT_FOLD_THREAD=0 keeps every fold on
  * the timing's thread. The thread is named "ptkit fold" (what top -H,
  * gdb and Nsight Systems show), takes no signal (it is started with
- * every one blocked) and runs nothing of the program's. A child forked since has no
- * such thread: its folds run on its own thread, and one the parent's
- * thread was in the middle of at the fork is lost (said by its fold). */
+ * every one blocked) and runs nothing of the program's. A child forked
+ * since has no such thread: its folds run on its own thread, and one
+ * the parent's thread was in the middle of at the fork is lost (said by
+ * its fold). */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "gpu/fold_worker.h"
 

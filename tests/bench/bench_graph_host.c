@@ -107,7 +107,6 @@ enum { AS_NEEDED, ALWAYS, NEVER };
  * folded by the ring. */
 static int rounds(long n, int thread, double pace_us, int cold, figures *f)
 {
-    double *wall = f->wall;
     static const char *const titles[KERNELS] = { "k0", "k1", "k2" };
     test_clock clk = { 0 };
     pt_dev_records *recs[KERNELS];
@@ -151,7 +150,7 @@ static int rounds(long n, int thread, double pace_us, int cold, figures *f)
         f->tail[r] = fake.busy_until_us;
         bad |= pt_sync(t) != 0;
         f->tail[r] = pace_us > 0 ? fake_wall_us() - f->tail[r] : 0;
-        wall[r] = ((now_s(CLOCK_MONOTONIC) - t0) * 1e6 - fake.flushed_us) / (double)n;
+        f->wall[r] = ((now_s(CLOCK_MONOTONIC) - t0) * 1e6 - fake.flushed_us) / (double)n;
         f->fold[r] = (double)(threads_cpu_ns(PT__FOLD_THREAD_NAME, NULL) - f0) * 1e-3 / (double)n;
     }
     fake.pace_us = 0;
@@ -164,7 +163,7 @@ static int rounds(long n, int thread, double pace_us, int cold, figures *f)
                 recs[0]->ring_reads, recs[0]->ring_off);
         return 1;
     }
-    qsort(wall, ROUNDS, sizeof *wall, cmp);
+    qsort(f->wall, ROUNDS, sizeof *f->wall, cmp);
     qsort(f->tail, ROUNDS, sizeof *f->tail, cmp);
     qsort(f->fold, ROUNDS, sizeof *f->fold, cmp);
     pt_graph_free(g);
