@@ -29,6 +29,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The stream cudaStreamCreateWithFlags makes, each time. */
+#define FAKE_MADE_STREAM ((pt_stream)(uintptr_t)0x5)
+
 typedef struct fake_event {
     double ms;                /* fake.now_ms when last recorded */
     double due_us;            /* a paced GPU's (below): when it completes, on fake_wall_us */
@@ -68,6 +71,12 @@ typedef struct fake_gpu {
      * ready before, a wait spins until then. busy_until_us: when the
      * work launched so far ends. */
     double pace_us, busy_until_us;
+    /* The streams ptkit makes (all 0x5 here) carry copies alone, which
+     * take no time: an event recorded on one completes with the last
+     * event that stream was made to wait for (side_due_us, once
+     * side_waited), not with all the work launched so far. */
+    double side_due_us;
+    int side_waited;
     /* cudaMemcpyAsync leaves what it wrote out of the CPU's caches, as a
      * GPU's copy into pinned memory does (x86; elsewhere a plain copy):
      * the time its flushing takes is added up in flushed_us, for a
@@ -222,7 +231,8 @@ static pt__cuerr f_ev_record(pt__cuevent ev, pt_stream s)
         fake.records_before_err--;
     }
     ((fake_event *)(void *)ev)->ms = fake.now_ms;
-    ((fake_event *)(void *)ev)->due_us = fake.busy_until_us;
+    ((fake_event *)(void *)ev)->due_us = s == FAKE_MADE_STREAM && fake.side_waited
+                                             ? fake.side_due_us : fake.busy_until_us;
     fake.records++;
     return 0;
 }
@@ -247,6 +257,10 @@ static pt__cuerr f_stream_wait(pt_stream s, pt__cuevent ev, unsigned flags)
     fake.waits++;
     fake.waited_stream = s;
     fake.waited_ev = ev;
+    if (s == FAKE_MADE_STREAM) {
+        fake.side_due_us = ((fake_event *)(void *)ev)->due_us;
+        fake.side_waited = 1;
+    }
     return 0;
 }
 static pt__cuerr f_graph_launch(void *exec, pt_stream s)
@@ -483,7 +497,7 @@ static pt__cuerr f_memcpy(void *d, const void *src, size_t n, int kind, pt_strea
 static pt__cuerr f_stream_create(pt_stream *s, unsigned flags)
 {
     (void)flags;
-    *s = (pt_stream)(uintptr_t)0x5;
+    *s = FAKE_MADE_STREAM;
     return 0;
 }
 static pt__cuerr f_stream_sync(pt_stream s)

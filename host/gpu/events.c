@@ -235,6 +235,8 @@ static int stop_gpu(pt_timing *t, const char *title, pt_stream s, const pt_metri
     if (i >= 0) {
         pt__pair *p = &g->pairs[i];
         pt__cuerr e = p->span ? 0 : g->cu->EventRecord(p->e1, s);
+        if (!p->span && !e)
+            g->closed = p->e1;
         p->stream = s;
         p->cpu_ns = cpu_ns;
         if (p->span && (how & PT__CLOSE))

@@ -297,18 +297,24 @@ static int job_prepare(pt_timing *t, pt__waiter *w)
 /* Waits for the job's copy, where it is to be handed over (job_prepare):
  * before a fold is resolved by a wait, so the copies landed with its own
  * go to the fold's thread. The wait says whether the folds to come go to
- * it (pt__fold_judge). An error is met again, and said, by its fold. */
+ * it (pt__fold_judge). In a drain (pt_sync, a report) a ring's set is
+ * copied back on its own first, so the wait is for its replay alone:
+ * the folds then follow the GPU replay by replay, where they waited for
+ * their batch's last, and only the last replay's folds come after the
+ * GPU is done. An error is met again, and said, by its fold. */
 static void job_land(pt_timing *t, pt__waiter *w)
 {
     fold_job *j = (fold_job *)(void *)w;
     pt__gpu *g = pt__gpu_of(t);
     int64_t t0;
-    int landed;
+    int landed, c;
 
     if (!to_hand_over(j) || j->in_replay)
         return;
-    landed = copy_landed(j) == 1;
+    landed = (c = copy_landed(j)) == 1;
     if (!landed) {
+        if (!c && g->draining && j->stage->hasten)
+            j->stage->hasten(j->stage);
         t0 = pt__mono_ns();
         (void)copy_wait(j);
         g->waited += pt__mono_ns() - t0;

@@ -161,7 +161,11 @@ int pt__fold_hand_over(pt_timing *t)
 /* The launching thread keeps the folds while, with them, it would be
  * busy at most four fifths of the time: beyond, only the GPU's queue
  * stands between the GPU and a wait for the host, and the host's jitter
- * (a page fault, a thread of the program's) would make it wait. */
+ * (a page fault, a thread of the program's) would make it wait. What is
+ * judged is the thread's load while it launches: a drain (pt_sync, a
+ * report) launches nothing, and keeps the judgement it found (its copies
+ * back, a set's at a time, land as fast as the GPU runs, so a backlog
+ * of them would read as a thread busy all the time). */
 #define KEEP_BUSY_NUM 4
 #define KEEP_BUSY_DEN 5
 
@@ -171,7 +175,8 @@ void pt__fold_judge(pt_timing *t, long copy_no, int landed)
     int64_t busy = 0, now, cycle;
     long on_thread, on_caller;
 
-    if (!g || !copy_no || copy_no == g->judged || pt__fold_mode(t) != PT__FOLD_AUTO)
+    if (!g || !copy_no || copy_no == g->judged || pt__fold_mode(t) != PT__FOLD_AUTO ||
+        g->draining)
         return;
     now = pt__mono_ns();
     if (g->worker)

@@ -377,10 +377,17 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
     int close;
 
     if (!gr->every || !gr->n) {
+        pt__cuevent end;
         pt__start_gpu_as(t, title, stream, 0);
         e = cu->GraphLaunch(exec, stream);
+        if ((g = pt__gpu_of(t)) != NULL)
+            g->closed = NULL;
         pt__stop_gpu_as(t, title, stream, PT__HOLD);
-        pt__ring_after(gr->ring, !e, 0, NULL); /* a batch's copy back after the replay's events */
+        /* A batch's copy back waits for the replay's end event. */
+        end = g ? g->closed : NULL;
+        pt__ring_after(gr->ring, !e, 0, end, end);
+        if (g)
+            g->closed = NULL;
         return e;
     }
     for (size_t i = 0; i < gr->n; i++) {
@@ -398,8 +405,9 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
     if ((g = pt__gpu_of(t)) != NULL)
         g->closed = NULL;
     pt__stop_gpu_as(t, title, stream, PT__BY_KERNELS | PT__HOLD | (close ? PT__CLOSE : 0));
-    /* The batch's copy back waits for the event that closed it. */
-    pt__ring_after(gr->ring, !e, close, g ? g->closed : NULL);
+    /* The batch's copy back waits for the event that closed it; no
+     * replay but the batch's last has one of its own. */
+    pt__ring_after(gr->ring, !e, close, g ? g->closed : NULL, NULL);
     if (g)
         g->closed = NULL;
     return e;

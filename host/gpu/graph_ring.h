@@ -74,8 +74,11 @@ PT__HIDDEN void pt__ring_unaim(pt_timing *t, pt__ring *r, pt__captured *v, size_
 /* After the launch (launched: it ran): the sets written since the last
  * copy back are copied now, in one transfer, when a batch of them is
  * written or `now`, behind event `after` where it was just recorded on
- * the replays' stream (else behind a mark of the ring's own). */
-PT__HIDDEN void pt__ring_after(pt__ring *r, int launched, int now, pt__cuevent after);
+ * the replays' stream (else behind a mark of the ring's own). `end`: an
+ * event recorded after this replay alone, whose pair its folds wait on
+ * (NULL: none), for a drain's copy of its set on its own. */
+PT__HIDDEN void pt__ring_after(pt__ring *r, int launched, int now, pt__cuevent after,
+                               pt__cuevent end);
 /* Waits for the folds that read r's sets, frees r. */
 PT__HIDDEN void pt__ring_free(pt__ring *r, pt__captured *v, size_t n);
 

@@ -421,7 +421,15 @@ int pt__queue_resolve_n(pt_timing *t, size_t n)
 int pt__queue_resolve(pt_timing *t)
 {
     pt__gpu *g = t ? pt__gpu_of(t) : NULL;
-    return g ? pt__queue_resolve_n(t, g->qlen) : 0;
+    int rc, was;
+
+    if (!g)
+        return 0;
+    was = g->draining;
+    g->draining = 1;
+    rc = pt__queue_resolve_n(t, g->qlen);
+    g->draining = was;
+    return rc;
 }
 
 int pt__queue_harvest(pt_timing *t)

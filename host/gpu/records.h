@@ -59,6 +59,12 @@ typedef struct pt__stage {
     void *ring;
     int unfilled;
     pt__cuerr (*fill)(struct pt__stage *s);
+    /* Where nothing will be launched before the set's folds (a drain),
+     * and its copy back, made or not, waits for replays after its own:
+     * the set copied back on its own, behind its replay alone. Its
+     * folds then wait for that copy; where it cannot be made, for the
+     * batch's, as before. */
+    void (*hasten)(struct pt__stage *s);
     pt__seen seen;
     int dropped;              /* a fold of the set was dropped unread: zeroed before its next
                                  replay, the counts it holds unknown */

@@ -56,11 +56,16 @@ typedef struct pt__gpu {
     pt_stream uncaptured;
     int uncaptured_set;
     void (*captured_free)(struct pt__gpu *g); /* set by graph.c with the first */
-    /* The event the last batch of replays timed by their kernels closed
-     * with (events.c), for a wait on it made at once (graph_ring.c's
-     * copy back, which then records no event of its own); NULL when
-     * taken. The pool may record it again later. */
+    /* The end event the last pt_stop_gpu recorded (events.c): a pair's,
+     * or the one a batch of replays timed by their kernels closed with;
+     * for a wait on it made at once (graph_ring.c's copy back, which
+     * then records no event of its own), or while its pair is queued.
+     * NULL when taken. The pool may record it again later. */
     pt__cuevent closed;
+    /* pt__queue_resolve under way: the queue is emptied before anything
+     * more is launched, so no later replay hides a fold's wait for its
+     * copy, and a ring's set is copied back on its own (graph_ring.c). */
+    int draining;
     /* The fold's own thread (fold_worker.c), started with the first fold
      * that hands it work; worker_tried once asked for. */
     struct pt__worker *worker;
