@@ -1783,7 +1783,13 @@ static uint64_t folded_before_last(int n, int left, double host_us)
     fake.pace_us = 0;
     unsetenv("PT_FOLD_THREAD");
     cr_assert_neq(folded_at_end, UINT64_MAX, "pt_sync waited for the last replay");
-    graph_done(g, r1, r2, n);
+    fake.waited_stream = NULL;
+    cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xee, st), 0, "%s",
+                 pt_last_error(t));
+    cr_assert_eq(fake.waited_stream, st, "the replay after the drain waits for the batches' "
+                 "copies, which may still read a set copied back on its own");
+    cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
+    graph_done(g, r1, r2, n + 1);
     return folded_at_end;
 }
 

@@ -10,13 +10,9 @@
  * of device memory, and after the launch back at its records (so a
  * replay launched behind ptkit's back writes no set). After every batch
  * of replays the sets it wrote go to pinned host memory in one transfer,
- * on a stream of the ring's that waits for an event after the batch (the
- * batch's own where its replays are timed by their kernels, else a mark),
- * so it runs beside the next batch: the replays' stream carries no copy,
- * where it carried one a kernel a replay. Each fold waits for its set's
- * transfer by that transfer's own event. A fold read before its batch is
- * complete (a report, pt_sync) has its set and the ones before it copied
- * then.
+ * on a stream of the ring's behind the batch's last replay's end event,
+ * so it runs beside the next batch: the replays' stream carries no copy.
+ * Each fold waits for its set's transfer by that transfer's own event.
  *
  * A ring holds two batches of sets, so the host launches one batch while
  * the GPU runs the other; a set is written again only once the fold that
@@ -27,15 +23,13 @@
  * 2 x batch x the graph's records, pinned and on the device, at most
  * 64 MiB each (fewer sets where they would be more).
  *
- * A batch's copy waits for its last replay, so its folds could begin only
- * then: in a drain (pt_sync, a report), when nothing launched later will
- * hide them, the last batch's folds all came after the GPU was done (on
- * an H200's host, 24 folds of 12 us for bench-gpu's graph). There each
- * set is copied back on its own as its folds come to wait (hasten),
- * behind its own replay's end event (the replay's timing's, while its
- * pair is queued), on a stream of its own beside the batch's copy: the
- * folds follow the GPU replay by replay, and only the last replay's
- * come after it. */
+ * So a batch's folds begin once its last replay ends: in a drain
+ * (pt_sync, a report), with no later launch to hide them, the last
+ * batch's all came after the GPU was done (on an H200's host, 24 folds
+ * of 12 us). There each set is copied back on its own as its folds come
+ * to wait (hasten), behind its replay's end event, on a stream of its
+ * own: the folds follow the GPU replay by replay. The next replay waits
+ * for the batches' copies, which may still read a set so overtaken. */
 #include "gpu/graph_ring.h"
 
 #include "core/errors.h"
@@ -73,9 +67,11 @@ struct pt__ring {
      * which its folds' are until they have run. */
     pt__cuevent *end;
     /* The copies back of sets on their own (hasten): their stream (NULL:
-     * none), an event a set. */
+     * none), an event a set; overtook: one was made since the last
+     * replay, so a batch's copy of its set may still be to run. */
     pt_stream early;
     pt__cuevent *soon;
+    int overtook;
 };
 
 int pt__ring_note(pt__captured *c, const pt__cuda_api *cu, void *node,
@@ -418,6 +414,7 @@ static void hasten(pt__stage *s)
         if (st->copying)
             st->ev = r->soon[set];
     }
+    r->overtook = 1;
 }
 
 /* Waits, resolving b's oldest folds, until stage st is free: 1, or 0
@@ -461,6 +458,12 @@ void pt__ring_aim(pt_timing *t, pt__ring **rp, pt__captured *v, size_t n, void *
     r->aimed = -1;
     if (r->unflushed == r->sets) /* no batch copied back, for a batch of a ring's size */
         flush(r, NULL);
+    /* A set copied back on its own may be written again while its
+     * batch's copy still reads it (and writes what it read over the
+     * host copy): the replays wait for the batches' copies first. */
+    if (r->overtook && r->last && cu->StreamWaitEvent)
+        cu->StreamWaitEvent(s, r->last, 0);
+    r->overtook = 0;
     /* A batch cut short (a report wanted its folds) leaves the rest of
      * its sets unused, so that each batch's sets stay in one run. */
     if (!r->unflushed && r->first % r->batch)
