@@ -44,6 +44,8 @@ typedef struct fake_gpu {
     pt__cuerr create_err, record_err, sync_err, malloc_err, mallochost_err, memcpy_err,
         memset_err, library_err, launch_err;
     int records_before_err;   /* successful records before record_err applies; -1: at once */
+    pt__cuerr stream_err;     /* cudaStreamCreateWithFlags's, after streams_before_err made */
+    int streams_before_err;
     int not_ready;            /* cudaEventQuery says not ready */
     long long created, destroyed, records, syncs, queries, elapsed, mallocs, frees, memcpys,
         memsets, launches, reduce_launches;
@@ -497,6 +499,8 @@ static pt__cuerr f_memcpy(void *d, const void *src, size_t n, int kind, pt_strea
 static pt__cuerr f_stream_create(pt_stream *s, unsigned flags)
 {
     (void)flags;
+    if (fake.stream_err && fake.streams_before_err-- <= 0)
+        return fake.stream_err;
     *s = FAKE_MADE_STREAM;
     return 0;
 }

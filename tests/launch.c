@@ -1757,10 +1757,14 @@ static void note_end_wait(double until_us)
 
 /* pt_sync after n replays, the folds on the launching thread, once the
  * GPU has `left` and a half of them still to run (0: at once): the folds
- * k1's section had when it came to wait for the last replay. The GPU's
- * pace is 50 times the host's work a replay, as measured here (so under
- * a sanitizer too), for its queue to hold the ring's 16. */
-static uint64_t folded_before_last(int n, int left, double host_us)
+ * k1's section had when it came to wait for the last replay; in
+ * waited_after, whether the replay after it waited for the ring's
+ * copies. The GPU's pace is 50 times the host's work a replay, as
+ * measured here (so under a sanitizer too), for its queue to hold the
+ * ring's 16. Where no_early, the ring's second stream cannot be made. */
+static int waited_after;
+
+static uint64_t folded_before_last(int n, int left, double host_us, int no_early)
 {
     cudaStream_t st = (cudaStream_t)(uintptr_t)0x5a;
     pt_dev_records *r1, *r2;
@@ -1769,9 +1773,12 @@ static uint64_t folded_before_last(int n, int left, double host_us)
     pt_graph *g = ring_graph(st, &r1, &r2);
     replays = 0;
     fake.pace_us = host_us * 50 > 1000 ? host_us * 50 : 1000;
+    fake.stream_err = no_early ? 2 : 0; /* cudaErrorMemoryAllocation */
+    fake.streams_before_err = 1;          /* the copies' first stream made */
     for (int i = 0; i < n; i++)
         cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xee, st), 0, "%s",
                      pt_last_error(t));
+    fake.stream_err = 0;
     k1_node = find("step/k1");
     end_us = fake.busy_until_us;
     if (left > 0)
@@ -1786,8 +1793,7 @@ static uint64_t folded_before_last(int n, int left, double host_us)
     fake.waited_stream = NULL;
     cr_assert_eq(pt_graph_launch(t, g, "step", (void *)(uintptr_t)0xee, st), 0, "%s",
                  pt_last_error(t));
-    cr_assert_eq(fake.waited_stream, st, "the replay after the drain waits for the batches' "
-                 "copies, which may still read a set copied back on its own");
+    waited_after = fake.waited_stream == st;
     cr_assert_eq(pt_sync(t), 0, "%s", pt_last_error(t));
     graph_done(g, r1, r2, n + 1);
     return folded_at_end;
@@ -1801,18 +1807,28 @@ static uint64_t folded_before_last(int n, int left, double host_us)
  * done; before that, a wait for the newest replay came first, and every
  * fold after it). The last batch whole (24 replays), its copy already on
  * its way; cut short (21), its copy not yet made; and whole with half
- * its replays done when pt_sync comes. */
+ * its replays done when pt_sync comes. The replay after the drain waits
+ * for the batches' copies, which may still read a set copied back on
+ * its own. Without a stream for those copies, the batches' copies
+ * serve, as before: every replay folded, the last batch's after the
+ * GPU is done. */
 Test(launch, a_sync_folds_each_replay_while_the_gpu_runs_the_later_ones)
 {
     static const int n[] = { 24, 21, 24 }, left[] = { 0, 0, 4 };
     long handed;
     double host_us = as_needed_run(0, &handed);
+    uint64_t folded;
 
     for (int k = 0; k < 3; k++) {
-        uint64_t folded = folded_before_last(n[k], left[k], host_us);
+        folded = folded_before_last(n[k], left[k], host_us, 0);
         cr_assert_eq(folded, (uint64_t)n[k] - 1, "%llu of %d replays folded before the wait "
                      "for the last (%d left to run)", (unsigned long long)folded, n[k], left[k]);
+        cr_assert(waited_after, "the replay after the drain waits for the batches' copies");
     }
+    folded = folded_before_last(24, 0, host_us, 1);
+    cr_assert_eq(folded, 24 - 8, "without the copies' second stream, %llu of 24 replays "
+                 "folded before the wait for the last", (unsigned long long)folded);
+    cr_assert_not(waited_after, "no set copied on its own, so no wait");
 }
 
 /* Folds handed to the fold's thread and dropped unrun by pt_reset are

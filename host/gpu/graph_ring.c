@@ -294,7 +294,7 @@ static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int 
     /* And a drain's copies of sets on their own, on another, made here
      * as the others are, on the device the replays run on. */
     if (r->side && make_early(r) < 0) {
-        for (int i = 0; i < r->sets; i++)
+        for (int i = 0; r->soon && i < r->sets; i++)
             if (r->soon[i])
                 cu->EventDestroy(r->soon[i]);
         free(r->soon);
@@ -376,12 +376,13 @@ static pt__cuerr fill(pt__stage *s)
 
 /* In a drain, the set of s, whose folds come to wait for its copy back:
  * copied back on its own behind its replay's end event, if it has one.
- * Not yet on its way, as the first of those still to copy (the older
- * ones are); on its way in its batch's copy, a second copy on the early
- * stream, its stages then waiting for that one. The batch's still
- * writes the same bytes (or, once the set is written again, older ones,
- * before the copy that set's next folds wait for: the two are on one
- * stream). Where a call fails the batch's copy serves, as before. */
+ * Where its batch's copy is not made yet, the set is the oldest still to
+ * copy (folds come in order), copied alone, unless the newest such set's
+ * replay has ended too (then one copy of them all, fill's, serves).
+ * Where its batch's copy is made and has not landed, a second copy goes
+ * on the early stream, and the set's stages wait for that one; the
+ * batch's still writes the same bytes, and the next replay waits for it
+ * (pt__ring_aim). Where a call fails the batch's copy serves. */
 static void hasten(pt__stage *s)
 {
     pt__ring *r = s->ring;
