@@ -282,8 +282,8 @@ static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int 
     r->stream = s;
     r->off = 0;
     /* The copies back run beside the next batch's replays, on a stream
-     * of their own behind a mark of the replays'; without one, on the
-     * replays' stream between them. */
+     * of their own behind an event of the replays' (a mark where none
+     * was recorded); without one, on the replays' stream between them. */
     if (cu->StreamWaitEvent && cu->StreamCreateWithFlags(&r->side, PT__CU_STREAM_NON_BLOCKING))
         r->side = NULL;
     if (r->side && cu->EventCreateWithFlags(&r->mark, PT__CU_EVENT_DISABLE_TIMING)) {
