@@ -311,7 +311,8 @@ static void job_land(pt_timing *t, pt__waiter *w)
 
     if (!to_hand_over(j) || j->in_replay)
         return;
-    landed = (c = copy_landed(j)) == 1;
+    c = copy_landed(j);
+    landed = c == 1;
     if (!landed) {
         if (!c && g->draining && j->stage->hasten)
             j->stage->hasten(j->stage);

@@ -372,42 +372,31 @@ static pt__cuerr replay(pt_timing *t, pt_graph *gr, const char *title, void *exe
                         pt_stream stream)
 {
     const pt__cuda_api *cu = pt__gpu_api(t);
+    int by = gr->every && gr->n, close = 0;
+    pt__cuevent end;
     pt__gpu *g;
     pt__cuerr e;
-    int close;
 
-    if (!gr->every || !gr->n) {
-        pt__cuevent end;
-        pt__start_gpu_as(t, title, stream, 0);
-        e = cu->GraphLaunch(exec, stream);
-        if ((g = pt__gpu_of(t)) != NULL)
-            g->closed = NULL;
-        pt__stop_gpu_as(t, title, stream, PT__HOLD);
-        /* A batch's copy back waits for the replay's end event. */
-        end = g ? g->closed : NULL;
-        pt__ring_after(gr->ring, !e, 0, end, end);
-        if (g)
-            g->closed = NULL;
-        return e;
-    }
-    for (size_t i = 0; i < gr->n; i++) {
+    for (size_t i = 0; by && i < gr->n; i++) {
         int want = gr->every + PT__STAGE_KEEP;
         pt_dev_records *b = gr->v[i].recs;
         want = want < PT__STAGE_MAX ? want : PT__STAGE_MAX;
         if (b->stages < want)
             b->stages = want;
     }
-    pt__start_gpu_as(t, title, stream, PT__BY_KERNELS);
+    pt__start_gpu_as(t, title, stream, by ? PT__BY_KERNELS : 0);
     e = cu->GraphLaunch(exec, stream);
-    close = ++gr->since >= gr->every;
-    if (close)
+    if (by && (close = ++gr->since >= gr->every))
         gr->since = 0;
     if ((g = pt__gpu_of(t)) != NULL)
         g->closed = NULL;
-    pt__stop_gpu_as(t, title, stream, PT__BY_KERNELS | PT__HOLD | (close ? PT__CLOSE : 0));
-    /* The batch's copy back waits for the event that closed it; no
-     * replay but the batch's last has one of its own. */
-    pt__ring_after(gr->ring, !e, close, g ? g->closed : NULL, NULL);
+    pt__stop_gpu_as(t, title, stream,
+                    PT__HOLD | (by ? PT__BY_KERNELS : 0) | (close ? PT__CLOSE : 0));
+    /* A batch's copy back waits for the end event just recorded: the
+     * replay's, or (timed by its kernels) the one that closed the batch,
+     * where no replay but the batch's last has one of its own. */
+    end = g ? g->closed : NULL;
+    pt__ring_after(gr->ring, !e, close, end, by ? NULL : end);
     if (g)
         g->closed = NULL;
     return e;

@@ -190,25 +190,22 @@ static void say_off(pt__captured *v, size_t n, const char *why, size_t bytes)
                      bytes);
 }
 
-/* r's stream and events for a drain's copies of sets on their own: 0,
- * or -1 without them (r->early then NULL, the events made left in
- * r->soon). */
-static int make_early(pt__ring *r)
+/* r's stream and events for a drain's copies of sets on their own;
+ * r->early stays NULL without them (the events made are left in r->soon
+ * for pt__ring_free). */
+static void make_early(pt__ring *r)
 {
     const pt__cuda_api *cu = r->cu;
 
     if (!(r->soon = calloc((size_t)r->sets, sizeof *r->soon)))
-        return -1;
+        return;
     for (int i = 0; i < r->sets; i++)
         if (cu->EventCreateWithFlags(&r->soon[i], PT__CU_EVENT_DISABLE_TIMING) != 0) {
             r->soon[i] = NULL;
-            return -1;
+            return;
         }
-    if (cu->StreamCreateWithFlags(&r->early, PT__CU_STREAM_NON_BLOCKING) != 0) {
+    if (cu->StreamCreateWithFlags(&r->early, PT__CU_STREAM_NON_BLOCKING) != 0)
         r->early = NULL;
-        return -1;
-    }
-    return 0;
 }
 
 /* The ring for v's kernels: sets of every ringed one's records, its host
@@ -292,14 +289,10 @@ static pt__ring *make(pt_timing *t, pt__captured *v, size_t n, pt_stream s, int 
         r->mark = NULL;
     }
     /* And a drain's copies of sets on their own, on another, made here
-     * as the others are, on the device the replays run on. */
-    if (r->side && make_early(r) < 0) {
-        for (int i = 0; r->soon && i < r->sets; i++)
-            if (r->soon[i])
-                cu->EventDestroy(r->soon[i]);
-        free(r->soon);
-        r->soon = NULL;
-    }
+     * as the others are, on the device the replays run on (without it,
+     * the events made wait for pt__ring_free). */
+    if (r->side)
+        make_early(r);
     return r;
 }
 
@@ -395,11 +388,16 @@ static void hasten(pt__stage *s)
         return;
     if (s->unfilled) {
         /* Where the newest set's replay has ended too, one copy of them
-         * all (fill) serves as well. */
+         * all (fill's, behind replays all ended) serves as well: none of
+         * them is to be copied on its own then. */
         pt__cuevent newest = r->end[(r->first + r->unflushed - 1) % r->sets];
-        if (set != r->first || !r->side ||
-            (newest && cu->EventQuery(newest) != PT__CU_NOT_READY))
+        if (set != r->first || !r->side)
             return;
+        if (newest && cu->EventQuery(newest) != PT__CU_NOT_READY) {
+            for (int i = 0; i < r->unflushed; i++)
+                r->end[(r->first + i) % r->sets] = NULL;
+            return;
+        }
         r->end[set] = NULL;
         (void)flush_n(r, 1, end); /* an error: said by the set's folds (fill) */
         return;
